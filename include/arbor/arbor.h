@@ -1,0 +1,13 @@
+/*
+ * arbor: scene graphs in C11. The umbrella header: include this one.
+ *
+ * - base.h   arbor_real, result codes, handles, allocator and log hooks, version
+ * - math.h   matrices and quaternions on plain arrays (column-major, glTF conventions)
+ * - scene.h  scenes, nodes, the hierarchy, world matrices, batch update, stats
+ */
+#ifndef ARBOR_ARBOR_H
+#define ARBOR_ARBOR_H
+#include "arbor/base.h"
+#include "arbor/math.h"
+#include "arbor/scene.h"
+#endif

@@ -1,0 +1,111 @@
+/*
+ * arbor/base.h: what every part of arbor shares.
+ *
+ * - arbor_real: float, or double when the library was built with ARBOR_DOUBLE=ON
+ *   (ARBOR_REAL_IS_DOUBLE is then defined to 1 here, by the build). A program must be
+ *   compiled with the same setting as the library it links; arbor_real_size() lets it check.
+ * - arbor_result: every fallible call returns one; ARBOR_OK is 0. A failed call makes no
+ *   observable change. arbor_result_string() names a code; arbor_last_error() gives the
+ *   message of the calling thread's last failed call (what, and where).
+ * - arbor_node: a handle, a 64-bit value (slot and generation). ARBOR_NONE (id 0) is no node.
+ *   A destroyed node's handle stays dead: its slot may be reused, never its handle.
+ * - Allocator and log hooks, used per scene (see arbor_scene_desc in scene.h).
+ */
+#ifndef ARBOR_BASE_H
+#define ARBOR_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arbor/config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ARBOR_VERSION_MAJOR 0
+#define ARBOR_VERSION_MINOR 1
+#define ARBOR_VERSION_PATCH 0
+
+#if defined(_WIN32) && defined(ARBOR_SHARED_BUILD)
+#define ARBOR_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define ARBOR_API __attribute__((visibility("default")))
+#else
+#define ARBOR_API
+#endif
+
+#if ARBOR_REAL_IS_DOUBLE
+typedef double arbor_real;
+#else
+typedef float arbor_real;
+#endif
+
+/* One list makes both the enum and the words of arbor_result_string(). */
+#define ARBOR_RESULT_LIST(X)                                                              \
+    X(ARBOR_OK, "ok")                                                                     \
+    X(ARBOR_ERR_INVALID_ARGUMENT, "invalid argument")                                     \
+    X(ARBOR_ERR_DEAD_NODE, "dead node handle")                                            \
+    X(ARBOR_ERR_CYCLE, "the link would make a ring")                                      \
+    X(ARBOR_ERR_NOT_A_CHILD, "the 'before' node is not a child of the new parent")        \
+    X(ARBOR_ERR_LOCKED, "the node's local matrix is locked")                              \
+    X(ARBOR_ERR_SINGULAR, "the matrix cannot be inverted")                                \
+    X(ARBOR_ERR_NONFINITE, "a NaN or infinity was given")                                 \
+    X(ARBOR_ERR_DEPTH_LIMIT, "the link would exceed the scene's maximum depth")           \
+    X(ARBOR_ERR_OUT_OF_MEMORY, "out of memory")                                           \
+    X(ARBOR_ERR_IO, "input or output failed")                                             \
+    X(ARBOR_ERR_PARSE, "the input could not be parsed")                                   \
+    X(ARBOR_ERR_UNSUPPORTED, "unsupported")
+
+typedef enum arbor_result {
+#define ARBOR_RESULT_ENUM_(name, words) name,
+    ARBOR_RESULT_LIST(ARBOR_RESULT_ENUM_)
+#undef ARBOR_RESULT_ENUM_
+    ARBOR_RESULT_COUNT_
+} arbor_result;
+
+/* The code in words ("dead node handle"); "unknown result" for a value outside the enum. */
+ARBOR_API const char *arbor_result_string(arbor_result result);
+
+/* The message of the last call that failed on this thread: the function, what was wrong and
+   with which node, e.g. "arbor_node_set_parent: node 7v1 is an ancestor of node 3v1 (a ring)".
+   Thread-local like errno; "" when no call failed yet. Valid until the next failing call. */
+ARBOR_API const char *arbor_last_error(void);
+
+/* "0.1.0", matching the ARBOR_VERSION_* macros the library was built with. */
+ARBOR_API const char *arbor_version(void);
+
+/* sizeof(arbor_real) in the built library: 4 (float) or 8 (double). */
+ARBOR_API size_t arbor_real_size(void);
+
+typedef struct arbor_node { uint64_t id; } arbor_node;
+
+/* No node: a root's parent, the end of a walk, "append" as a 'before' sibling. */
+#ifdef __cplusplus
+#define ARBOR_NONE (arbor_node{0})
+#else
+#define ARBOR_NONE ((arbor_node){0})
+#endif
+
+static inline bool arbor_node_equal(arbor_node a, arbor_node b) { return a.id == b.id; }
+static inline bool arbor_node_is_none(arbor_node n) { return n.id == 0; }
+
+/* All zero: the C library's malloc, realloc and free. Otherwise alloc and free are required;
+   realloc may be NULL (arbor then allocates, copies and frees). Sizes are passed back to free
+   and realloc so pool allocators need no headers. Allocations arbor asks for are aligned as
+   malloc's. */
+typedef struct arbor_allocator {
+    void *(*alloc)(void *user, size_t size);
+    void *(*realloc)(void *user, void *ptr, size_t old_size, size_t new_size);
+    void (*free)(void *user, void *ptr, size_t size);
+    void *user;
+} arbor_allocator;
+
+typedef enum arbor_log_level { ARBOR_LOG_ERROR, ARBOR_LOG_WARN, ARBOR_LOG_INFO } arbor_log_level;
+typedef void (*arbor_log_fn)(void *user, arbor_log_level level, const char *message);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

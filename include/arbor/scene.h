@@ -1,0 +1,243 @@
+/*
+ * arbor/scene.h: scenes, nodes, the hierarchy and world matrices.
+ *
+ * A scene holds a forest of nodes. Each node has a local transform written in its parent's
+ * frame, either TRS (L = T * R * S) or a matrix ("matrix-backed", optionally locked as glTF
+ * `matrix` nodes are). Its world matrix is W = W_parent * L (W = L for a root).
+ *
+ * World matrices are always right and cheap:
+ * - arbor_node_world_matrix() answers for the scene as it stands now, with or without an
+ *   update: it composes only the node and its out-of-date ancestors, nothing when nothing
+ *   changed (O(1)).
+ * - arbor_scene_update() brings every world matrix up to date in one batch whose cost follows
+ *   what changed since the last update (zero for a static scene).
+ * - A write records the change in O(1) and pushes invalidation down only through nodes that
+ *   are still current, so writing one node many times costs O(1) per write after the first.
+ * - A local matrix is composed from TRS only when that TRS changed, never because an ancestor
+ *   moved. Writes, reads and updates allocate nothing once storage has grown to the node count.
+ * - The same world matrix comes out, bit for bit, whatever path computed it.
+ * - Versions: arbor_node_world_version() changes whenever the node's world matrix may have
+ *   changed, and only then.
+ *
+ * Threads: a scene is used by one thread at a time, except that after arbor_scene_update()
+ * and until the next write, the read functions (those taking a const scene, plus
+ * arbor_node_world_matrix and arbor_node_world_version) change nothing and may run on many
+ * threads at once. Separate scenes are independent.
+ *
+ * Walks never recurse and are bounded: upward by the scene's max_depth, down and across by
+ * the node count. A link that would make a ring or exceed max_depth is refused when made.
+ *
+ * Typical use:
+ *     arbor_scene *s = arbor_scene_create(NULL);
+ *     arbor_node base, arm;
+ *     arbor_node_create(s, &(arbor_node_desc){ .name = "base", .translation = {0, 0.2f, 0} }, &base);
+ *     arbor_node_create(s, &(arbor_node_desc){ .name = "arm", .parent = base,
+ *                                              .translation = {0, 0.7f, 0} }, &arm);
+ *     arbor_real w[16];
+ *     arbor_node_world_matrix(s, arm, w);
+ *     arbor_scene_destroy(s);
+ */
+#ifndef ARBOR_SCENE_H
+#define ARBOR_SCENE_H
+
+#include "arbor/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Scene ------------------------------------------------------------------------------ */
+
+typedef struct arbor_scene arbor_scene;
+
+/* Default and greatest node depth when arbor_scene_desc.max_depth is zero (a root is 0). */
+#define ARBOR_DEFAULT_MAX_DEPTH (1u << 20)
+
+typedef struct arbor_scene_desc {  /* all zero: defaults */
+    arbor_allocator allocator;     /* all zero: malloc, realloc, free */
+    arbor_log_fn log;              /* zero: warnings go to stderr, errors are only returned */
+    void *log_user;
+    uint32_t initial_capacity;     /* nodes to reserve storage for up front */
+    uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH */
+} arbor_scene_desc;
+
+/* A new empty scene. desc may be NULL (all defaults). NULL when out of memory or when the
+   allocator is half given (alloc without free or the reverse). */
+ARBOR_API arbor_scene *arbor_scene_create(const arbor_scene_desc *desc);
+
+/* Frees the scene and everything it holds. NULL is allowed. */
+ARBOR_API void arbor_scene_destroy(arbor_scene *scene);
+
+/* Makes every world matrix current. Cost ~ the nodes whose world matrix changed since the last
+   update (or were read lazily since); zero for a static scene. Allocates nothing. */
+ARBOR_API void arbor_scene_update(arbor_scene *scene);
+
+/* Live nodes. */
+ARBOR_API uint32_t arbor_scene_node_count(const arbor_scene *scene);
+
+/* The scene's depth limit (max_depth of its desc, or the default). */
+ARBOR_API uint32_t arbor_scene_max_depth(const arbor_scene *scene);
+
+typedef struct arbor_stats {
+    uint64_t local_composed;   /* local matrices composed from TRS */
+    uint64_t world_composed;   /* world matrices computed (products, or root copies) */
+    uint64_t invalidated;      /* nodes whose world matrix was marked out of date */
+    uint64_t allocations;      /* allocations and reallocations made through the allocator */
+} arbor_stats;
+
+/* Counters since the scene was created or last reset. */
+ARBOR_API void arbor_scene_stats(const arbor_scene *scene, arbor_stats *out);
+ARBOR_API void arbor_scene_reset_stats(arbor_scene *scene);
+
+/* ---- Nodes and their local transforms ----------------------------------------------------- */
+
+typedef struct arbor_trs { arbor_real translation[3], rotation[4], scale[3]; } arbor_trs;
+
+typedef struct arbor_node_desc {   /* all zero: an identity root with no name */
+    const char *name;              /* copied; NULL: no name */
+    arbor_node parent;             /* ARBOR_NONE: a root; appended as the last child (or root) */
+    arbor_real translation[3];
+    arbor_real rotation[4];        /* all zero: identity; otherwise normalised */
+    arbor_real scale[3];           /* all zero: (1, 1, 1); any other value is taken as given */
+    const arbor_real *matrix;      /* non-NULL: a matrix-backed local (16 values); TRS ignored */
+    bool lock_matrix;              /* with matrix: TRS writes are refused (ARBOR_ERR_LOCKED) */
+    void *user;
+} arbor_node_desc;
+
+/* Creates a node. Refused, with nothing created: a dead parent (ARBOR_ERR_DEAD_NODE), a depth
+   beyond max_depth (ARBOR_ERR_DEPTH_LIMIT), a NaN or infinity (ARBOR_ERR_NONFINITE), a matrix
+   whose last row is not (0, 0, 0, 1) (ARBOR_ERR_INVALID_ARGUMENT), no memory. desc and out
+   must not be NULL. May allocate (storage grows geometrically, names are copied). */
+ARBOR_API arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out);
+
+/* Destroys root and every descendant, deepest first (reverse breadth-first order). Their
+   handles stay dead forever. */
+ARBOR_API arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root);
+
+/* True for a handle of a node that exists now; false for ARBOR_NONE, destroyed or foreign ids. */
+ARBOR_API bool arbor_node_alive(const arbor_scene *s, arbor_node n);
+
+/* TRS writes. Each is O(1) to record. A NaN or infinity is ARBOR_ERR_NONFINITE; a locked
+   matrix-backed node is ARBOR_ERR_LOCKED. On an unlocked matrix-backed node the matrix is
+   dropped and the node is TRS-driven again, the components not written starting from the
+   matrix's decomposition. set_rotation normalises; an all-zero quaternion is
+   ARBOR_ERR_INVALID_ARGUMENT. set_trs normalises its rotation the same way. Writing the value
+   a component already holds still counts as a change. */
+ARBOR_API arbor_result arbor_node_set_translation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z);
+ARBOR_API arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z, arbor_real w);
+ARBOR_API arbor_result arbor_node_set_scale(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z);
+ARBOR_API arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *trs);
+
+/* Makes the node matrix-backed with m as its local matrix, locked or not, whatever it held
+   before (this is also how a lock is lifted). A NaN or infinity is ARBOR_ERR_NONFINITE; a last
+   row other than (0, 0, 0, 1) is ARBOR_ERR_INVALID_ARGUMENT. */
+ARBOR_API arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arbor_real m[16], bool lock);
+
+/* The node's TRS; for a matrix-backed node, the matrix's decomposition (arbor_mat4_decompose). */
+ARBOR_API arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out);
+
+/* The node's local matrix (composed from TRS if it changed since last composed). */
+ARBOR_API arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]);
+
+/* True when the local transform is a matrix (locked or not); false for TRS or a dead node. */
+ARBOR_API bool arbor_node_is_matrix_backed(const arbor_scene *s, arbor_node n);
+
+/* True when the node is matrix-backed and locked. */
+ARBOR_API bool arbor_node_is_locked(const arbor_scene *s, arbor_node n);
+
+/* Renames (copied; NULL clears). May allocate. */
+ARBOR_API arbor_result arbor_node_set_name(arbor_scene *s, arbor_node n, const char *name);
+
+/* The caller's pointer; NULL for a dead node. */
+ARBOR_API void *arbor_node_user(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_result arbor_node_set_user(arbor_scene *s, arbor_node n, void *user);
+
+/* Destroys every node (their handles stay dead); storage is kept for reuse. */
+ARBOR_API void arbor_scene_clear(arbor_scene *s);
+
+/* Iterates every live node once, parents before children (depth-first pre-order over the
+   roots in order): start with ARBOR_NONE; ARBOR_NONE again marks the end. Amortised O(1). */
+ARBOR_API arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev);
+
+/* ---- World matrices ------------------------------------------------------------------------ */
+
+/* The node's world matrix as the scene stands now. Composes only the node and its out-of-date
+   ancestors (nothing when it is current); never touches siblings or descendants. */
+ARBOR_API arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]);
+
+/* A value that differs from every value returned before for this node whenever its world matrix
+   may have changed since (its local, an ancestor's local, a reparent above it), and stays the
+   same otherwise. May compute the matrix (counted in world_composed); never the version of a
+   stale matrix. 0 for a dead node; never 0 for a live one. */
+ARBOR_API uint64_t arbor_node_world_version(arbor_scene *s, arbor_node n);
+
+/* ---- Hierarchy ------------------------------------------------------------------------------ */
+
+typedef enum arbor_reparent { ARBOR_KEEP_LOCAL, ARBOR_KEEP_WORLD } arbor_reparent;
+
+/* Moves child under parent (ARBOR_NONE: becomes a root), just before the sibling `before`
+   (ARBOR_NONE: appended last, O(1)). Sibling order is otherwise kept.
+   ARBOR_KEEP_LOCAL keeps the local transform (the world matrix follows the new parent).
+   ARBOR_KEEP_WORLD keeps the world matrix: the new local is inverse(W_parent) * W_child,
+   written back as TRS (a quaternion, no Euler angles); a reflection is kept as a negative Y
+   scale; a matrix-backed child, locked or not, becomes TRS-driven; where the new local has a
+   shear no TRS can hold, the node becomes (or stays) matrix-backed with that matrix, unlocked.
+   Moving a node within its own parent (a reorder) changes no transform in either mode.
+   `before == child` keeps the child's place when the parent does not change, and appends it
+   otherwise.
+   Refused, with nothing changed: ARBOR_NONE or a dead handle as child, parent or before
+   (ARBOR_ERR_INVALID_ARGUMENT for a NONE child, ARBOR_ERR_DEAD_NODE otherwise), a ring
+   (ARBOR_ERR_CYCLE, also parent == child), a `before` that is not a child of parent
+   (ARBOR_ERR_NOT_A_CHILD), a depth beyond max_depth for any node of the moved subtree
+   (ARBOR_ERR_DEPTH_LIMIT), a keep-world move under a parent whose world matrix cannot be
+   inverted (ARBOR_ERR_SINGULAR), an invalid mode (ARBOR_ERR_INVALID_ARGUMENT).
+   Cost: O(depth of parent) for the checks, plus O(size of the moved subtree) when its depth
+   changes or its world matrices go out of date. */
+ARBOR_API arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node parent,
+                                             arbor_node before, arbor_reparent mode);
+
+/* Links; ARBOR_NONE where there is none or n is dead. Roots are siblings of each other, in
+   creation (or attach) order, starting at arbor_scene_first_root(). */
+ARBOR_API arbor_node arbor_node_parent(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_node arbor_node_first_child(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_node arbor_node_last_child(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_node arbor_node_next_sibling(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_node arbor_node_prev_sibling(const arbor_scene *s, arbor_node n);
+ARBOR_API arbor_node arbor_scene_first_root(const arbor_scene *s);
+ARBOR_API arbor_node arbor_scene_last_root(const arbor_scene *s);
+
+/* Depth (a root is 0; 0 for a dead node) and number of direct children; both O(1). */
+ARBOR_API uint32_t arbor_node_depth(const arbor_scene *s, arbor_node n);
+ARBOR_API uint32_t arbor_node_child_count(const arbor_scene *s, arbor_node n);
+
+/* True when ancestor is a strict ancestor of n (false for n itself or dead handles). O(depth). */
+ARBOR_API bool arbor_node_is_ancestor_of(const arbor_scene *s, arbor_node ancestor, arbor_node n);
+
+/* Writes root and its descendants breadth first (parents before children, siblings in order)
+   into out, at most cap of them, and returns the subtree's size even when cap is smaller
+   (0 for a dead root). out may be NULL when cap is 0. O(subtree), no allocation. */
+ARBOR_API uint32_t arbor_node_collect_subtree(const arbor_scene *s, arbor_node root, arbor_node *out, uint32_t cap);
+
+typedef bool (*arbor_node_pred)(void *user, const arbor_scene *s, arbor_node n);
+
+/* The nearest node at or below root for which pred is true, breadth first (the shallowest;
+   among equally deep ones the first in breadth-first order); ARBOR_NONE if none. pred may be
+   called on nodes in any order and must not change the scene. */
+ARBOR_API arbor_node arbor_node_find_descendant(const arbor_scene *s, arbor_node root, arbor_node_pred pred, void *user);
+
+/* The nearest node at or above leaf for which pred is true; ARBOR_NONE if none. */
+ARBOR_API arbor_node arbor_node_find_ancestor(const arbor_scene *s, arbor_node leaf, arbor_node_pred pred, void *user);
+
+/* The node's name, NULL when it has none or is dead. Valid until the node is renamed or
+   destroyed. */
+ARBOR_API const char *arbor_node_name(const arbor_scene *s, arbor_node n);
+
+/* The node at a path of names from a root down: "base/joint/arm" or "/base/joint/arm". Where
+   siblings share a name the first in sibling order is taken (no backtracking). ARBOR_NONE
+   when nothing matches, or for an empty path or an empty segment. */
+ARBOR_API arbor_node arbor_scene_find(const arbor_scene *s, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* Result codes, the thread's last error, allocation and logging through a scene's hooks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define ARBOR__STR2(x) #x
+#define ARBOR__STR(x) ARBOR__STR2(x)
+
+const char *arbor_version(void) {
+    return ARBOR__STR(ARBOR_VERSION_MAJOR) "." ARBOR__STR(ARBOR_VERSION_MINOR) "." ARBOR__STR(ARBOR_VERSION_PATCH);
+}
+
+size_t arbor_real_size(void) { return sizeof(arbor_real); }
+
+const char *arbor_result_string(arbor_result result) {
+    switch (result) {
+#define ARBOR_RESULT_CASE_(name, words) \
+    case name:                          \
+        return words;
+        ARBOR_RESULT_LIST(ARBOR_RESULT_CASE_)
+#undef ARBOR_RESULT_CASE_
+    default:
+        return "unknown result";
+    }
+}
+
+static _Thread_local char last_error[512];
+
+const char *arbor_last_error(void) { return last_error; }
+
+arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...) {
+    int used = snprintf(last_error, sizeof last_error, "%s: ", func);
+    if (used < 0 || (size_t)used >= sizeof last_error) used = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result) {
+    uint32_t slot = arbor__live_slot(s, n);
+    if (slot) return slot;
+    if (n.id == 0)
+        *result = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "a node is required, ARBOR_NONE was given");
+    else
+        *result = arbor__fail(ARBOR_ERR_DEAD_NODE, func, "node %uv%u is not alive", (unsigned)(uint32_t)n.id,
+                              (unsigned)(n.id >> 32));
+    return 0;
+}
+
+void *arbor__alloc(arbor_scene *s, size_t size) {
+    s->stats.allocations++;
+    return s->allocator.alloc ? s->allocator.alloc(s->allocator.user, size) : malloc(size);
+}
+
+void arbor__free(arbor_scene *s, void *p, size_t size) {
+    if (!p) return;
+    if (s->allocator.free)
+        s->allocator.free(s->allocator.user, p, size);
+    else
+        free(p);
+}
+
+void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...) {
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    if (s->log)
+        s->log(s->log_user, level, message);
+    else if (level != ARBOR_LOG_INFO)
+        fprintf(stderr, "arbor: %s: %s\n", level == ARBOR_LOG_ERROR ? "error" : "warning", message);
+}
+
+void arbor__walk_bound(const arbor_scene *s, const char *walk, uint64_t bound) {
+    /* Corrupt links are a bug, not an input; say it once and let the walk stop. The flag is
+       the only write, and only a corrupt scene reaches it. */
+    arbor_scene *writable = (arbor_scene *)(uintptr_t)s;
+    if (writable->walk_warned) return;
+    writable->walk_warned = true;
+    arbor__log(writable, ARBOR_LOG_ERROR, "%s stopped at its bound of %llu steps: the hierarchy's links are corrupt",
+               walk, (unsigned long long)bound);
+}

@@ -1,0 +1,126 @@
+/*
+ * What the folders of src/ share: the scene's storage and the helpers every part uses.
+ * Internal names start with arbor__ (or are static).
+ */
+#ifndef ARBOR_INTERNAL_H
+#define ARBOR_INTERNAL_H
+
+#include "arbor/arbor.h"
+#include "math/affine.h"
+
+/* Node flags (uint8_t per slot). */
+enum {
+    ARBOR__ALIVE = 1u << 0,
+    ARBOR__LOCAL_DIRTY = 1u << 1,  /* TRS changed since the local matrix was composed */
+    ARBOR__WORLD_DIRTY = 1u << 2,  /* world matrix out of date; then so are all descendants' */
+    ARBOR__PARTIAL = 1u << 3,      /* resolved by a lazy read: descendants may still be dirty */
+    ARBOR__PENDING = 1u << 4,      /* the slot is in the scene's pending list */
+    ARBOR__MATRIX = 1u << 5,       /* the local is a matrix, not composed from TRS */
+    ARBOR__LOCKED = 1u << 6,       /* with MATRIX: TRS writes are refused */
+};
+
+/* Per-slot arrays (structure of arrays); slot 0 is never a node. One allocation holds them
+   all, so growing either succeeds whole or changes nothing. */
+typedef struct arbor__nodes {
+    uint32_t *parent, *first_child, *last_child, *next_sibling, *prev_sibling;
+    uint32_t *depth, *child_count, *generation;
+    uint32_t *scratch;   /* walk workspace: a lazy read's down-links, destroy's queue */
+    uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
+    uint8_t *flags;
+    arbor_real *trs;     /* 10 per slot: translation 3, rotation 4, scale 3 */
+    arbor_real *local;   /* 12 per slot, affine (math/affine.h) */
+    arbor_real *world;   /* 12 per slot, affine */
+    uint64_t *version;
+    char **name;
+    void **user;
+} arbor__nodes;
+
+struct arbor_scene {
+    arbor__nodes n;
+    void *block;             /* the single allocation behind n */
+    size_t block_size;
+    uint32_t capacity;       /* slots the arrays hold */
+    uint32_t slot_end;       /* slots [1, slot_end) have been used */
+    uint32_t free_head;      /* free slots, linked through next_sibling */
+    uint32_t live;           /* live nodes */
+    uint32_t first_root, last_root, root_count;
+    uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
+    uint32_t max_depth;
+    uint64_t clock;          /* the last version handed out */
+    arbor_stats stats;
+    arbor_allocator allocator;
+    arbor_log_fn log;
+    void *log_user;
+    bool walk_warned;
+};
+
+/* TRS layout inside n.trs. */
+#define ARBOR__T 0
+#define ARBOR__R 3
+#define ARBOR__S 7
+#define ARBOR__TRS 10
+
+/* ---- base ---- */
+/* Records "func: message" as this thread's last error and returns code. */
+arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void *arbor__alloc(arbor_scene *s, size_t size);
+void arbor__free(arbor_scene *s, void *p, size_t size);
+void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A walk reached its bound: the links are corrupt. Said once per scene. */
+void arbor__walk_bound(const arbor_scene *s, const char *walk, uint64_t bound);
+
+/* ---- handles ---- */
+static inline uint32_t arbor__slot(arbor_node n) { return (uint32_t)n.id; }
+static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
+    arbor_node h = { slot ? ((uint64_t)s->n.generation[slot] << 32) | slot : 0 };
+    return h;
+}
+/* The slot of a live node, or 0. */
+static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = (uint32_t)n.id;
+    if (slot == 0 || slot >= s->slot_end || !(s->n.flags[slot] & ARBOR__ALIVE) ||
+        s->n.generation[slot] != (uint32_t)(n.id >> 32))
+        return 0;
+    return slot;
+}
+/* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for
+   ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
+uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result);
+
+/* Bound of walks down or across: every live node once, plus the climbs back. */
+static inline uint64_t arbor__walk_limit(const arbor_scene *s) { return 2u * (uint64_t)s->live + 2u; }
+
+/* Pre-order successor of slot n inside the subtree of top, descending into n's children only
+   when descend is true; 0 when the subtree is done. Amortised O(1). */
+static inline uint32_t arbor__next_in_subtree(const arbor_scene *s, uint32_t top, uint32_t n, bool descend) {
+    if (descend && s->n.first_child[n]) return s->n.first_child[n];
+    while (n != top && !s->n.next_sibling[n]) n = s->n.parent[n];
+    return n == top ? 0 : s->n.next_sibling[n];
+}
+
+/* ---- world (scene/world.c) ---- */
+/* Marks slot's world matrix out of date, and with it its descendants' (stopping at nodes
+   already out of date), and keeps the node reachable by the next update. */
+void arbor__invalidate(arbor_scene *s, uint32_t slot);
+/* Brings slot's world matrix up to date (the chain of out-of-date ancestors first). */
+void arbor__resolve(arbor_scene *s, uint32_t slot);
+/* Composes slot's local matrix if its TRS changed. */
+void arbor__compose_local(arbor_scene *s, uint32_t slot);
+
+/* ---- storage (scene/scene.c) ---- */
+/* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
+bool arbor__reserve(arbor_scene *s, uint32_t extra);
+
+/* ---- hierarchy (scene/hierarchy.c) ---- */
+void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before);
+void arbor__unlink(arbor_scene *s, uint32_t slot);
+
+#endif

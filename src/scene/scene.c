@@ -1,0 +1,397 @@
+/* Scenes, node storage, node creation and destruction, local transforms, names. */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- storage ---------------------------------------------------------------------------- */
+
+/* Every per-slot array: its offset inside arbor__nodes and its element size. */
+#define ARBOR__ARRAYS(X)                    \
+    X(parent, sizeof(uint32_t))             \
+    X(first_child, sizeof(uint32_t))        \
+    X(last_child, sizeof(uint32_t))         \
+    X(next_sibling, sizeof(uint32_t))       \
+    X(prev_sibling, sizeof(uint32_t))       \
+    X(depth, sizeof(uint32_t))              \
+    X(child_count, sizeof(uint32_t))        \
+    X(generation, sizeof(uint32_t))         \
+    X(scratch, sizeof(uint32_t))            \
+    X(pending, sizeof(uint32_t))            \
+    X(flags, sizeof(uint8_t))               \
+    X(trs, ARBOR__TRS * sizeof(arbor_real)) \
+    X(local, 12 * sizeof(arbor_real))       \
+    X(world, 12 * sizeof(arbor_real))       \
+    X(version, sizeof(uint64_t))            \
+    X(name, sizeof(char *))                 \
+    X(user, sizeof(void *))
+
+#define ARBOR__ALIGN 64u
+
+/* Lays the arrays out in a block for `capacity` slots; returns the block's size. With base
+   NULL only the size is computed. */
+static size_t layout(arbor__nodes *n, char *base, uint32_t capacity) {
+    size_t offset = 0;
+#define ARBOR__PLACE(field, elem)                                          \
+    if (base) *(void **)&n->field = base + offset;                         \
+    offset += ((size_t)capacity * (elem) + ARBOR__ALIGN - 1) & ~(size_t)(ARBOR__ALIGN - 1);
+    ARBOR__ARRAYS(ARBOR__PLACE)
+#undef ARBOR__PLACE
+    return offset;
+}
+
+bool arbor__reserve(arbor_scene *s, uint32_t extra) {
+    uint64_t needed = (uint64_t)s->slot_end + extra;
+    if (needed <= s->capacity || (s->free_head && extra == 1)) return true;
+    if (needed > UINT32_MAX) return false;
+    uint64_t cap = s->capacity ? (uint64_t)s->capacity * 2 : 64;
+    if (cap < needed) cap = needed;
+    if (cap > UINT32_MAX) cap = UINT32_MAX;
+    arbor__nodes fresh;
+    size_t size = layout(&fresh, NULL, (uint32_t)cap);
+    char *block = arbor__alloc(s, size + ARBOR__ALIGN);
+    if (!block) return false;
+    /* The allocator promises malloc's alignment; align the arrays to cache lines ourselves. */
+    char *base = (char *)(((uintptr_t)block + ARBOR__ALIGN - 1) & ~(uintptr_t)(ARBOR__ALIGN - 1));
+    layout(&fresh, base, (uint32_t)cap);
+    if (s->block) {
+#define ARBOR__COPY(field, elem) memcpy(fresh.field, s->n.field, (size_t)s->capacity * (elem));
+        ARBOR__ARRAYS(ARBOR__COPY)
+#undef ARBOR__COPY
+        arbor__free(s, s->block, s->block_size);
+    }
+    s->n = fresh;
+    s->block = block;
+    s->block_size = size + ARBOR__ALIGN;
+    s->capacity = (uint32_t)cap;
+    return true;
+}
+
+/* ---- scene ------------------------------------------------------------------------------ */
+
+arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
+    arbor_scene_desc d = desc ? *desc : (arbor_scene_desc){0};
+    if (!d.allocator.alloc != !d.allocator.free) return NULL;
+    arbor_scene bootstrap = { .allocator = d.allocator };
+    arbor_scene *s = arbor__alloc(&bootstrap, sizeof *s);
+    if (!s) return NULL;
+    *s = (arbor_scene){
+        .allocator = d.allocator,
+        .log = d.log,
+        .log_user = d.log_user,
+        .max_depth = d.max_depth ? d.max_depth : ARBOR_DEFAULT_MAX_DEPTH,
+        .slot_end = 1,
+    };
+    s->stats.allocations = 1;
+    if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
+        arbor__free(s, s, sizeof *s);
+        return NULL;
+    }
+    return s;
+}
+
+static void free_name(arbor_scene *s, uint32_t slot) {
+    char *name = s->n.name[slot];
+    if (name) arbor__free(s, name, strlen(name) + 1);
+    s->n.name[slot] = NULL;
+}
+
+void arbor_scene_destroy(arbor_scene *s) {
+    if (!s) return;
+    for (uint32_t slot = 1; slot < s->slot_end; slot++)
+        if (s->n.flags[slot] & ARBOR__ALIVE) free_name(s, slot);
+    arbor__free(s, s->block, s->block_size);
+    arbor__free(s, s, sizeof *s);
+}
+
+uint32_t arbor_scene_node_count(const arbor_scene *s) { return s->live; }
+uint32_t arbor_scene_max_depth(const arbor_scene *s) { return s->max_depth; }
+void arbor_scene_stats(const arbor_scene *s, arbor_stats *out) { *out = s->stats; }
+void arbor_scene_reset_stats(arbor_scene *s) { s->stats = (arbor_stats){0}; }
+
+/* ---- creation and destruction ------------------------------------------------------------ */
+
+static bool all_zero(const arbor_real *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (v[i] != 0) return false;
+    return true;
+}
+
+/* Checks a 4x4 local matrix given by a caller. */
+static arbor_result check_matrix(const arbor_real m[16], const char *func) {
+    if (!arbor__all_finite(m, 16))
+        return arbor__fail(ARBOR_ERR_NONFINITE, func, "the matrix holds a NaN or infinity");
+    if (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func,
+                           "the matrix's last row is (%g, %g, %g, %g), not (0, 0, 0, 1)", (double)m[3],
+                           (double)m[7], (double)m[11], (double)m[15]);
+    return ARBOR_OK;
+}
+
+/* Copies name through the scene's allocator; false when out of memory. */
+static bool copy_name(arbor_scene *s, const char *name, char **out) {
+    *out = NULL;
+    if (!name) return true;
+    size_t size = strlen(name) + 1;
+    *out = arbor__alloc(s, size);
+    if (!*out) return false;
+    memcpy(*out, name, size);
+    return true;
+}
+
+/* Puts a matrix local (already checked) on slot, with its decomposition as the node's TRS. */
+static void store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], bool lock) {
+    arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
+    arbor__affine_from_mat4(s->n.local + (size_t)slot * 12, m);
+    arbor_mat4_decompose(m, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S);
+    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~(ARBOR__LOCAL_DIRTY | ARBOR__LOCKED)) | ARBOR__MATRIX |
+                                 (lock ? ARBOR__LOCKED : 0));
+}
+
+arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out) {
+    static const char *const fn = "arbor_node_create";
+    if (!s || !desc || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene, desc and out are required");
+    uint32_t parent = 0;
+    if (desc->parent.id) {
+        arbor_result r = ARBOR_OK;
+        if (!(parent = arbor__require(s, desc->parent, fn, &r))) return r;
+        if (s->n.depth[parent] + 1 > s->max_depth)
+            return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "a child of node %uv%u would be at depth %u, beyond max_depth %u",
+                               parent, s->n.generation[parent], s->n.depth[parent] + 1, s->max_depth);
+    }
+    arbor_real trs[ARBOR__TRS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    if (desc->matrix) {
+        arbor_result r = check_matrix(desc->matrix, fn);
+        if (r) return r;
+    } else {
+        if (!arbor__all_finite(desc->translation, 3) || !arbor__all_finite(desc->rotation, 4) ||
+            !arbor__all_finite(desc->scale, 3))
+            return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the TRS holds a NaN or infinity");
+        memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
+        if (!all_zero(desc->rotation, 4) && !arbor_quat_normalize(trs + ARBOR__R, desc->rotation))
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
+        if (!all_zero(desc->scale, 3)) memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
+    }
+    if (!arbor__reserve(s, 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
+    char *name;
+    if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
+
+    uint32_t slot = s->free_head;
+    if (slot) {
+        s->free_head = s->n.next_sibling[slot];
+    } else {
+        slot = s->slot_end++;
+        s->n.generation[slot] = 1;
+        s->n.flags[slot] = 0;
+    }
+    s->live++;
+    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ARBOR__PENDING) | ARBOR__ALIVE);
+    s->n.first_child[slot] = s->n.last_child[slot] = 0;
+    s->n.child_count[slot] = 0;
+    s->n.name[slot] = name;
+    s->n.user[slot] = desc->user;
+    s->n.version[slot] = 0;
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
+    if (desc->matrix)
+        store_matrix(s, slot, desc->matrix, desc->lock_matrix);
+    else
+        s->n.flags[slot] |= ARBOR__LOCAL_DIRTY;
+    arbor__link(s, slot, parent, 0);
+    s->n.depth[slot] = parent ? s->n.depth[parent] + 1 : 0;
+    arbor__invalidate(s, slot);
+    *out = arbor__handle(s, slot);
+    return ARBOR_OK;
+}
+
+/* Returns slot to the free list; its handle is dead from now on. */
+static void release_slot(arbor_scene *s, uint32_t slot) {
+    free_name(s, slot);
+    s->n.flags[slot] &= ARBOR__PENDING; /* a pending entry may still name the slot */
+    s->live--;
+    if (++s->n.generation[slot] == 0) return; /* generations exhausted: retire, never reuse */
+    s->n.next_sibling[slot] = s->free_head;
+    s->free_head = slot;
+}
+
+arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root) {
+    arbor_result r = ARBOR_OK;
+    uint32_t top = arbor__require(s, root, "arbor_node_destroy", &r);
+    if (!top) return r;
+    /* Breadth-first into the scratch queue, then freed back to front: deepest first. */
+    uint32_t *queue = s->n.scratch, count = 0;
+    queue[count++] = top;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t c = s->n.first_child[queue[i]]; c && count < s->live; c = s->n.next_sibling[c]) queue[count++] = c;
+    arbor__unlink(s, top);
+    while (count) release_slot(s, queue[--count]);
+    return ARBOR_OK;
+}
+
+void arbor_scene_clear(arbor_scene *s) {
+    while (s->first_root) arbor_node_destroy(s, arbor__handle(s, s->first_root));
+}
+
+bool arbor_node_alive(const arbor_scene *s, arbor_node n) { return s && arbor__live_slot(s, n) != 0; }
+
+arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev) {
+    if (prev.id == 0) return arbor__handle(s, s->first_root);
+    uint32_t n = arbor__live_slot(s, prev);
+    if (!n) return ARBOR_NONE;
+    if (s->n.first_child[n]) return arbor__handle(s, s->n.first_child[n]);
+    uint32_t steps = 0;
+    while (n && !s->n.next_sibling[n]) {
+        n = s->n.parent[n];
+        if (++steps > s->max_depth + 1u) {
+            arbor__walk_bound(s, "arbor_scene_next_node", s->max_depth);
+            return ARBOR_NONE;
+        }
+    }
+    return n ? arbor__handle(s, s->n.next_sibling[n]) : ARBOR_NONE;
+}
+
+/* ---- local transforms ---------------------------------------------------------------------- */
+
+/* The slot of a node whose TRS may be written, or 0 with *r set. A matrix-backed node that is
+   not locked becomes TRS-driven: its TRS already holds the matrix's decomposition. */
+static uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn, arbor_result *r) {
+    uint32_t slot = arbor__require(s, n, fn, r);
+    if (slot && (s->n.flags[slot] & ARBOR__LOCKED)) {
+        *r = arbor__fail(ARBOR_ERR_LOCKED, fn, "node %uv%u has a locked local matrix", slot, s->n.generation[slot]);
+        return 0;
+    }
+    return slot;
+}
+
+/* Writes count values at offset of slot's TRS and marks what it invalidates. */
+static void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS + offset, values, (size_t)count * sizeof *values);
+    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
+    arbor__invalidate(s, slot);
+}
+
+static arbor_result set_vec3(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y, arbor_real z,
+                             const char *fn) {
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = writable_trs(s, n, fn, &r);
+    if (!slot) return r;
+    const arbor_real v[3] = {x, y, z};
+    if (!arbor__all_finite(v, 3)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "(%g, %g, %g) is not finite", (double)x, (double)y, (double)z);
+    write_trs(s, slot, offset, v, 3);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_set_translation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z) {
+    return set_vec3(s, n, ARBOR__T, x, y, z, "arbor_node_set_translation");
+}
+
+arbor_result arbor_node_set_scale(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z) {
+    return set_vec3(s, n, ARBOR__S, x, y, z, "arbor_node_set_scale");
+}
+
+/* Checks and normalises a quaternion given by a caller. */
+static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], const char *fn) {
+    if (!arbor__all_finite(q, 4)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the rotation holds a NaN or infinity");
+    if (!arbor_quat_normalize(out, q)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation has no length");
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z, arbor_real w) {
+    static const char *const fn = "arbor_node_set_rotation";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = writable_trs(s, n, fn, &r);
+    if (!slot) return r;
+    const arbor_real q[4] = {x, y, z, w};
+    arbor_real unit[4];
+    if ((r = unit_rotation(q, unit, fn))) return r;
+    write_trs(s, slot, ARBOR__R, unit, 4);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
+    static const char *const fn = "arbor_node_set_trs";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = writable_trs(s, n, fn, &r);
+    if (!slot) return r;
+    if (!trs) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "trs is NULL");
+    arbor_real v[ARBOR__TRS];
+    memcpy(v + ARBOR__T, trs->translation, sizeof trs->translation);
+    memcpy(v + ARBOR__S, trs->scale, sizeof trs->scale);
+    if (!arbor__all_finite(v + ARBOR__T, 3) || !arbor__all_finite(v + ARBOR__S, 3))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the TRS holds a NaN or infinity");
+    if ((r = unit_rotation(trs->rotation, v + ARBOR__R, fn))) return r;
+    write_trs(s, slot, 0, v, ARBOR__TRS);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arbor_real m[16], bool lock) {
+    static const char *const fn = "arbor_node_set_local_matrix";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, fn, &r);
+    if (!slot) return r;
+    if (!m) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "m is NULL");
+    if ((r = check_matrix(m, fn))) return r;
+    store_matrix(s, slot, m, lock);
+    arbor__invalidate(s, slot);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, "arbor_node_get_trs", &r);
+    if (!slot) return r;
+    const arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
+    memcpy(out->translation, trs + ARBOR__T, sizeof out->translation);
+    memcpy(out->rotation, trs + ARBOR__R, sizeof out->rotation);
+    memcpy(out->scale, trs + ARBOR__S, sizeof out->scale);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
+    if (!slot) return r;
+    arbor__compose_local(s, slot);
+    arbor__affine_to_mat4(out, s->n.local + (size_t)slot * 12);
+    return ARBOR_OK;
+}
+
+bool arbor_node_is_matrix_backed(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot && (s->n.flags[slot] & ARBOR__MATRIX);
+}
+
+bool arbor_node_is_locked(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot && (s->n.flags[slot] & ARBOR__LOCKED);
+}
+
+/* ---- names and user pointers -------------------------------------------------------------- */
+
+arbor_result arbor_node_set_name(arbor_scene *s, arbor_node n, const char *name) {
+    static const char *const fn = "arbor_node_set_name";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, fn, &r);
+    if (!slot) return r;
+    char *copy;
+    if (!copy_name(s, name, &copy)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
+    free_name(s, slot);
+    s->n.name[slot] = copy;
+    return ARBOR_OK;
+}
+
+const char *arbor_node_name(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot ? s->n.name[slot] : NULL;
+}
+
+void *arbor_node_user(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot ? s->n.user[slot] : NULL;
+}
+
+arbor_result arbor_node_set_user(arbor_scene *s, arbor_node n, void *user) {
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, "arbor_node_set_user", &r);
+    if (!slot) return r;
+    s->n.user[slot] = user;
+    return ARBOR_OK;
+}
