@@ -33,7 +33,19 @@ typedef struct arbor__nodes {
     uint64_t *version;
     char **name;
     void **user;
+    uint32_t *attachment; /* index into the scene's attachments, 0: none */
 } arbor__nodes;
+
+/* What a node carries besides its transform (scene/attach.c); few nodes have one. */
+enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4 };
+typedef struct arbor__attachment {
+    int32_t mesh;            /* -1: none */
+    uint32_t has;            /* ARBOR__HAS_* */
+    uint32_t next_free;      /* free list of records */
+    arbor_real bounds[6];    /* local min, max */
+    arbor_camera camera;
+    arbor_light light;
+} arbor__attachment;
 
 struct arbor_scene {
     arbor__nodes n;
@@ -52,6 +64,8 @@ struct arbor_scene {
     arbor_log_fn log;
     void *log_user;
     bool walk_warned;
+    arbor__attachment *attachments; /* record 0 unused */
+    uint32_t attachment_cap, attachment_end, attachment_free;
 };
 
 /* TRS layout inside n.trs. */
@@ -118,6 +132,14 @@ void arbor__compose_local(arbor_scene *s, uint32_t slot);
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
 bool arbor__reserve(arbor_scene *s, uint32_t extra);
+
+/* ---- attachments (scene/attach.c) ---- */
+/* The node's attachment record, or NULL when it has none. */
+const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
+/* Drops the node's record (node destruction). */
+void arbor__attachment_release(arbor_scene *s, uint32_t slot);
+/* Frees the scene's records. */
+void arbor__attachments_free(arbor_scene *s);
 
 /* ---- hierarchy (scene/hierarchy.c) ---- */
 void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before);

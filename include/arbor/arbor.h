@@ -4,10 +4,14 @@
  * - base.h   arbor_real, result codes, handles, allocator and log hooks, version
  * - math.h   matrices and quaternions on plain arrays (column-major, glTF conventions)
  * - scene.h  scenes, nodes, the hierarchy, world matrices, batch update, stats
+ * - view.h   cameras and lights on nodes
+ * - bounds.h meshes and local bounds on nodes
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H
 #include "arbor/base.h"
 #include "arbor/math.h"
 #include "arbor/scene.h"
+#include "arbor/view.h"
+#include "arbor/bounds.h"
 #endif

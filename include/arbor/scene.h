@@ -21,8 +21,8 @@
  *
  * Threads: a scene is used by one thread at a time, except that after arbor_scene_update()
  * and until the next write, the read functions (those taking a const scene, plus
- * arbor_node_world_matrix and arbor_node_world_version) change nothing and may run on many
- * threads at once. Separate scenes are independent.
+ * arbor_node_world_matrix, arbor_node_world_version and arbor_node_local_matrix) change
+ * nothing and may run on many threads at once. Separate scenes are independent.
  *
  * Walks never recurse and are bounded: upward by the scene's max_depth, down and across by
  * the node count. A link that would make a ring or exceed max_depth is refused when made.
@@ -58,7 +58,7 @@ typedef struct arbor_scene_desc {  /* all zero: defaults */
     arbor_log_fn log;              /* zero: warnings go to stderr, errors are only returned */
     void *log_user;
     uint32_t initial_capacity;     /* nodes to reserve storage for up front */
-    uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH */
+    uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH; at most UINT32_MAX - 1 */
 } arbor_scene_desc;
 
 /* A new empty scene. desc may be NULL (all defaults). NULL when out of memory or when the

@@ -23,7 +23,8 @@
     X(world, 12 * sizeof(arbor_real))       \
     X(version, sizeof(uint64_t))            \
     X(name, sizeof(char *))                 \
-    X(user, sizeof(void *))
+    X(user, sizeof(void *))                 \
+    X(attachment, sizeof(uint32_t))
 
 #define ARBOR__ALIGN 64u
 
@@ -78,7 +79,7 @@ arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
         .allocator = d.allocator,
         .log = d.log,
         .log_user = d.log_user,
-        .max_depth = d.max_depth ? d.max_depth : ARBOR_DEFAULT_MAX_DEPTH,
+        .max_depth = d.max_depth ? (d.max_depth < UINT32_MAX - 1 ? d.max_depth : UINT32_MAX - 1) : ARBOR_DEFAULT_MAX_DEPTH,
         .slot_end = 1,
     };
     s->stats.allocations = 1;
@@ -99,6 +100,7 @@ void arbor_scene_destroy(arbor_scene *s) {
     if (!s) return;
     for (uint32_t slot = 1; slot < s->slot_end; slot++)
         if (s->n.flags[slot] & ARBOR__ALIVE) free_name(s, slot);
+    arbor__attachments_free(s);
     arbor__free(s, s->block, s->block_size);
     arbor__free(s, s, sizeof *s);
 }
@@ -189,6 +191,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     s->n.child_count[slot] = 0;
     s->n.name[slot] = name;
     s->n.user[slot] = desc->user;
+    s->n.attachment[slot] = 0;
     s->n.version[slot] = 0;
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
     if (desc->matrix)
@@ -205,6 +208,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
 /* Returns slot to the free list; its handle is dead from now on. */
 static void release_slot(arbor_scene *s, uint32_t slot) {
     free_name(s, slot);
+    arbor__attachment_release(s, slot);
     s->n.flags[slot] &= ARBOR__PENDING; /* a pending entry may still name the slot */
     s->live--;
     if (++s->n.generation[slot] == 0) return; /* generations exhausted: retire, never reuse */

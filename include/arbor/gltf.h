@@ -1,0 +1,105 @@
+/*
+ * arbor/gltf.h: glTF 2.0 in and out.
+ *
+ * arbor_gltf_load() reads a .gltf (external .bin files, data: URIs) or a .glb into a scene:
+ * every node of the file in file order, children in file order, TRS locals (a `matrix` node
+ * becomes a locked matrix-backed node), names, and what nodes carry: the mesh index with the
+ * local box of its POSITION accessors' min and max, the camera, the KHR_lights_punctual light.
+ * The returned document keeps what the scene graph does not own (the JSON of meshes,
+ * materials, accessors, buffers, animations, skins, extensions, extras) and the map between
+ * glTF node indices and handles, so arbor_gltf_save() writes the file back losing nothing.
+ *
+ * Loading is atomic: a file that is refused changes nothing in the scene. The error message
+ * names the file, a JSON pointer and the reason: "robot.gltf: /nodes/7/children/1: node 3
+ * already has parent 5". Loading is strict by default: a file that breaks a MUST of the spec
+ * in what arbor reads is refused; `lenient` loads what can be loaded, with warnings through
+ * the scene's log, instead.
+ *
+ * JSON is read with jansson. arbor does not change jansson's process-wide allocator hook.
+ */
+#ifndef ARBOR_GLTF_H
+#define ARBOR_GLTF_H
+
+#include "arbor/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct arbor_error {
+    arbor_result code;
+    char message[512];  /* "FILE: /json/pointer: reason"; "" when code is ARBOR_OK */
+} arbor_error;
+
+typedef struct arbor_gltf_options {  /* all zero: defaults */
+    int32_t scene;                   /* 0: the file's default scene; N > 0: scene N - 1 */
+    bool allow_outside_uris;         /* external URIs may leave the file's folder */
+    bool lenient;                    /* load what can be loaded, with warnings, instead of
+                                        refusing a file that breaks a MUST of the spec */
+} arbor_gltf_options;
+
+/* A loaded document: what the scene graph does not own, and the node index <-> handle map. */
+typedef struct arbor_gltf arbor_gltf;
+
+/* Loads the file at path into s (its nodes are added to what s holds). On success *out is a
+   new document (free it with arbor_gltf_free, before or after the scene). Refusals:
+   ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
+   breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
+   ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows);
+   error (may be NULL) then holds the message, and nothing changed in s. options may be NULL. */
+ARBOR_API arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options,
+                                       arbor_gltf **out, arbor_error *error);
+
+/* The same from memory: data is .glb when it starts with the GLB magic, else JSON. base_dir
+   resolves external URIs (NULL: external URIs are refused). The name in messages is
+   "memory". */
+ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
+                                              const arbor_gltf_options *options, arbor_gltf **out,
+                                              arbor_error *error);
+
+/* Writes the scene as .gltf or .glb (by path's extension). With a document, its nodes are
+   written in file order without the deleted ones, then the nodes created since (parents
+   before children), and every reference to a node is remapped; everything else of the
+   document passes through. doc may be NULL (a scene built in code). A .glb holds every
+   buffer in its one BIN chunk; a .gltf written elsewhere than its source writes its buffers
+   beside it, and its images too, so the output stands on its own. */
+ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, arbor_error *error);
+
+/* Frees the document (not the nodes). NULL is allowed. */
+ARBOR_API void arbor_gltf_free(arbor_gltf *doc);
+
+/* Nodes of the file and their handles. arbor_gltf_node is ARBOR_NONE for an index out of range
+   or a node destroyed since; arbor_gltf_index is -1 for a node not from this file. */
+ARBOR_API uint32_t arbor_gltf_node_count(const arbor_gltf *doc);
+ARBOR_API arbor_node arbor_gltf_node(const arbor_gltf *doc, uint32_t index);
+ARBOR_API int64_t arbor_gltf_index(const arbor_gltf *doc, arbor_node n);
+
+/* Scenes: their count, the chosen one (options.scene, or the file's `scene`, or 0; -1 when the
+   file has no scenes), a scene's name (NULL when it has none) and its roots, written into out
+   (at most cap; the return value is the number of roots, even when cap is smaller). Roots
+   destroyed since the load are left out. */
+ARBOR_API uint32_t arbor_gltf_scene_count(const arbor_gltf *doc);
+ARBOR_API int32_t arbor_gltf_default_scene(const arbor_gltf *doc);
+ARBOR_API const char *arbor_gltf_scene_name(const arbor_gltf *doc, uint32_t scene);
+ARBOR_API uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap);
+
+/* How many of each top-level array the document holds. */
+typedef struct arbor_gltf_counts {
+    uint32_t nodes, scenes, meshes, cameras, lights, skins, animations, accessors, buffers;
+} arbor_gltf_counts;
+ARBOR_API void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *out);
+
+/* The skin of a node (glTF's node.skin), -1 for none or a node not from this file. */
+ARBOR_API int32_t arbor_gltf_node_skin(const arbor_gltf *doc, arbor_node n);
+
+/* A skin: its joints (handles, ARBOR_NONE for destroyed ones) written into joints (at most cap;
+   returns the joint count), its skeleton root (ARBOR_NONE when absent) and its inverse bind
+   matrices (16 floats per joint, column-major; identity when the file gives none) into ibm
+   (NULL to skip; room for cap matrices). Returns 0 for a skin index out of range. */
+ARBOR_API uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
+                                   arbor_node *skeleton);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
