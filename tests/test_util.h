@@ -1,0 +1,446 @@
+/*
+ * tests/test_util.h: what the scene tests share.
+ *
+ * - cmocka, included the way it wants (stdarg, stddef, setjmp first);
+ * - tolerances that follow arbor_real (float or double builds);
+ * - assertions on reals, 3-vectors and 4x4 matrices that print both sides;
+ * - splitmix64, the fixed-seed generator of shared/bench/WORKLOADS.md;
+ * - a counting allocator that checks the sizes arbor passes back to free and realloc;
+ * - a reference TRS composer and product in double, independent of the library.
+ *
+ * Everything is static inline so each test program takes only what it uses.
+ */
+#ifndef ARBOR_TEST_UTIL_H
+#define ARBOR_TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "arbor/arbor.h"
+
+/* ---- Tolerances ------------------------------------------------------------------------------- */
+
+/* An identity that holds exactly in real arithmetic, computed in arbor_real (a few roundings on
+   values of order one). */
+#if ARBOR_REAL_IS_DOUBLE
+#define TEST_EPS 1e-10
+/* A round trip through an inverse or a decomposition (keep-world reparenting). */
+#define TEST_EPS_ROUNDTRIP 1e-8
+#else
+#define TEST_EPS 1e-5
+#define TEST_EPS_ROUNDTRIP 1e-4
+#endif
+
+/* Values printed by a seed to 2 or 3 decimals. */
+#define TEST_TOL_2DP 0.01
+#define TEST_TOL_3DP 0.001
+
+/* ---- Assertions ---------------------------------------------------------------------------------- */
+
+static inline void test_near_(double a, double b, double tol, const char *what, const char *file, int line)
+{
+    /* written so that a NaN fails */
+    if (!(fabs(a - b) <= tol)) {
+        print_error("%s: %.9g, expected %.9g (difference %.3g, tolerance %.3g)\n", what, a, b, fabs(a - b), tol);
+        _fail(file, line);
+    }
+}
+
+/* |a - b| <= tol */
+#define ASSERT_NEAR(a, b, tol) test_near_((double)(a), (double)(b), (double)(tol), #a, __FILE__, __LINE__)
+
+/* |a - b| <= tol * max(1, |a|, |b|) */
+static inline void test_near_rel_(double a, double b, double tol, const char *what, const char *file, int line)
+{
+    double scale = 1.0;
+    if (fabs(a) > scale) scale = fabs(a);
+    if (fabs(b) > scale) scale = fabs(b);
+    test_near_(a, b, tol * scale, what, file, line);
+}
+#define ASSERT_NEAR_REL(a, b, tol) test_near_rel_((double)(a), (double)(b), (double)(tol), #a, __FILE__, __LINE__)
+
+static inline void test_vec3_near_(const arbor_real *v, double x, double y, double z, double tol, const char *what,
+                                   const char *file, int line)
+{
+    double e[3] = { x, y, z };
+    for (int i = 0; i < 3; i++) {
+        if (!(fabs((double)v[i] - e[i]) <= tol)) {
+            print_error("%s: (%.6g, %.6g, %.6g), expected (%.6g, %.6g, %.6g) within %.3g (component %d)\n", what,
+                        (double)v[0], (double)v[1], (double)v[2], x, y, z, tol, i);
+            _fail(file, line);
+        }
+    }
+}
+/* v (3 arbor_real) == (x, y, z) within tol */
+#define ASSERT_VEC3_NEAR(v, x, y, z, tol)                                                                       \
+    test_vec3_near_((v), (double)(x), (double)(y), (double)(z), (double)(tol), #v, __FILE__, __LINE__)
+
+static inline void test_print_mat4_(const char *label, const double *m)
+{
+    print_error("  %s (rows):\n", label);
+    for (int r = 0; r < 4; r++)
+        print_error("    [% .6f % .6f % .6f % .6f]\n", m[0 * 4 + r], m[1 * 4 + r], m[2 * 4 + r], m[3 * 4 + r]);
+}
+
+/* a: column-major arbor_real[16]; e: column-major double[16]. */
+static inline void test_mat4_near_(const arbor_real *a, const double *e, double tol, bool relative, const char *what,
+                                   const char *file, int line)
+{
+    for (int i = 0; i < 16; i++) {
+        double d = fabs((double)a[i] - e[i]);
+        double t = tol;
+        if (relative) {
+            double sc = 1.0;
+            if (fabs((double)a[i]) > sc) sc = fabs((double)a[i]);
+            if (fabs(e[i]) > sc) sc = fabs(e[i]);
+            t *= sc;
+        }
+        if (!(d <= t)) {
+            double ad[16];
+            for (int k = 0; k < 16; k++) ad[k] = (double)a[k];
+            print_error("%s: element %d (row %d, column %d) is %.9g, expected %.9g (tolerance %.3g)\n", what, i,
+                        i % 4, i / 4, (double)a[i], e[i], t);
+            test_print_mat4_("actual", ad);
+            test_print_mat4_("expected", e);
+            _fail(file, line);
+        }
+    }
+}
+
+static inline void test_mat4_near_real_(const arbor_real *a, const arbor_real *b, double tol, bool relative,
+                                        const char *what, const char *file, int line)
+{
+    double e[16];
+    for (int i = 0; i < 16; i++) e[i] = (double)b[i];
+    test_mat4_near_(a, e, tol, relative, what, file, line);
+}
+
+/* Both arbor_real[16]. */
+#define ASSERT_MAT4_NEAR(a, b, tol) test_mat4_near_real_((a), (b), (double)(tol), false, #a " vs " #b, __FILE__, __LINE__)
+#define ASSERT_MAT4_NEAR_REL(a, b, tol)                                                                         \
+    test_mat4_near_real_((a), (b), (double)(tol), true, #a " vs " #b, __FILE__, __LINE__)
+/* a: arbor_real[16]; e: double[16], column-major. */
+#define ASSERT_MAT4_NEAR_D(a, e, tol) test_mat4_near_((a), (e), (double)(tol), false, #a, __FILE__, __LINE__)
+#define ASSERT_MAT4_NEAR_D_REL(a, e, tol) test_mat4_near_((a), (e), (double)(tol), true, #a, __FILE__, __LINE__)
+
+/* a: arbor_real[16] column-major; rows: double[16] written row by row, as a seed prints it. */
+static inline void test_mat4_rows_near_(const arbor_real *a, const double *rows, double tol, const char *what,
+                                        const char *file, int line)
+{
+    double e[16];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) e[c * 4 + r] = rows[r * 4 + c];
+    test_mat4_near_(a, e, tol, false, what, file, line);
+}
+#define ASSERT_MAT4_ROWS_NEAR(a, rows, tol) test_mat4_rows_near_((a), (rows), (double)(tol), #a, __FILE__, __LINE__)
+
+/* Bit-for-bit equality of two matrices (or any arrays of arbor_real). */
+#define ASSERT_REALS_BITS_EQUAL(a, b, n) assert_memory_equal((a), (b), sizeof(arbor_real) * (size_t)(n))
+
+#define ASSERT_NODE_EQ(a, b) assert_int_equal((a).id, (b).id)
+#define ASSERT_NODE_NONE(a) assert_int_equal((a).id, 0)
+
+/* ---- Quaternions compared as rotations (q and -q are the same rotation) ------------------------- */
+
+static inline void test_quat_same_rotation_(const arbor_real *q, double x, double y, double z, double w, double tol,
+                                            const char *what, const char *file, int line)
+{
+    double dot = (double)q[0] * x + (double)q[1] * y + (double)q[2] * z + (double)q[3] * w;
+    double sgn = dot < 0 ? -1.0 : 1.0;
+    double e[4] = { sgn * x, sgn * y, sgn * z, sgn * w };
+    for (int i = 0; i < 4; i++) {
+        if (!(fabs((double)q[i] - e[i]) <= tol)) {
+            print_error("%s: (%.6g, %.6g, %.6g, %.6g), expected +-(%.6g, %.6g, %.6g, %.6g) within %.3g\n", what,
+                        (double)q[0], (double)q[1], (double)q[2], (double)q[3], x, y, z, w, tol);
+            _fail(file, line);
+        }
+    }
+}
+#define ASSERT_QUAT_SAME_ROTATION(q, x, y, z, w, tol)                                                          \
+    test_quat_same_rotation_((q), (double)(x), (double)(y), (double)(z), (double)(w), (double)(tol), #q, __FILE__, \
+                             __LINE__)
+
+static inline double test_quat_len(const arbor_real q[4])
+{
+    return sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+}
+
+/* ---- Results -------------------------------------------------------------------------------------- */
+
+static inline void test_result_(arbor_result got, arbor_result want, const char *expr, const char *file, int line)
+{
+    if (got != want) {
+        print_error("%s returned %d (%s), expected %d (%s); last error: \"%s\"\n", expr, (int)got,
+                    arbor_result_string(got), (int)want, arbor_result_string(want), arbor_last_error());
+        _fail(file, line);
+    }
+}
+/* call must return ARBOR_OK. */
+#define ASSERT_OK(call) test_result_((call), ARBOR_OK, #call, __FILE__, __LINE__)
+
+/* call must return code, and arbor_last_error() must then be a non-empty message that names fname
+   (the function that refused). */
+static inline void test_refused_(arbor_result got, arbor_result want, const char *fname, const char *expr,
+                                 const char *file, int line)
+{
+    test_result_(got, want, expr, file, line);
+    const char *msg = arbor_last_error();
+    if (msg == NULL || msg[0] == '\0') {
+        print_error("%s was refused (%s) but arbor_last_error() is empty\n", expr, arbor_result_string(want));
+        _fail(file, line);
+    }
+    if (fname != NULL && strstr(msg, fname) == NULL) {
+        print_error("%s: arbor_last_error() is \"%s\", which does not name the function %s\n", expr, msg, fname);
+        _fail(file, line);
+    }
+}
+#define ASSERT_REFUSED(code, fname, call) test_refused_((call), (code), (fname), #call, __FILE__, __LINE__)
+
+/* ---- splitmix64 (shared/bench/WORKLOADS.md) ------------------------------------------------------ */
+
+typedef struct test_rng { uint64_t state; } test_rng;
+
+static inline test_rng test_rng_make(uint64_t seed)
+{
+    test_rng r = { seed };
+    return r;
+}
+
+static inline uint64_t test_rng_next(test_rng *r)
+{
+    r->state += 0x9E3779B97F4A7C15ull;
+    uint64_t z = r->state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* [0, 1) with 24 bits, exactly representable in float. */
+static inline double test_rng_uniform(test_rng *r) { return (double)(test_rng_next(r) >> 40) * (1.0 / 16777216.0); }
+
+/* [-1, 1) */
+static inline double test_rng_sym(test_rng *r) { return 2.0 * test_rng_uniform(r) - 1.0; }
+
+/* [0, n) */
+static inline uint32_t test_rng_below(test_rng *r, uint32_t n) { return (uint32_t)(test_rng_uniform(r) * n); }
+
+/* A normalised random quaternion, identity when too short (WORKLOADS.md). */
+static inline void test_rng_quat(test_rng *r, arbor_real q[4])
+{
+    double v[4] = { test_rng_sym(r), test_rng_sym(r), test_rng_sym(r), test_rng_sym(r) };
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    if (n < 1e-6) {
+        q[0] = q[1] = q[2] = 0;
+        q[3] = 1;
+        return;
+    }
+    for (int i = 0; i < 4; i++) q[i] = (arbor_real)(v[i] / n);
+}
+
+/* ---- A counting allocator ------------------------------------------------------------------------- */
+
+/* Counts calls and live bytes, and checks that the size arbor passes back to free and realloc is the
+   size it asked for (each block carries a hidden header holding its size). fail_all makes every
+   alloc and realloc return NULL; limited with allow = k lets only k more succeed. */
+typedef struct test_counting_allocator {
+    uint64_t allocs;         /* alloc calls that succeeded */
+    uint64_t reallocs;       /* realloc calls that succeeded */
+    uint64_t frees;          /* free calls with a non-NULL pointer */
+    uint64_t failed;         /* alloc or realloc refused because fail_all was set */
+    uint64_t size_mismatches; /* free or realloc given a size other than the block's */
+    int64_t live_bytes;
+    int64_t live_blocks;
+    bool fail_all;
+    bool limited;            /* with limited, only `allow` more allocs/reallocs succeed */
+    uint64_t allow;
+} test_counting_allocator;
+
+/* True when this alloc or realloc must fail (fail_all, or the `allow` budget is spent). */
+static inline bool test_count_refuse_(test_counting_allocator *c)
+{
+    if (c->fail_all || (c->limited && c->allow == 0)) {
+        c->failed++;
+        return true;
+    }
+    if (c->limited) c->allow--;
+    return false;
+}
+
+#define TEST_ALLOC_HEADER 16 /* keeps malloc's alignment (16 on the platforms we test) */
+
+static inline void *test_count_alloc(void *user, size_t size)
+{
+    test_counting_allocator *c = (test_counting_allocator *)user;
+    if (test_count_refuse_(c)) return NULL;
+    unsigned char *p = (unsigned char *)malloc(size + TEST_ALLOC_HEADER);
+    if (p == NULL) return NULL;
+    memcpy(p, &size, sizeof size);
+    c->allocs++;
+    c->live_bytes += (int64_t)size;
+    c->live_blocks++;
+    return p + TEST_ALLOC_HEADER;
+}
+
+static inline void test_count_free(void *user, void *ptr, size_t size)
+{
+    test_counting_allocator *c = (test_counting_allocator *)user;
+    if (ptr == NULL) return;
+    unsigned char *p = (unsigned char *)ptr - TEST_ALLOC_HEADER;
+    size_t real;
+    memcpy(&real, p, sizeof real);
+    if (real != size) c->size_mismatches++;
+    c->frees++;
+    c->live_bytes -= (int64_t)real;
+    c->live_blocks--;
+    free(p);
+}
+
+static inline void *test_count_realloc(void *user, void *ptr, size_t old_size, size_t new_size)
+{
+    test_counting_allocator *c = (test_counting_allocator *)user;
+    if (ptr == NULL) return test_count_alloc(user, new_size);
+    if (test_count_refuse_(c)) return NULL;
+    unsigned char *p = (unsigned char *)ptr - TEST_ALLOC_HEADER;
+    size_t real;
+    memcpy(&real, p, sizeof real);
+    if (real != old_size) c->size_mismatches++;
+    unsigned char *q = (unsigned char *)realloc(p, new_size + TEST_ALLOC_HEADER);
+    if (q == NULL) return NULL;
+    memcpy(q, &new_size, sizeof new_size);
+    c->reallocs++;
+    c->live_bytes += (int64_t)new_size - (int64_t)real;
+    return q + TEST_ALLOC_HEADER;
+}
+
+static inline arbor_allocator test_counting_allocator_hooks(test_counting_allocator *c, bool with_realloc)
+{
+    arbor_allocator a;
+    a.alloc = test_count_alloc;
+    a.realloc = with_realloc ? test_count_realloc : NULL;
+    a.free = test_count_free;
+    a.user = c;
+    return a;
+}
+
+/* alloc + realloc calls so far */
+static inline uint64_t test_alloc_calls(const test_counting_allocator *c) { return c->allocs + c->reallocs; }
+
+/* ---- A reference in double, independent of the library ------------------------------------------ */
+
+/* out (column-major) = T(t) R(q / |q|) S(s) */
+static inline void test_ref_compose(double out[16], const double t[3], const double q_in[4], const double s[3])
+{
+    double n = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
+    double x = q_in[0] / n, y = q_in[1] / n, z = q_in[2] / n, w = q_in[3] / n;
+    double r[3][3] = {
+        { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w) },
+        { 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w) },
+        { 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) },
+    };
+    for (int c = 0; c < 3; c++) {
+        for (int row = 0; row < 3; row++) out[c * 4 + row] = r[row][c] * s[c];
+        out[c * 4 + 3] = 0;
+    }
+    out[12] = t[0];
+    out[13] = t[1];
+    out[14] = t[2];
+    out[15] = 1;
+}
+
+/* out = a * b (out may alias neither) */
+static inline void test_ref_mul(double out[16], const double a[16], const double b[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double v = 0;
+            for (int k = 0; k < 4; k++) v += a[k * 4 + r] * b[c * 4 + k];
+            out[c * 4 + r] = v;
+        }
+}
+
+static inline void test_reals_to_double(double *out, const arbor_real *in, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = (double)in[i];
+}
+
+/* ---- Node helpers ----------------------------------------------------------------------------------- */
+
+/* A TRS node; rotation (0,0,0,0) or NULL parts mean identity. Fails the test when refused. */
+static inline arbor_node test_node_trs_(arbor_scene *s, arbor_node parent, const char *name, const arbor_real *t,
+                                        const arbor_real *r, const arbor_real *sc, const char *file, int line)
+{
+    arbor_node_desc d;
+    memset(&d, 0, sizeof d);
+    d.name = name;
+    d.parent = parent;
+    if (t) memcpy(d.translation, t, sizeof d.translation);
+    if (r) memcpy(d.rotation, r, sizeof d.rotation);
+    if (sc) memcpy(d.scale, sc, sizeof d.scale);
+    arbor_node n = ARBOR_NONE;
+    arbor_result res = arbor_node_create(s, &d, &n);
+    if (res != ARBOR_OK || arbor_node_is_none(n)) {
+        print_error("arbor_node_create(\"%s\") failed: %s (%s)\n", name ? name : "", arbor_result_string(res),
+                    arbor_last_error());
+        _fail(file, line);
+    }
+    return n;
+}
+#define TEST_NODE(s, parent, name, t, r, sc) test_node_trs_((s), (parent), (name), (t), (r), (sc), __FILE__, __LINE__)
+
+/* Compound literals for the helpers: V3(1, 2, 3), Q4(0, 0, 0, 1). */
+#define V3(x, y, z) ((const arbor_real[3]){ (arbor_real)(x), (arbor_real)(y), (arbor_real)(z) })
+#define Q4(x, y, z, w) ((const arbor_real[4]){ (arbor_real)(x), (arbor_real)(y), (arbor_real)(z), (arbor_real)(w) })
+
+/* A rotation of `degrees` about a unit axis, computed in double. */
+static inline void test_quat_axis_deg(arbor_real out[4], double ax, double ay, double az, double degrees)
+{
+    double h = degrees * 3.14159265358979323846 / 360.0;
+    double s = sin(h);
+    out[0] = (arbor_real)(ax * s);
+    out[1] = (arbor_real)(ay * s);
+    out[2] = (arbor_real)(az * s);
+    out[3] = (arbor_real)cos(h);
+}
+
+/* The world matrix, failing the test when refused. */
+static inline void test_world_(arbor_scene *s, arbor_node n, arbor_real out[16], const char *file, int line)
+{
+    arbor_result r = arbor_node_world_matrix(s, n, out);
+    if (r != ARBOR_OK) {
+        print_error("arbor_node_world_matrix failed: %s (%s)\n", arbor_result_string(r), arbor_last_error());
+        _fail(file, line);
+    }
+}
+#define TEST_WORLD(s, n, out) test_world_((s), (n), (out), __FILE__, __LINE__)
+
+/* The world origin of a node (translation column of its world matrix). */
+static inline void test_world_origin_(arbor_scene *s, arbor_node n, arbor_real out[3], const char *file, int line)
+{
+    arbor_real w[16];
+    test_world_(s, n, w, file, line);
+    out[0] = w[12];
+    out[1] = w[13];
+    out[2] = w[14];
+}
+#define TEST_WORLD_ORIGIN(s, n, out) test_world_origin_((s), (n), (out), __FILE__, __LINE__)
+
+/* The library must have been built with this program's arbor_real. */
+static inline void test_check_real_size(void)
+{
+    if (arbor_real_size() != sizeof(arbor_real)) {
+        fprintf(stderr, "arbor_real is %u bytes here but %u in the library: build mismatch\n",
+                (unsigned)sizeof(arbor_real), (unsigned)arbor_real_size());
+        exit(1);
+    }
+}
+
+#endif
