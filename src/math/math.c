@@ -33,50 +33,18 @@
 
 /* ---- real-typed libm --------------------------------------------------------------------- */
 
-static inline arbor_real real_sqrt(arbor_real x)
-{
+/* The libm function of arbor_real's precision: sqrt or sqrtf, and so on. */
 #if ARBOR_REAL_IS_DOUBLE
-    return sqrt(x);
+#define REAL_FN(name) name
 #else
-    return sqrtf(x);
+#define REAL_FN(name) name##f
 #endif
-}
 
-static inline arbor_real real_fabs(arbor_real x)
-{
-#if ARBOR_REAL_IS_DOUBLE
-    return fabs(x);
-#else
-    return fabsf(x);
-#endif
-}
-
-static inline arbor_real real_sin(arbor_real x)
-{
-#if ARBOR_REAL_IS_DOUBLE
-    return sin(x);
-#else
-    return sinf(x);
-#endif
-}
-
-static inline arbor_real real_cos(arbor_real x)
-{
-#if ARBOR_REAL_IS_DOUBLE
-    return cos(x);
-#else
-    return cosf(x);
-#endif
-}
-
-static inline arbor_real real_acos(arbor_real x)
-{
-#if ARBOR_REAL_IS_DOUBLE
-    return acos(x);
-#else
-    return acosf(x);
-#endif
-}
+static inline arbor_real real_sqrt(arbor_real x) { return REAL_FN(sqrt)(x); }
+static inline arbor_real real_fabs(arbor_real x) { return REAL_FN(fabs)(x); }
+static inline arbor_real real_sin(arbor_real x) { return REAL_FN(sin)(x); }
+static inline arbor_real real_cos(arbor_real x) { return REAL_FN(cos)(x); }
+static inline arbor_real real_acos(arbor_real x) { return REAL_FN(acos)(x); }
 
 static inline bool real_isfinite(arbor_real x) { return isfinite(x) != 0; }
 
