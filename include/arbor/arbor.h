@@ -6,6 +6,7 @@
  * - scene.h  scenes, nodes, the hierarchy, world matrices, batch update, stats
  * - view.h   cameras and lights on nodes
  * - bounds.h meshes and local bounds on nodes
+ * - parallel.h bulk writes, the parallel update, executors and a small thread pool
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H
@@ -14,4 +15,5 @@
 #include "arbor/scene.h"
 #include "arbor/view.h"
 #include "arbor/bounds.h"
+#include "arbor/parallel.h"
 #endif

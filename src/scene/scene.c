@@ -326,6 +326,40 @@ arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *t
     return ARBOR_OK;
 }
 
+/* Bulk writes: every input checked first, then every node written, so a failure writes nothing. */
+static arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
+                             int offset, int k, const char *fn) {
+    if (count && (!nodes || !values)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes and values are required");
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_result r = ARBOR_OK;
+        const arbor_real *v = values + (size_t)i * (size_t)k;
+        if (!writable_trs(s, nodes[i], fn, &r)) return r;
+        if (!arbor__all_finite(v, (size_t)k))
+            return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the values of nodes[%u] hold a NaN or infinity", i);
+        if (k == 4 && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_real v[4];
+        memcpy(v, values + (size_t)i * (size_t)k, (size_t)k * sizeof *v);
+        if (k == 4) arbor_quat_normalize(v, v);
+        write_trs(s, arbor__slot(nodes[i]), offset, v, k);
+    }
+    return ARBOR_OK;
+}
+
+arbor_result arbor_scene_set_translations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count) {
+    return set_many(s, nodes, values, count, ARBOR__T, 3, "arbor_scene_set_translations");
+}
+
+arbor_result arbor_scene_set_rotations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count) {
+    return set_many(s, nodes, values, count, ARBOR__R, 4, "arbor_scene_set_rotations");
+}
+
+arbor_result arbor_scene_set_scales(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count) {
+    return set_many(s, nodes, values, count, ARBOR__S, 3, "arbor_scene_set_scales");
+}
+
 arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arbor_real m[16], bool lock) {
     static const char *const fn = "arbor_node_set_local_matrix";
     arbor_result r = ARBOR_OK;

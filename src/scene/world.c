@@ -123,6 +123,11 @@ void arbor_scene_update(arbor_scene *s) {
     s->pending_count = 0;
 }
 
+void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
+    (void)executor; /* TODO(issue 4): dirty subtrees as tasks */
+    arbor_scene_update(s);
+}
+
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_world_matrix", &r);

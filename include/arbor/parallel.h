@@ -1,0 +1,54 @@
+/*
+ * arbor/parallel.h: many nodes at once, on all cores.
+ *
+ * - Bulk writes set one component of many nodes in one call: the same rules as the per-node
+ *   setters (a failed call changes nothing: every input is checked before anything is written).
+ * - arbor_scene_update_parallel() is arbor_scene_update() spread over an executor: the host's
+ *   job system given as a parallel_for callback, or arbor's own small pool. The matrices are
+ *   bitwise the same as a serial update's and a lazy read's, for any number of threads.
+ * - arbor never starts a thread behind the caller's back: only arbor_pool_create() does.
+ */
+#ifndef ARBOR_PARALLEL_H
+#define ARBOR_PARALLEL_H
+
+#include "arbor/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One task of a parallel_for: index is in [0, count). */
+typedef void (*arbor_task_fn)(void *task_user, uint32_t index);
+
+typedef struct arbor_executor {
+    /* Runs fn(task_user, i) once for every i in [0, count), in any order and on any threads,
+       and returns when all have finished. */
+    void (*parallel_for)(void *user, uint32_t count, arbor_task_fn fn, void *task_user);
+    void *user;
+} arbor_executor;
+
+/* Brings every world matrix up to date like arbor_scene_update, running independent dirty
+   subtrees (and the parts of one huge tree below its top levels) as tasks of the executor.
+   executor NULL: serial. */
+ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
+
+/* A small thread pool: threads - 1 workers plus the calling thread (threads 0: one per core). */
+typedef struct arbor_pool arbor_pool;
+ARBOR_API arbor_pool *arbor_pool_create(uint32_t threads);   /* NULL when threads cannot start */
+ARBOR_API void arbor_pool_destroy(arbor_pool *pool);
+ARBOR_API uint32_t arbor_pool_threads(const arbor_pool *pool);
+ARBOR_API arbor_executor arbor_pool_executor(arbor_pool *pool);
+
+/* Bulk writes: nodes[i] gets values[i * k .. i * k + k - 1] (k = 3, 4, 3 or 10 for
+   translation, rotation, scale, TRS laid out as arbor_trs). Refused with nothing written:
+   a dead or NONE handle (ARBOR_ERR_DEAD_NODE / ARBOR_ERR_INVALID_ARGUMENT), a locked node
+   (ARBOR_ERR_LOCKED), a NaN or infinity (ARBOR_ERR_NONFINITE), a zero quaternion
+   (ARBOR_ERR_INVALID_ARGUMENT). Quaternions are normalised. */
+ARBOR_API arbor_result arbor_scene_set_translations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+ARBOR_API arbor_result arbor_scene_set_rotations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+ARBOR_API arbor_result arbor_scene_set_scales(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,112 @@
+/* arbor's own small thread pool: an executor for arbor_scene_update_parallel. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct arbor_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    pthread_t *workers;
+    uint32_t threads;          /* workers + the calling thread */
+    uint64_t generation;       /* bumped per parallel_for: wakes the workers */
+    bool stop;
+    /* the job of the current parallel_for */
+    arbor_task_fn fn;
+    void *task_user;
+    uint32_t count;
+    atomic_uint next;          /* the next index to hand out */
+    uint32_t busy;             /* workers still inside the job */
+};
+
+/* Takes indices until none are left. */
+static void run_tasks(arbor_pool *p) {
+    for (uint32_t i; (i = atomic_fetch_add(&p->next, 1)) < p->count;) p->fn(p->task_user, i);
+}
+
+static void *worker(void *arg) {
+    arbor_pool *p = arg;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stop && p->generation == seen) pthread_cond_wait(&p->wake, &p->lock);
+        if (p->stop) break;
+        seen = p->generation;
+        pthread_mutex_unlock(&p->lock);
+        run_tasks(p);
+        pthread_mutex_lock(&p->lock);
+        if (--p->busy == 0) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+static void pool_parallel_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
+    arbor_pool *p = user;
+    if (p->threads <= 1 || count <= 1) {
+        for (uint32_t i = 0; i < count; i++) fn(task_user, i);
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    p->fn = fn;
+    p->task_user = task_user;
+    p->count = count;
+    atomic_store(&p->next, 0);
+    p->busy = p->threads - 1;
+    p->generation++;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    run_tasks(p);
+    pthread_mutex_lock(&p->lock);
+    while (p->busy) pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void stop_workers(arbor_pool *p, uint32_t started) {
+    pthread_mutex_lock(&p->lock);
+    p->stop = true;
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (uint32_t i = 0; i < started; i++) pthread_join(p->workers[i], NULL);
+}
+
+arbor_pool *arbor_pool_create(uint32_t threads) {
+    if (threads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (uint32_t)cores : 1;
+    }
+    arbor_pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->threads = threads;
+    p->workers = calloc(threads, sizeof *p->workers);
+    if (!p->workers || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
+        pthread_cond_init(&p->done, NULL)) {
+        free(p->workers);
+        free(p);
+        return NULL;
+    }
+    for (uint32_t i = 0; i + 1 < threads; i++)
+        if (pthread_create(&p->workers[i], NULL, worker, p)) {
+            p->threads = i + 1; /* the workers started so far, and the caller */
+            arbor_pool_destroy(p);
+            return NULL;
+        }
+    return p;
+}
+
+void arbor_pool_destroy(arbor_pool *p) {
+    if (!p) return;
+    stop_workers(p, p->threads - 1);
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    free(p->workers);
+    free(p);
+}
+
+uint32_t arbor_pool_threads(const arbor_pool *p) { return p ? p->threads : 1; }
+
+arbor_executor arbor_pool_executor(arbor_pool *p) { return (arbor_executor){ pool_parallel_for, p }; }
