@@ -120,10 +120,26 @@ static inline uint32_t arbor__next_in_subtree(const arbor_scene *s, uint32_t top
     return n == top ? 0 : s->n.next_sibling[n];
 }
 
+/* q normalised (arbor_quat_normalize, its common case inline); false for a zero or
+   non-finite q. */
+static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
+    return arbor__quat_normalize_fast(out, q) || arbor_quat_normalize(out, q);
+}
+
 /* ---- world (scene/world.c) ---- */
 /* Marks slot's world matrix out of date, and with it its descendants' (stopping at nodes
    already out of date), and keeps the node reachable by the next update. */
-void arbor__invalidate(arbor_scene *s, uint32_t slot);
+void arbor__invalidate_subtree(arbor_scene *s, uint32_t slot);
+static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
+    /* Out of date already and reachable by the update (pending, or under an out-of-date
+       parent): nothing to do. This makes writing a node again O(1). */
+    uint8_t f = s->n.flags[slot];
+    uint32_t parent = s->n.parent[slot];
+    if ((f & ARBOR__WORLD_DIRTY) &&
+        ((f & ARBOR__PENDING) || (parent && (s->n.flags[parent] & ARBOR__WORLD_DIRTY))))
+        return;
+    arbor__invalidate_subtree(s, slot);
+}
 /* Brings slot's world matrix up to date (the chain of out-of-date ancestors first). */
 void arbor__resolve(arbor_scene *s, uint32_t slot);
 /* Composes slot's local matrix if its TRS changed. */

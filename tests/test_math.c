@@ -558,7 +558,8 @@ static void test_compose_unnormalised_quat(void **state)
     arbor_real m[16], a[12];
     arbor_mat4_compose(m, NULL, q, NULL);
     assert_vec_near(m, 16, 0, 1, 0, 0, 0, 0, -1, 2, 0, 0, -2, -1, 0, 0, 0, 0, 1);
-    arbor__affine_compose(a, NULL, q, NULL);
+    const arbor_real zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    arbor__affine_compose(a, zero, q, one);
     assert_vec_near(a, 12, 0, 1, 0, 0, 0, -1, 2, 0, -2, -1, 0, 0, 0);
 }
 

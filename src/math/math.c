@@ -113,77 +113,9 @@ bool arbor__all_finite(const arbor_real *v, size_t n)
     return true;
 }
 
-void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4], const arbor_real s[3])
-{
-    static const arbor_real zero3[3] = {0, 0, 0};
-    static const arbor_real one3[3] = {1, 1, 1};
-    static const arbor_real quat_identity[4] = {0, 0, 0, 1};
-    if (!t) t = zero3;
-    if (!q) q = quat_identity;
-    if (!s) s = one3;
 
-    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
-    const arbor_real xx = x * x, yy = y * y, zz = z * z;
-    const arbor_real xy = x * y, xz = x * z, yz = y * z;
-    const arbor_real wx = w * x, wy = w * y, wz = w * z;
-    const arbor_real sx = s[0], sy = s[1], sz = s[2];
-    const arbor_real tx = t[0], ty = t[1], tz = t[2];
 
-    out[0] = (R(1) - R(2) * (yy + zz)) * sx;
-    out[1] = (R(2) * (xy + wz)) * sx;
-    out[2] = (R(2) * (xz - wy)) * sx;
 
-    out[3] = (R(2) * (xy - wz)) * sy;
-    out[4] = (R(1) - R(2) * (xx + zz)) * sy;
-    out[5] = (R(2) * (yz + wx)) * sy;
-
-    out[6] = (R(2) * (xz + wy)) * sz;
-    out[7] = (R(2) * (yz - wx)) * sz;
-    out[8] = (R(1) - R(2) * (xx + yy)) * sz;
-
-    out[9] = tx;
-    out[10] = ty;
-    out[11] = tz;
-}
-
-void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12])
-{
-    arbor_real r[12];
-    for (int c = 0; c < 4; ++c) {
-        const arbor_real b0 = b[c * 3 + 0], b1 = b[c * 3 + 1], b2 = b[c * 3 + 2];
-        for (int row = 0; row < 3; ++row) {
-            arbor_real v = a[0 + row] * b0 + a[3 + row] * b1 + a[6 + row] * b2;
-            if (c == 3) {
-                v = v + a[9 + row];
-            }
-            r[c * 3 + row] = v;
-        }
-    }
-    memcpy(out, r, sizeof r);
-}
-
-void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12])
-{
-    arbor_real r[16];
-    for (int c = 0; c < 4; ++c) {
-        r[c * 4 + 0] = a[c * 3 + 0];
-        r[c * 4 + 1] = a[c * 3 + 1];
-        r[c * 4 + 2] = a[c * 3 + 2];
-        r[c * 4 + 3] = c == 3 ? R(1) : R(0);
-    }
-    memcpy(out, r, sizeof r);
-}
-
-void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16])
-{
-    arbor_real r[12];
-    for (int c = 0; c < 4; ++c) {
-        r[c * 3 + 0] = m[c * 4 + 0];
-        r[c * 3 + 1] = m[c * 4 + 1];
-        r[c * 3 + 2] = m[c * 4 + 2];
-    }
-    memcpy(out, r, sizeof r);
-}
 
 bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12])
 {
@@ -415,8 +347,9 @@ void arbor_mat4_mul(arbor_real out[16], const arbor_real a[16], const arbor_real
 
 void arbor_mat4_compose(arbor_real out[16], const arbor_real t[3], const arbor_real r[4], const arbor_real s[3])
 {
+    static const arbor_real zero3[3] = {0, 0, 0}, one3[3] = {1, 1, 1}, quat_identity[4] = {0, 0, 0, 1};
     arbor_real a[12];
-    arbor__affine_compose(a, t, r, s);
+    arbor__affine_compose(a, t ? t : zero3, r ? r : quat_identity, s ? s : one3);
     arbor__affine_to_mat4(out, a);
 }
 
@@ -502,6 +435,7 @@ void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real axis[3], arb
 
 bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4])
 {
+    if (arbor__quat_normalize_fast(out, q)) return true;
     const arbor_real l = real_norm(q, 4);
     if (!(l > R(0)) || !real_isfinite(l)) {
         out[0] = out[1] = out[2] = R(0);

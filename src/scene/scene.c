@@ -29,12 +29,16 @@
 #define ARBOR__ALIGN 64u
 
 /* Lays the arrays out in a block for `capacity` slots; returns the block's size. With base
-   NULL only the size is computed. */
+   NULL only the size is computed. Each array starts on a cache line and at its own offset
+   modulo 4 KiB: with power-of-two capacities they would otherwise all map to the same cache
+   sets, and a loop over a dozen of them would evict its own lines (measured 2.4x slower). */
 static size_t layout(arbor__nodes *n, char *base, uint32_t capacity) {
-    size_t offset = 0;
-#define ARBOR__PLACE(field, elem)                                          \
-    if (base) *(void **)&n->field = base + offset;                         \
-    offset += ((size_t)capacity * (elem) + ARBOR__ALIGN - 1) & ~(size_t)(ARBOR__ALIGN - 1);
+    size_t offset = 0, stagger = 0;
+#define ARBOR__PLACE(field, elem)                                                            \
+    offset = (offset + 4095) / 4096 * 4096 + stagger;                                         \
+    stagger = (stagger + 7 * ARBOR__ALIGN) % 4096;                                            \
+    if (base) *(void **)&n->field = base + offset;                                            \
+    offset += (size_t)capacity * (elem);
     ARBOR__ARRAYS(ARBOR__PLACE)
 #undef ARBOR__PLACE
     return offset;
@@ -169,7 +173,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
             !arbor__all_finite(desc->scale, 3))
             return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the TRS holds a NaN or infinity");
         memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
-        if (!all_zero(desc->rotation, 4) && !arbor_quat_normalize(trs + ARBOR__R, desc->rotation))
+        if (!all_zero(desc->rotation, 4) && !arbor__unit_quat(trs + ARBOR__R, desc->rotation))
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
         if (!all_zero(desc->scale, 3)) memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
     }
@@ -294,7 +298,7 @@ arbor_result arbor_node_set_scale(arbor_scene *s, arbor_node n, arbor_real x, ar
 /* Checks and normalises a quaternion given by a caller. */
 static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], const char *fn) {
     if (!arbor__all_finite(q, 4)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the rotation holds a NaN or infinity");
-    if (!arbor_quat_normalize(out, q)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation has no length");
+    if (!arbor__unit_quat(out, q)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation has no length");
     return ARBOR_OK;
 }
 
@@ -342,7 +346,7 @@ static arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbo
     for (uint32_t i = 0; i < count; i++) {
         arbor_real v[4];
         memcpy(v, values + (size_t)i * (size_t)k, (size_t)k * sizeof *v);
-        if (k == 4) arbor_quat_normalize(v, v);
+        if (k == 4) arbor__unit_quat(v, v);
         write_trs(s, arbor__slot(nodes[i]), offset, v, k);
     }
     return ARBOR_OK;

@@ -24,7 +24,7 @@ static void pending_push(arbor_scene *s, uint32_t slot) {
     s->n.pending[s->pending_count++] = slot; /* at most one entry per slot: never overflows */
 }
 
-void arbor__invalidate(arbor_scene *s, uint32_t top) {
+void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
     uint8_t *flags = s->n.flags;
     if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
         uint64_t steps = 0, limit = arbor__walk_limit(s);
