@@ -5,6 +5,8 @@
 #ifndef ARBOR_INTERNAL_H
 #define ARBOR_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "arbor/arbor.h"
 #include "math/affine.h"
 
@@ -17,6 +19,7 @@ enum {
     ARBOR__PENDING = 1u << 4,      /* the slot is in the scene's pending list */
     ARBOR__MATRIX = 1u << 5,       /* the local is a matrix, not composed from TRS */
     ARBOR__LOCKED = 1u << 6,       /* with MATRIX: TRS writes are refused */
+    ARBOR__QUEUED = 1u << 7,       /* a subtree root queued by the running update */
 };
 
 /* Per-slot arrays (structure of arrays); slot 0 is never a node. One allocation holds them
@@ -58,7 +61,8 @@ struct arbor_scene {
     uint32_t first_root, last_root, root_count;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
     uint32_t max_depth;
-    uint64_t clock;          /* the last version handed out */
+    _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
+    uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_stats stats;
     arbor_allocator allocator;
     arbor_log_fn log;

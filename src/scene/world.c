@@ -14,6 +14,7 @@
  * descendants may still be out of date. Every out-of-date node is reachable from an entry
  * through PARTIAL nodes, so the update visits only what changed.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
@@ -33,6 +34,7 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
             if (current) {
                 flags[n] |= ARBOR__WORLD_DIRTY;
                 s->stats.invalidated++;
+                s->dirty_count++;
             }
             n = arbor__next_in_subtree(s, top, n, current);
             if (++steps > limit) {
@@ -45,17 +47,51 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
     if (!parent || !(flags[parent] & ARBOR__WORLD_DIRTY)) pending_push(s, top);
 }
 
-void arbor__compose_local(arbor_scene *s, uint32_t slot) {
+/* Where computations count and get their versions: a lazy read, a serial update, or one task
+   of a parallel update (tasks take versions in blocks from the scene's clock, and add their
+   counts to the scene's once they end, so no two threads write the same word). */
+typedef struct compute_ctx {
+    arbor_scene *s;
+    uint64_t next_version, end_version;
+    uint64_t local_composed, world_composed;
+} compute_ctx;
+
+#define VERSION_BLOCK 256u
+
+static compute_ctx ctx_begin(arbor_scene *s) { return (compute_ctx){ .s = s }; }
+
+static void ctx_end(compute_ctx *c) {
+    c->s->stats.local_composed += c->local_composed;
+    c->s->stats.world_composed += c->world_composed;
+}
+
+static uint64_t take_version(compute_ctx *c) {
+    if (c->next_version == c->end_version) {
+        c->next_version = atomic_fetch_add_explicit(&c->s->clock, VERSION_BLOCK, memory_order_relaxed) + 1;
+        c->end_version = c->next_version + VERSION_BLOCK;
+    }
+    return c->next_version++;
+}
+
+static inline void compose_local(compute_ctx *c, uint32_t slot) {
+    arbor_scene *s = c->s;
     if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return;
     const arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
     arbor__affine_compose(s->n.local + (size_t)slot * 12, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S);
     s->n.flags[slot] &= (uint8_t)~ARBOR__LOCAL_DIRTY;
-    s->stats.local_composed++;
+    c->local_composed++;
+}
+
+void arbor__compose_local(arbor_scene *s, uint32_t slot) {
+    compute_ctx c = ctx_begin(s);
+    compose_local(&c, slot);
+    ctx_end(&c);
 }
 
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. */
-static void compute_world(arbor_scene *s, uint32_t slot) {
-    arbor__compose_local(s, slot);
+static inline void compute_world(compute_ctx *c, uint32_t slot) {
+    arbor_scene *s = c->s;
+    compose_local(c, slot);
     uint32_t parent = s->n.parent[slot];
     arbor_real *world = s->n.world + (size_t)slot * 12;
     const arbor_real *local = s->n.local + (size_t)slot * 12;
@@ -63,9 +99,9 @@ static void compute_world(arbor_scene *s, uint32_t slot) {
         arbor__affine_mul(world, s->n.world + (size_t)parent * 12, local);
     else
         memcpy(world, local, 12 * sizeof *world);
-    s->n.version[slot] = ++s->clock;
-    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL);
-    s->stats.world_composed++;
+    s->n.version[slot] = take_version(c);
+    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
+    c->world_composed++;
 }
 
 void arbor__resolve(arbor_scene *s, uint32_t slot) {
@@ -82,27 +118,22 @@ void arbor__resolve(arbor_scene *s, uint32_t slot) {
         }
     }
     /* Compose down the chain only; siblings stay out of date, reachable through PARTIAL. */
+    compute_ctx c = ctx_begin(s);
     for (uint32_t n = top;; n = s->n.scratch[n]) {
-        compute_world(s, n);
+        compute_world(&c, n);
         if (s->n.first_child[n]) flags[n] |= ARBOR__PARTIAL;
         if (n == slot) break;
     }
+    ctx_end(&c);
 }
 
-/* Computes every out-of-date node of top's subtree (all of it when top is out of date),
-   parents before children, opening current nodes only where a lazy read left them PARTIAL. */
-static void sweep(arbor_scene *s, uint32_t top) {
-    uint8_t *flags = s->n.flags;
+/* Computes the whole subtree of top, which is out of date (and so is all of it), parents
+   before children. */
+static void compute_subtree(compute_ctx *c, uint32_t top) {
+    arbor_scene *s = c->s;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
-    for (uint32_t n = top; n;) {
-        bool open = true;
-        if (flags[n] & ARBOR__WORLD_DIRTY)
-            compute_world(s, n);
-        else if (flags[n] & ARBOR__PARTIAL)
-            flags[n] &= (uint8_t)~ARBOR__PARTIAL;
-        else
-            open = false; /* current, and so is everything below it */
-        n = arbor__next_in_subtree(s, top, n, open);
+    for (uint32_t n = top; n; n = arbor__next_in_subtree(s, top, n, true)) {
+        compute_world(c, n);
         if (++steps > limit) {
             arbor__walk_bound(s, "arbor_scene_update", limit);
             break;
@@ -110,22 +141,102 @@ static void sweep(arbor_scene *s, uint32_t top) {
     }
 }
 
-void arbor_scene_update(arbor_scene *s) {
-    uint8_t *flags = s->n.flags;
-    for (uint32_t i = 0; i < s->pending_count; i++) {
-        uint32_t slot = s->n.pending[i];
-        flags[slot] &= (uint8_t)~ARBOR__PENDING;
-        if (!(flags[slot] & ARBOR__ALIVE)) continue;
-        uint32_t parent = s->n.parent[slot];
-        if (parent && (flags[parent] & ARBOR__WORLD_DIRTY)) continue; /* an ancestor's entry covers it */
-        sweep(s, slot);
-    }
-    s->pending_count = 0;
+/* ---- the batch update ---------------------------------------------------------------------- */
+
+/* Queues slot (out of date, under a current parent) as the root of a subtree to compute. The
+   queue lives in scratch: each slot enters it at most once. */
+static void queue_root(arbor_scene *s, uint32_t slot, uint32_t *count) {
+    if (s->n.flags[slot] & ARBOR__QUEUED) return;
+    s->n.flags[slot] |= ARBOR__QUEUED;
+    s->n.scratch[(*count)++] = slot;
 }
 
+/* Turns the pending list into the roots of the out-of-date subtrees, in scratch: out-of-date
+   entries under a current parent, and the out-of-date nodes below the nodes that lazy reads
+   left PARTIAL (opened here, and no further than that). Returns how many. */
+static uint32_t collect_roots(arbor_scene *s) {
+    uint8_t *flags = s->n.flags;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < s->pending_count; i++) {
+        uint32_t top = s->n.pending[i];
+        flags[top] &= (uint8_t)~ARBOR__PENDING;
+        if (!(flags[top] & ARBOR__ALIVE)) continue;
+        if (flags[top] & ARBOR__WORLD_DIRTY) {
+            uint32_t parent = s->n.parent[top];
+            if (!parent || !(flags[parent] & ARBOR__WORLD_DIRTY)) queue_root(s, top, &count);
+            continue; /* else an out-of-date ancestor's subtree holds it */
+        }
+        uint64_t steps = 0, limit = arbor__walk_limit(s);
+        for (uint32_t n = top; n;) {
+            bool open = false;
+            if (flags[n] & ARBOR__WORLD_DIRTY) {
+                queue_root(s, n, &count);
+            } else if (flags[n] & ARBOR__PARTIAL) {
+                flags[n] &= (uint8_t)~ARBOR__PARTIAL;
+                open = true;
+            }
+            n = arbor__next_in_subtree(s, top, n, open);
+            if (++steps > limit) {
+                arbor__walk_bound(s, "arbor_scene_update", limit);
+                break;
+            }
+        }
+    }
+    s->pending_count = 0;
+    return count;
+}
+
+void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
+
+typedef struct update_job {
+    arbor_scene *s;
+    const uint32_t *roots;
+    uint32_t root_count, task_count;
+    _Atomic uint64_t local_composed, world_composed;
+} update_job;
+
+/* Task i computes a run of consecutive roots: neighbouring subtrees sit side by side in
+   memory, and one thread per run keeps two cores off each other's cache lines. */
+static void update_task(void *user, uint32_t index) {
+    update_job *job = user;
+    compute_ctx c = ctx_begin(job->s);
+    uint32_t first = (uint32_t)((uint64_t)job->root_count * index / job->task_count);
+    uint32_t end = (uint32_t)((uint64_t)job->root_count * (index + 1) / job->task_count);
+    for (uint32_t i = first; i < end; i++) compute_subtree(&c, job->roots[i]);
+    atomic_fetch_add_explicit(&job->local_composed, c.local_composed, memory_order_relaxed);
+    atomic_fetch_add_explicit(&job->world_composed, c.world_composed, memory_order_relaxed);
+}
+
+/* Below this many out-of-date nodes an update runs on the calling thread alone: waking
+   threads would cost more than it saves. */
+#define PARALLEL_MIN_NODES 8192u
+/* A parallel update wants at least this many subtrees to share out. */
+#define PARALLEL_MIN_TASKS 256u
+
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
-    (void)executor; /* TODO(issue 4): dirty subtrees as tasks */
-    arbor_scene_update(s);
+    uint64_t dirty = s->dirty_count;
+    s->dirty_count = 0;
+    uint32_t head = 0, count = collect_roots(s);
+    uint32_t *roots = s->n.scratch;
+    compute_ctx c = ctx_begin(s);
+    if (!executor || !executor->parallel_for || dirty < PARALLEL_MIN_NODES) {
+        for (uint32_t i = 0; i < count; i++) compute_subtree(&c, roots[i]);
+        ctx_end(&c);
+        return;
+    }
+    /* Too few subtrees (one huge tree): compute their top levels here and share out the
+       subtrees below, breadth first, so the largest pieces shrink level by level. */
+    while (count - head < PARALLEL_MIN_TASKS && head < count) {
+        uint32_t top = roots[head++];
+        compute_world(&c, top);
+        for (uint32_t child = s->n.first_child[top]; child; child = s->n.next_sibling[child]) roots[count++] = child;
+    }
+    ctx_end(&c);
+    update_job job = { .s = s, .roots = roots + head, .root_count = count - head };
+    job.task_count = job.root_count < PARALLEL_MIN_TASKS ? job.root_count : PARALLEL_MIN_TASKS;
+    executor->parallel_for(executor->user, job.task_count, update_task, &job);
+    s->stats.local_composed += atomic_load(&job.local_composed);
+    s->stats.world_composed += atomic_load(&job.world_composed);
 }
 
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
