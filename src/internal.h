@@ -26,7 +26,7 @@ enum {
    all, so growing either succeeds whole or changes nothing. */
 typedef struct arbor__nodes {
     uint32_t *parent, *first_child, *last_child, *next_sibling, *prev_sibling;
-    uint32_t *depth, *child_count, *generation;
+    uint32_t *depth, *generation;
     uint32_t *scratch;   /* walk workspace: a lazy read's down-links, destroy's queue */
     uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
     uint8_t *flags;
@@ -35,13 +35,17 @@ typedef struct arbor__nodes {
     arbor_real *world;   /* 12 per slot, affine */
     uint64_t *version;
     char **name;
-    void **user;
     uint32_t *attachment; /* index into the scene's attachments, 0: none */
 } arbor__nodes;
+
+/* One allocation behind an array of arbor__nodes (scene/scene.c). */
+typedef struct arbor__storage { void *raw; size_t size; } arbor__storage;
+#define ARBOR__STORAGE_ARRAYS 16
 
 /* What a node carries besides its transform (scene/attach.c); few nodes have one. */
 enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4 };
 typedef struct arbor__attachment {
+    void *user;              /* the caller's pointer */
     int32_t mesh;            /* -1: none */
     uint32_t has;            /* ARBOR__HAS_* */
     uint32_t next_free;      /* free list of records */
@@ -52,13 +56,12 @@ typedef struct arbor__attachment {
 
 struct arbor_scene {
     arbor__nodes n;
-    void *block;             /* the single allocation behind n */
-    size_t block_size;
+    arbor__storage storage[ARBOR__STORAGE_ARRAYS];
     uint32_t capacity;       /* slots the arrays hold */
     uint32_t slot_end;       /* slots [1, slot_end) have been used */
     uint32_t free_head;      /* free slots, linked through next_sibling */
     uint32_t live;           /* live nodes */
-    uint32_t first_root, last_root, root_count;
+    uint32_t first_root, last_root;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
     uint32_t max_depth;
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
@@ -86,6 +89,9 @@ arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, .
 #endif
     ;
 void *arbor__alloc(arbor_scene *s, size_t size);
+/* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
+   p untouched when out of memory. */
+void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
 void arbor__free(arbor_scene *s, void *p, size_t size);
 void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -156,6 +162,8 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra);
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
+/* Makes sure the next record a node asks for can be had; false when out of memory. */
+bool arbor__attachment_reserve(arbor_scene *s);
 /* Drops the node's record (node destruction). */
 void arbor__attachment_release(arbor_scene *s, uint32_t slot);
 /* Frees the scene's records. */

@@ -206,7 +206,7 @@ ARBOR_API arbor_node arbor_node_prev_sibling(const arbor_scene *s, arbor_node n)
 ARBOR_API arbor_node arbor_scene_first_root(const arbor_scene *s);
 ARBOR_API arbor_node arbor_scene_last_root(const arbor_scene *s);
 
-/* Depth (a root is 0; 0 for a dead node) and number of direct children; both O(1). */
+/* Depth (a root is 0; 0 for a dead node), O(1); number of direct children, O(children). */
 ARBOR_API uint32_t arbor_node_depth(const arbor_scene *s, arbor_node n);
 ARBOR_API uint32_t arbor_node_child_count(const arbor_scene *s, arbor_node n);
 

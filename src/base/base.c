@@ -57,6 +57,18 @@ void *arbor__alloc(arbor_scene *s, size_t size) {
     return s->allocator.alloc ? s->allocator.alloc(s->allocator.user, size) : malloc(size);
 }
 
+void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size) {
+    if (!p) return arbor__alloc(s, new_size);
+    s->stats.allocations++;
+    if (!s->allocator.alloc) return realloc(p, new_size);
+    if (s->allocator.realloc) return s->allocator.realloc(s->allocator.user, p, old_size, new_size);
+    void *fresh = s->allocator.alloc(s->allocator.user, new_size);
+    if (!fresh) return NULL;
+    memcpy(fresh, p, old_size < new_size ? old_size : new_size);
+    s->allocator.free(s->allocator.user, p, old_size);
+    return fresh;
+}
+
 void arbor__free(arbor_scene *s, void *p, size_t size) {
     if (!p) return;
     if (s->allocator.free)

@@ -1,5 +1,5 @@
-/* Attachments: mesh index, local bounds, camera and light, in records apart from the hot
-   per-node arrays (most nodes carry none). */
+/* Attachments: user pointer, mesh index, local bounds, camera and light, in records apart
+   from the hot per-node arrays (most nodes carry none). */
 #include <math.h>
 #include <string.h>
 
@@ -22,25 +22,30 @@ void arbor__attachment_release(arbor_scene *s, uint32_t slot) {
     s->n.attachment[slot] = 0;
 }
 
+bool arbor__attachment_reserve(arbor_scene *s) {
+    if (s->attachment_free) return true;
+    if (s->attachment_end == 0) s->attachment_end = 1;
+    if (s->attachment_end < s->attachment_cap) return true;
+    uint32_t cap = s->attachment_cap ? s->attachment_cap * 2 : 16;
+    if (cap <= s->attachment_cap) return false;
+    arbor__attachment *grown = arbor__alloc(s, (size_t)cap * sizeof *grown);
+    if (!grown) return false;
+    if (s->attachments) memcpy(grown, s->attachments, (size_t)s->attachment_cap * sizeof *grown);
+    arbor__attachments_free(s);
+    s->attachments = grown;
+    s->attachment_cap = cap;
+    return true;
+}
+
 /* The node's record, made (empty) when it has none; NULL when out of memory. */
 static arbor__attachment *writable(arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
     if (index) return &s->attachments[index];
+    if (!arbor__attachment_reserve(s)) return NULL;
     if (s->attachment_free) {
         index = s->attachment_free;
         s->attachment_free = s->attachments[index].next_free;
     } else {
-        if (s->attachment_end == 0) s->attachment_end = 1;
-        if (s->attachment_end >= s->attachment_cap) {
-            uint32_t cap = s->attachment_cap ? s->attachment_cap * 2 : 16;
-            if (cap <= s->attachment_cap) return NULL;
-            arbor__attachment *grown = arbor__alloc(s, (size_t)cap * sizeof *grown);
-            if (!grown) return NULL;
-            if (s->attachments) memcpy(grown, s->attachments, (size_t)s->attachment_cap * sizeof *grown);
-            arbor__attachments_free(s);
-            s->attachments = grown;
-            s->attachment_cap = cap;
-        }
         index = s->attachment_end++;
     }
     s->attachments[index] = (arbor__attachment){ .mesh = -1 };
@@ -51,7 +56,28 @@ static arbor__attachment *writable(arbor_scene *s, uint32_t slot) {
 /* Drops the record when it no longer holds anything. */
 static void trim(arbor_scene *s, uint32_t slot) {
     const arbor__attachment *a = arbor__attachment_of(s, slot);
-    if (a && a->mesh < 0 && !a->has) arbor__attachment_release(s, slot);
+    if (a && a->mesh < 0 && !a->has && !a->user) arbor__attachment_release(s, slot);
+}
+
+/* ---- user pointers ---------------------------------------------------------------------------- */
+
+void *arbor_node_user(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    const arbor__attachment *a = slot ? arbor__attachment_of(s, slot) : NULL;
+    return a ? a->user : NULL;
+}
+
+arbor_result arbor_node_set_user(arbor_scene *s, arbor_node n, void *user) {
+    static const char *const fn = "arbor_node_set_user";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, fn, &r);
+    if (!slot) return r;
+    if (!user && !s->n.attachment[slot]) return ARBOR_OK;
+    arbor__attachment *a = writable(s, slot);
+    if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the user pointer");
+    a->user = user;
+    trim(s, slot);
+    return ARBOR_OK;
 }
 
 /* ---- mesh and bounds ----------------------------------------------------------------------- */

@@ -8,7 +8,6 @@
 /* The first/last child of parent, or the scene's first/last root when parent is 0. */
 static uint32_t *first_of(arbor_scene *s, uint32_t parent) { return parent ? &s->n.first_child[parent] : &s->first_root; }
 static uint32_t *last_of(arbor_scene *s, uint32_t parent) { return parent ? &s->n.last_child[parent] : &s->last_root; }
-static uint32_t *count_of(arbor_scene *s, uint32_t parent) { return parent ? &s->n.child_count[parent] : &s->root_count; }
 
 void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before) {
     uint32_t prev = before ? s->n.prev_sibling[before] : *last_of(s, parent);
@@ -17,14 +16,12 @@ void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before
     s->n.next_sibling[slot] = before;
     if (prev) s->n.next_sibling[prev] = slot; else *first_of(s, parent) = slot;
     if (before) s->n.prev_sibling[before] = slot; else *last_of(s, parent) = slot;
-    ++*count_of(s, parent);
 }
 
 void arbor__unlink(arbor_scene *s, uint32_t slot) {
     uint32_t parent = s->n.parent[slot], prev = s->n.prev_sibling[slot], next = s->n.next_sibling[slot];
     if (prev) s->n.next_sibling[prev] = next; else *first_of(s, parent) = next;
     if (next) s->n.prev_sibling[next] = prev; else *last_of(s, parent) = prev;
-    --*count_of(s, parent);
     s->n.parent[slot] = s->n.prev_sibling[slot] = s->n.next_sibling[slot] = 0;
 }
 
@@ -164,8 +161,10 @@ uint32_t arbor_node_depth(const arbor_scene *s, arbor_node n) {
 }
 
 uint32_t arbor_node_child_count(const arbor_scene *s, arbor_node n) {
-    uint32_t slot = arbor__live_slot(s, n);
-    return slot ? s->n.child_count[slot] : 0;
+    uint32_t slot = arbor__live_slot(s, n), count = 0;
+    if (!slot) return 0;
+    for (uint32_t c = s->n.first_child[slot]; c && count <= s->live; c = s->n.next_sibling[c]) count++;
+    return count;
 }
 
 bool arbor_node_is_ancestor_of(const arbor_scene *s, arbor_node ancestor, arbor_node n) {

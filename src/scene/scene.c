@@ -5,7 +5,7 @@
 
 /* ---- storage ---------------------------------------------------------------------------- */
 
-/* Every per-slot array: its offset inside arbor__nodes and its element size. */
+/* Every per-slot array and its element size. */
 #define ARBOR__ARRAYS(X)                    \
     X(parent, sizeof(uint32_t))             \
     X(first_child, sizeof(uint32_t))        \
@@ -13,7 +13,6 @@
     X(next_sibling, sizeof(uint32_t))       \
     X(prev_sibling, sizeof(uint32_t))       \
     X(depth, sizeof(uint32_t))              \
-    X(child_count, sizeof(uint32_t))        \
     X(generation, sizeof(uint32_t))         \
     X(scratch, sizeof(uint32_t))            \
     X(pending, sizeof(uint32_t))            \
@@ -23,25 +22,22 @@
     X(world, 12 * sizeof(arbor_real))       \
     X(version, sizeof(uint64_t))            \
     X(name, sizeof(char *))                 \
-    X(user, sizeof(void *))                 \
     X(attachment, sizeof(uint32_t))
 
-#define ARBOR__ALIGN 64u
-
-/* Lays the arrays out in a block for `capacity` slots; returns the block's size. With base
-   NULL only the size is computed. Each array starts on a cache line and at its own offset
-   modulo 4 KiB: with power-of-two capacities they would otherwise all map to the same cache
-   sets, and a loop over a dozen of them would evict its own lines (measured 2.4x slower). */
-static size_t layout(arbor__nodes *n, char *base, uint32_t capacity) {
-    size_t offset = 0, stagger = 0;
-#define ARBOR__PLACE(field, elem)                                                            \
-    offset = (offset + 4095) / 4096 * 4096 + stagger;                                         \
-    stagger = (stagger + 7 * ARBOR__ALIGN) % 4096;                                            \
-    if (base) *(void **)&n->field = base + offset;                                            \
-    offset += (size_t)capacity * (elem);
-    ARBOR__ARRAYS(ARBOR__PLACE)
-#undef ARBOR__PLACE
-    return offset;
+/* Resizes one array to `capacity` elements, keeping its contents; NULL (array unchanged) when
+   out of memory. Each array is its own allocation so growing reallocates in place where the
+   C library can (no second copy of the scene at the peak), and each starts at its own offset
+   modulo 4 KiB past its allocation: large allocations all start at the same offset in a page,
+   and arrays aligned alike map to the same cache sets, so a loop over a dozen of them evicts
+   its own lines (measured 2.4x slower). */
+static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity) {
+    size_t offset = (size_t)index * 7 * 64 % 4096, size = offset + (size_t)capacity * elem;
+    arbor__storage *st = &s->storage[index];
+    char *raw = arbor__realloc(s, st->raw, st->size, size);
+    if (!raw) return NULL;
+    st->raw = raw;
+    st->size = size;
+    return raw + offset;
 }
 
 bool arbor__reserve(arbor_scene *s, uint32_t extra) {
@@ -51,24 +47,24 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra) {
     uint64_t cap = s->capacity ? (uint64_t)s->capacity * 2 : 64;
     if (cap < needed) cap = needed;
     if (cap > UINT32_MAX) cap = UINT32_MAX;
-    arbor__nodes fresh;
-    size_t size = layout(&fresh, NULL, (uint32_t)cap);
-    char *block = arbor__alloc(s, size + ARBOR__ALIGN);
-    if (!block) return false;
-    /* The allocator promises malloc's alignment; align the arrays to cache lines ourselves. */
-    char *base = (char *)(((uintptr_t)block + ARBOR__ALIGN - 1) & ~(uintptr_t)(ARBOR__ALIGN - 1));
-    layout(&fresh, base, (uint32_t)cap);
-    if (s->block) {
-#define ARBOR__COPY(field, elem) memcpy(fresh.field, s->n.field, (size_t)s->capacity * (elem));
-        ARBOR__ARRAYS(ARBOR__COPY)
-#undef ARBOR__COPY
-        arbor__free(s, s->block, s->block_size);
-    }
-    s->n = fresh;
-    s->block = block;
-    s->block_size = size + ARBOR__ALIGN;
+    /* Arrays that grew before one failed are merely larger: capacity stays the smallest. */
+    int index = 0;
+    void *grown;
+#define ARBOR__GROW(field, elem)                                          \
+    if (!(grown = resize_array(s, index++, elem, (uint32_t)cap))) return false; \
+    s->n.field = grown;
+    ARBOR__ARRAYS(ARBOR__GROW)
+#undef ARBOR__GROW
     s->capacity = (uint32_t)cap;
     return true;
+}
+
+#define ARBOR__COUNT(field, elem) +1
+_Static_assert(0 ARBOR__ARRAYS(ARBOR__COUNT) == ARBOR__STORAGE_ARRAYS, "one storage entry per array");
+#undef ARBOR__COUNT
+
+static void free_arrays(arbor_scene *s) {
+    for (int i = 0; i < ARBOR__STORAGE_ARRAYS; i++) arbor__free(s, s->storage[i].raw, s->storage[i].size);
 }
 
 /* ---- scene ------------------------------------------------------------------------------ */
@@ -88,6 +84,7 @@ arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
     };
     s->stats.allocations = 1;
     if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
+        free_arrays(s);
         arbor__free(s, s, sizeof *s);
         return NULL;
     }
@@ -105,7 +102,7 @@ void arbor_scene_destroy(arbor_scene *s) {
     for (uint32_t slot = 1; slot < s->slot_end; slot++)
         if (s->n.flags[slot] & ARBOR__ALIVE) free_name(s, slot);
     arbor__attachments_free(s);
-    arbor__free(s, s->block, s->block_size);
+    free_arrays(s);
     arbor__free(s, s, sizeof *s);
 }
 
@@ -177,7 +174,8 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
         if (!all_zero(desc->scale, 3)) memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
     }
-    if (!arbor__reserve(s, 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
+    if (!arbor__reserve(s, 1) || (desc->user && !arbor__attachment_reserve(s)))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
     char *name;
     if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
 
@@ -192,9 +190,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     s->live++;
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ARBOR__PENDING) | ARBOR__ALIVE);
     s->n.first_child[slot] = s->n.last_child[slot] = 0;
-    s->n.child_count[slot] = 0;
     s->n.name[slot] = name;
-    s->n.user[slot] = desc->user;
     s->n.attachment[slot] = 0;
     s->n.version[slot] = 0;
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
@@ -202,6 +198,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
         store_matrix(s, slot, desc->matrix, desc->lock_matrix);
     else
         s->n.flags[slot] |= ARBOR__LOCAL_DIRTY;
+    if (desc->user) arbor_node_set_user(s, arbor__handle(s, slot), desc->user); /* reserved: cannot fail */
     arbor__link(s, slot, parent, 0);
     s->n.depth[slot] = parent ? s->n.depth[parent] + 1 : 0;
     arbor__invalidate(s, slot);
@@ -425,15 +422,3 @@ const char *arbor_node_name(const arbor_scene *s, arbor_node n) {
     return slot ? s->n.name[slot] : NULL;
 }
 
-void *arbor_node_user(const arbor_scene *s, arbor_node n) {
-    uint32_t slot = arbor__live_slot(s, n);
-    return slot ? s->n.user[slot] : NULL;
-}
-
-arbor_result arbor_node_set_user(arbor_scene *s, arbor_node n, void *user) {
-    arbor_result r = ARBOR_OK;
-    uint32_t slot = arbor__require(s, n, "arbor_node_set_user", &r);
-    if (!slot) return r;
-    s->n.user[slot] = user;
-    return ARBOR_OK;
-}
