@@ -57,7 +57,8 @@ typedef struct arbor_scene_desc {  /* all zero: defaults */
     arbor_allocator allocator;     /* all zero: malloc, realloc, free */
     arbor_log_fn log;              /* zero: warnings go to stderr, errors are only returned */
     void *log_user;
-    uint32_t initial_capacity;     /* nodes to reserve storage for up front */
+    uint32_t initial_capacity;     /* nodes to reserve storage for up front: no regrowth while
+                                      building, and on Linux large arrays on huge pages */
     uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH; at most UINT32_MAX - 1 */
 } arbor_scene_desc;
 

@@ -1,4 +1,8 @@
 /* Scenes, node storage, node creation and destruction, local transforms, names. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise */
+#include <sys/mman.h>
+#endif
 #include <string.h>
 
 #include "internal.h"
@@ -33,10 +37,22 @@
 static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity) {
     size_t offset = (size_t)index * 7 * 64 % 4096, size = offset + (size_t)capacity * elem;
     arbor__storage *st = &s->storage[index];
+    bool fresh = st->raw == NULL;
     char *raw = arbor__realloc(s, st->raw, st->size, size);
     if (!raw) return NULL;
     st->raw = raw;
     st->size = size;
+#if defined(MADV_HUGEPAGE)
+    /* A large array allocated before anything is in it (a scene created with its
+       initial_capacity) goes on huge pages: building touches every page once, and with 4 KiB
+       pages the kernel's page faults cost more than creating the nodes (measured 134 against
+       45 ms of system time for a million nodes). Not after growth: pages already touched
+       stay small and splitting the mapping costs more than it saves. */
+    if (fresh && size >= ((size_t)2 << 20)) {
+        uintptr_t first = ((uintptr_t)raw + 4095) & ~(uintptr_t)4095, end = ((uintptr_t)raw + size) & ~(uintptr_t)4095;
+        madvise((void *)first, end - first, MADV_HUGEPAGE);
+    }
+#endif
     return raw + offset;
 }
 
