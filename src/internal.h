@@ -117,7 +117,11 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
 }
 /* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for
    ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
-uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result);
+uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result);
+static inline uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot ? slot : arbor__require_failed(n, func, result);
+}
 
 /* Bound of walks down or across: every live node once, plus the climbs back. */
 static inline uint64_t arbor__walk_limit(const arbor_scene *s) { return 2u * (uint64_t)s->live + 2u; }

@@ -41,9 +41,7 @@ arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, .
     return code;
 }
 
-uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result) {
-    uint32_t slot = arbor__live_slot(s, n);
-    if (slot) return slot;
+uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result) {
     if (n.id == 0)
         *result = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "a node is required, ARBOR_NONE was given");
     else

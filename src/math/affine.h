@@ -18,9 +18,14 @@
 
 /* The kernels of the hot loops are inline so the update and the setters compile them in place;
    being the same expressions in every translation unit, they give the same bits everywhere. */
+#if defined(__GNUC__)
+#define ARBOR__HOT static inline __attribute__((always_inline))
+#else
+#define ARBOR__HOT static inline
+#endif
 
 /* out = T(t) * R(q) * S(s); q is used as given (unit for a rotation). */
-static inline void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
+ARBOR__HOT void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
                                          const arbor_real s[3]) {
     const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
     const arbor_real xx = x * x, yy = y * y, zz = z * z;
@@ -45,7 +50,7 @@ static inline void arbor__affine_compose(arbor_real out[12], const arbor_real t[
 /* out = a * b. out may alias a or b. Each element is a0*b0 + a1*b1 + a2*b2 (+ a_t), in that
    order. Inputs are read into locals first (aliasing) and results stored straight to out: a
    temporary array copied out costs a store-forwarding stall per element group. */
-static inline void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
+ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
     const arbor_real a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4], a5 = a[5];
     const arbor_real a6 = a[6], a7 = a[7], a8 = a[8], a9 = a[9], a10 = a[10], a11 = a[11];
     const arbor_real b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5];
@@ -66,7 +71,7 @@ static inline void arbor__affine_mul(arbor_real out[12], const arbor_real a[12],
 
 /* q / |q| when the sum of squares is inside the range where it needs no scaling: the first
    path of arbor_quat_normalize, inline for the setters. False (out untouched) otherwise. */
-static inline bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q[4]) {
+ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q[4]) {
 #if ARBOR_REAL_IS_DOUBLE
     const arbor_real lo = 1e-300, hi = 1e300;
 #else
@@ -116,7 +121,12 @@ bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12]);
 /* arbor_mat4_decompose on the affine form: false when there is a shear. */
 bool arbor__affine_decompose(const arbor_real a[12], arbor_real t[3], arbor_real q[4], arbor_real s[3]);
 
-/* True when all n values are finite. */
-bool arbor__all_finite(const arbor_real *v, size_t n);
+/* True when all n values are finite: v - v is 0 for a finite value and NaN for an infinity or
+   a NaN, and a NaN survives the sum (no branch per value). */
+ARBOR__HOT bool arbor__all_finite(const arbor_real *v, size_t n) {
+    arbor_real zero = 0;
+    for (size_t i = 0; i < n; ++i) zero = zero + (v[i] - v[i]);
+    return zero == 0;
+}
 
 #endif

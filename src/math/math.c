@@ -103,15 +103,6 @@ static inline arbor_real det3_cols(const arbor_real c0[3], const arbor_real c1[3
 
 /* ---- affine kernels ---------------------------------------------------------------------- */
 
-bool arbor__all_finite(const arbor_real *v, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        if (!real_isfinite(v[i])) {
-            return false;
-        }
-    }
-    return true;
-}
 
 
 
