@@ -16,6 +16,35 @@
  * the scene's log, instead.
  *
  * JSON is read with jansson. arbor does not change jansson's process-wide allocator hook.
+ *
+ * What the loader decides:
+ * - Required extensions (extensionsRequired) are honoured when arbor reads them or passes them
+ *   through without a change to what it reads (nodes, scenes, skins, animations, cameras,
+ *   lights, and the POSITION min and max behind mesh bounds): KHR_lights_punctual,
+ *   KHR_animation_pointer, KHR_node_visibility, KHR_materials_*, KHR_texture_transform,
+ *   KHR_texture_basisu, EXT_texture_webp, EXT_texture_avif, KHR_xmp_json_ld,
+ *   KHR_mesh_quantization (quantized POSITION min and max are dequantized for the bounds) and
+ *   KHR_draco_mesh_compression (its accessors keep count, min and max). Any other required
+ *   extension is refused with ARBOR_ERR_UNSUPPORTED, naming it: EXT_mesh_gpu_instancing (a node
+ *   would stand for many instances), EXT_meshopt_compression (the buffer views of skins and
+ *   animations may be compressed), and the ones arbor does not know. Used but not required,
+ *   any extension loads and passes through.
+ * - URIs: a relative URI resolves from the file's folder (load_memory: from base_dir). One that
+ *   leads outside it (an absolute path, "..", a scheme other than data:, a query, a symbolic
+ *   link out) is refused with ARBOR_ERR_IO unless allow_outside_uris; then file: URIs and
+ *   absolute paths are read, and other schemes (http:) are left unread (the buffer has no bytes,
+ *   as one without uri). Images are held to the same folder, though arbor does not read them.
+ * - Numbers arbor reads must be finite as 32-bit floats, in float and double builds alike.
+ * - A `matrix` is a TRS when its last row is (0, 0, 0, 1) and its columns are orthogonal within
+ *   1e-4 of their lengths (judged in double: file data carries float precision). Rotations are
+ *   unit within 0.00769, the Khronos validator's tolerance.
+ * - Data checks (floats finite, min and max exact, sparse indices, inverse bind matrices' last
+ *   rows, animation times increasing and rotations unit) run where the bytes are at hand, as the
+ *   Khronos validator's do.
+ * - Lenient loads repair instead of refusing: a bad or second parent link is dropped (the first
+ *   parent stays), a ring opens above its lowest node, a bad reference leaves the attachment
+ *   off, a non-unit rotation is normalised, a matrix that is not a TRS stays unlocked. Broken
+ *   JSON or GLB framing, I/O errors and unsupported required extensions fail in both modes.
  */
 #ifndef ARBOR_GLTF_H
 #define ARBOR_GLTF_H

@@ -1,0 +1,260 @@
+/* Accessors and the bytes behind them: the layout of elements in a bufferView (alignment,
+   stride, length, with 64-bit overflow checks), reading one component (sparse substitution
+   included), and the checks arbor makes on buffer data: floats finite, min and max exact, sparse
+   indices increasing, inverse bind matrices affine, animation times increasing and rotations
+   unit. Data checks run only where the bytes are at hand, as the Khronos validator does. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gltf/load_internal.h"
+
+#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
+#define AT(...) arbor__ld_at(L, __VA_ARGS__)
+
+static uint32_t size_of(uint32_t ctype) {
+    return ctype == 5125 || ctype == 5126 ? 4 : ctype == 5122 || ctype == 5123 ? 2 : 1;
+}
+
+/* Bytes [offset, offset + count * size) of bufferView view, with size-aligned starts; false
+   (reported) when not. */
+static bool fits(ld *L, const char *ptr, uint32_t view, uint64_t offset, uint64_t count, uint64_t size,
+                 uint32_t align) {
+    const ld_view *V = &L->views[view];
+    if (!V->ok) return true; /* reported with the view */
+    if ((offset % align || (V->offset + offset) % align) &&
+        !BAD(ptr, "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+             (unsigned long long)(V->offset + offset), align))
+        return false;
+    if ((offset > V->length || (size && count > (V->length - offset) / size)) &&
+        !BAD(ptr, "%llu bytes from byteOffset %llu do not fit bufferView %u of %llu bytes",
+             size && count > UINT64_MAX / size ? UINT64_MAX : (unsigned long long)(count * size),
+             (unsigned long long)offset, view, (unsigned long long)V->length))
+        return false;
+    return true;
+}
+
+bool arbor__ld_accessor_layout(ld *L) {
+    for (uint32_t i = 0; i < L->n_accessors; i++) {
+        ld_accessor *A = &L->acc[i];
+        if (!A->ok) continue;
+        if (A->view != LD_NONE && L->views[A->view].ok) {
+            const ld_view *V = &L->views[A->view];
+            uint64_t stride = V->stride ? V->stride : A->stride, offset = A->offset;
+            bool good = true;
+            if (V->stride && V->stride < A->elem) {
+                good = false;
+                if (!BAD(AT("/accessors/%u", i), "byteStride %u of bufferView %u is less than an element's %u bytes",
+                         V->stride, A->view, A->elem))
+                    return false;
+            }
+            if (offset % A->csize || (V->offset + offset) % A->csize) {
+                good = false;
+                if (!BAD(AT("/accessors/%u/byteOffset", i),
+                         "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+                         (unsigned long long)(V->offset + offset), A->csize))
+                    return false;
+            }
+            /* offset + stride * (count - 1) + elem <= length, without overflow */
+            uint64_t room = V->length >= A->elem && offset <= V->length - A->elem ? V->length - A->elem - offset : 0;
+            bool too_long = V->length < A->elem || offset > V->length - A->elem || (A->count - 1) > room / stride;
+            if (too_long) {
+                good = false;
+                if (!BAD(AT("/accessors/%u", i),
+                         "%llu elements of %u bytes every %llu from byteOffset %llu do not fit "
+                         "bufferView %u of %llu bytes",
+                         (unsigned long long)A->count, A->elem, (unsigned long long)stride, (unsigned long long)offset,
+                         A->view, (unsigned long long)V->length))
+                    return false;
+            }
+            A->stride = (uint32_t)stride;
+            A->bad_layout = !good;
+        }
+        if (!A->sparse) continue;
+        char ib[96], vb[96];
+        snprintf(ib, sizeof ib, "/accessors/%u/sparse/indices", i);
+        snprintf(vb, sizeof vb, "/accessors/%u/sparse/values", i);
+        bool good = true;
+        uint32_t views[2] = {A->sview_idx, A->sview_val};
+        for (int k = 0; k < 2; k++)
+            if (L->views[views[k]].stride) {
+                good = false;
+                if (!BAD(AT("%s/bufferView", k ? vb : ib), "bufferView %u of sparse %s must not have a byteStride",
+                         views[k], k ? "values" : "indices"))
+                    return false;
+            }
+        uint32_t isize = size_of(A->sictype);
+        if (!fits(L, AT("%s/byteOffset", ib), A->sview_idx, A->soff_idx, A->scount, isize, isize) ||
+            !fits(L, AT("%s/byteOffset", vb), A->sview_val, A->soff_val, A->scount, (uint64_t)A->csize * A->ncomp,
+                  A->csize))
+            return false;
+        /* a lenient load reads no sparse values whose place is wrong */
+        const ld_view *VI = &L->views[A->sview_idx], *VV = &L->views[A->sview_val];
+        uint64_t vsize = (uint64_t)A->csize * A->ncomp;
+        if (!VI->ok || !VV->ok || A->soff_idx % isize || A->soff_val % A->csize || A->soff_idx > VI->length ||
+            A->scount > (VI->length - A->soff_idx) / isize || A->soff_val > VV->length ||
+            A->scount > (VV->length - A->soff_val) / vsize)
+            good = false;
+        A->sparse = good;
+    }
+    return true;
+}
+
+/* ---- reading --------------------------------------------------------------------------------- */
+
+static const uint8_t *view_bytes(const ld *L, uint32_t view) {
+    const ld_view *V = &L->views[view];
+    const uint8_t *data = V->ok ? L->buffers[V->buffer].data : NULL;
+    return data ? data + V->offset : NULL;
+}
+
+bool arbor__ld_has_data(const ld *L, const ld_accessor *A) {
+    return A->ok && !A->bad_layout && A->view != LD_NONE && view_bytes(L, A->view);
+}
+
+static bool sparse_data(const ld *L, const ld_accessor *A) {
+    return A->sparse && view_bytes(L, A->sview_idx) && view_bytes(L, A->sview_val);
+}
+
+static double raw(uint32_t ctype, const uint8_t *p) {
+    uint32_t u = (uint32_t)p[0];
+    switch (ctype) {
+    case 5120: return (double)(int8_t)p[0];
+    case 5121: return (double)p[0];
+    case 5122: return (double)(int16_t)(uint16_t)(u | (uint32_t)p[1] << 8);
+    case 5123: return (double)(uint16_t)(u | (uint32_t)p[1] << 8);
+    default: break;
+    }
+    u |= (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    if (ctype == 5125) return (double)u;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return (double)f;
+}
+
+static double sparse_index(const ld *L, const ld_accessor *A, uint64_t k) {
+    uint32_t size = size_of(A->sictype);
+    return raw(A->sictype, view_bytes(L, A->sview_idx) + A->soff_idx + k * size);
+}
+
+double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c) {
+    if (sparse_data(L, A)) { /* indices increase (checked first): binary search */
+        uint64_t lo = 0, hi = A->scount;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (sparse_index(L, A, mid) < (double)i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < A->scount && sparse_index(L, A, lo) == (double)i)
+            return raw(A->ctype, view_bytes(L, A->sview_val) + A->soff_val + (lo * A->ncomp + c) * A->csize);
+    }
+    if (!arbor__ld_has_data(L, A)) return 0;
+    uint32_t column = A->rows * A->csize;
+    if (A->cols > 1) column = (column + 3) & ~3u;
+    return raw(A->ctype,
+               view_bytes(L, A->view) + A->offset + i * A->stride + (c / A->rows) * column + (c % A->rows) * A->csize);
+}
+
+double arbor__ld_normalize(const ld_accessor *A, double v) {
+    if (!A->normalized) return v;
+    switch (A->ctype) {
+    case 5120: return v / 127.0 < -1.0 ? -1.0 : v / 127.0;
+    case 5121: return v / 255.0;
+    case 5122: return v / 32767.0 < -1.0 ? -1.0 : v / 32767.0;
+    case 5123: return v / 65535.0;
+    default: return v;
+    }
+}
+
+/* ---- checks on data -------------------------------------------------------------------------- */
+
+static bool sparse_indices(ld *L, uint32_t i, ld_accessor *A) {
+    if (!sparse_data(L, A)) return true;
+    for (uint64_t k = 0; k < A->scount; k++) {
+        double index = sparse_index(L, A, k);
+        if (index >= (double)A->count || (k && index <= sparse_index(L, A, k - 1))) {
+            A->sparse = false; /* lenient: the base values stay */
+            return BAD(AT("/accessors/%u/sparse", i), "sparse index %g (at %llu) is out of range or not increasing",
+                       index, (unsigned long long)k);
+        }
+    }
+    return true;
+}
+
+/* Floats finite; declared min and max equal to the data's (floats compared as floats). */
+static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
+    if (!arbor__ld_has_data(L, A) || (A->ctype != 5126 && !A->has_min && !A->has_max)) return true;
+    double lo[16], hi[16];
+    for (uint32_t c = 0; c < A->ncomp; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
+    for (uint64_t e = 0; e < A->count; e++)
+        for (uint32_t c = 0; c < A->ncomp; c++) {
+            double v = arbor__ld_read(L, A, e, c);
+            if (!isfinite(v)) return BAD(AT("/accessors/%u", i), "element %llu holds %g", (unsigned long long)e, v);
+            if (v < lo[c]) lo[c] = v;
+            if (v > hi[c]) hi[c] = v;
+        }
+    for (uint32_t c = 0; c < A->ncomp; c++) {
+        double min = A->ctype == 5126 ? (double)(float)A->min[c] : A->min[c];
+        double max = A->ctype == 5126 ? (double)(float)A->max[c] : A->max[c];
+        if (A->has_min && min != lo[c] &&
+            !BAD(AT("/accessors/%u/min/%u", i, c), "min is %.9g but the smallest value is %.9g", A->min[c], lo[c]))
+            return false;
+        if (A->has_max && max != hi[c] &&
+            !BAD(AT("/accessors/%u/max/%u", i, c), "max is %.9g but the largest value is %.9g", A->max[c], hi[c]))
+            return false;
+    }
+    return true;
+}
+
+static bool ibm_rows(ld *L, uint32_t k, ld_skin *K) {
+    const ld_accessor *A = K->ibm != LD_NONE ? &L->acc[K->ibm] : NULL;
+    if (!A || !arbor__ld_has_data(L, A)) return true;
+    for (uint64_t e = 0; e < A->count; e++)
+        if (arbor__ld_read(L, A, e, 3) != 0 || arbor__ld_read(L, A, e, 7) != 0 || arbor__ld_read(L, A, e, 11) != 0 ||
+            arbor__ld_read(L, A, e, 15) != 1) {
+            K->ibm = LD_NONE; /* lenient: identity */
+            return BAD(AT("/skins/%u/inverseBindMatrices", k), "matrix %llu's last row is not 0, 0, 0, 1",
+                       (unsigned long long)e);
+        }
+    return true;
+}
+
+static bool animation_data(ld *L, const ld_anim_check *C) {
+    const ld_accessor *A = &L->acc[C->accessor];
+    if (!arbor__ld_has_data(L, A)) return true;
+    if (C->kind == LD_TIMES) {
+        for (uint64_t e = 0; e < A->count; e++) {
+            double t = arbor__ld_read(L, A, e, 0), prev = e ? arbor__ld_read(L, A, e - 1, 0) : -1;
+            if (t < 0 || (e && t <= prev))
+                return BAD(AT("/animations/%u/samplers/%u/input", C->anim, C->index), "keyframe %llu at time %g is %s",
+                           (unsigned long long)e, t, t < 0 ? "negative" : "not after the one before");
+        }
+        return true;
+    }
+    for (uint64_t e = C->kind == LD_CUBIC_ROTATIONS ? 1 : 0; e < A->count; e += C->kind == LD_CUBIC_ROTATIONS ? 3 : 1) {
+        double len = 0;
+        for (uint32_t c = 0; c < 4; c++) {
+            double v = arbor__ld_normalize(A, arbor__ld_read(L, A, e, c));
+            len += v * v;
+        }
+        len = sqrt(len);
+        if (fabs(len - 1) > LD_UNIT_TOLERANCE)
+            return BAD(AT("/animations/%u/channels/%u/sampler", C->anim, C->index),
+                       "the rotation of element %llu has length %g, not 1", (unsigned long long)e, len);
+    }
+    return true;
+}
+
+bool arbor__ld_data(ld *L) {
+    for (uint32_t i = 0; i < L->n_accessors; i++)
+        if (L->acc[i].ok && !sparse_indices(L, i, &L->acc[i])) return false;
+    for (uint32_t i = 0; i < L->n_accessors; i++)
+        if (L->acc[i].ok && !elements(L, i, &L->acc[i])) return false;
+    for (uint32_t k = 0; k < L->n_skins; k++)
+        if (!ibm_rows(L, k, &L->skins[k])) return false;
+    for (uint32_t k = 0; k < L->n_anim_checks; k++)
+        if (!animation_data(L, &L->anim_checks[k])) return false;
+    return true;
+}

@@ -1,0 +1,197 @@
+/* The document's lifetime and queries, and the helpers every glTF file uses (allocation through
+   the scene's allocator, error messages, reading a whole file). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gltf/gltf_internal.h"
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+void *arbor__gltf_alloc(const arbor_allocator *a, size_t size) {
+    if (size == 0) size = 1;
+    return a->alloc ? a->alloc(a->user, size) : malloc(size);
+}
+
+void arbor__gltf_free(const arbor_allocator *a, void *p, size_t size) {
+    if (!p) return;
+    if (size == 0) size = 1;
+    if (a->free)
+        a->free(a->user, p, size);
+    else
+        free(p);
+}
+
+arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,
+                               const char *fmt, ...) {
+    if (!error) return code;
+    error->code = code;
+    int used = pointer && pointer[0] ? snprintf(error->message, sizeof error->message, "%s: %s: ", file, pointer)
+                                     : snprintf(error->message, sizeof error->message, "%s: ", file);
+    if (used < 0 || (size_t)used >= sizeof error->message) used = (int)strlen(error->message);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error->message + used, sizeof error->message - (size_t)used, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
+                                   arbor_error *error, const char *file_for_messages, const char *pointer) {
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "cannot open %s: %s", path,
+                                 strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX - 1) {
+        fclose(f);
+        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "%s is not a readable file", path);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *p = arbor__gltf_alloc(a, n);
+    if (!p) {
+        fclose(f);
+        return arbor__gltf_error(error, ARBOR_ERR_OUT_OF_MEMORY, file_for_messages, pointer,
+                                 "no memory for the %zu bytes of %s", n, path);
+    }
+    size_t got = n ? fread(p, 1, n, f) : 0;
+    fclose(f);
+    if (got != n) {
+        arbor__gltf_free(a, p, n);
+        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "cannot read %s", path);
+    }
+    *data = p;
+    *size = n;
+    return ARBOR_OK;
+}
+
+/* ---- lifetime -------------------------------------------------------------------------------- */
+
+void arbor_gltf_free(arbor_gltf *doc) {
+    if (!doc) return;
+    const arbor_allocator a = doc->allocator;
+    if (doc->root) json_decref(doc->root);
+    if (doc->path) arbor__gltf_free(&a, doc->path, strlen(doc->path) + 1);
+    if (doc->base_dir) arbor__gltf_free(&a, doc->base_dir, strlen(doc->base_dir) + 1);
+    arbor__gltf_free(&a, doc->nodes, (size_t)doc->node_count * sizeof *doc->nodes);
+    arbor__gltf_free(&a, doc->by_id, (size_t)doc->node_count * sizeof *doc->by_id);
+    arbor__gltf_free(&a, doc->by_id_index, (size_t)doc->node_count * sizeof *doc->by_id_index);
+    arbor__gltf_free(&a, doc->node_skin, (size_t)doc->node_count * sizeof *doc->node_skin);
+    if (doc->buffers) {
+        for (uint32_t i = 0; i < doc->buffer_count; i++)
+            arbor__gltf_free(&a, doc->buffers[i].data, doc->buffers[i].size);
+        arbor__gltf_free(&a, doc->buffers, (size_t)doc->buffer_count * sizeof *doc->buffers);
+    }
+    if (doc->skins) {
+        for (uint32_t i = 0; i < doc->skin_count; i++) {
+            arbor__gltf_skin *k = &doc->skins[i];
+            arbor__gltf_free(&a, k->joints, (size_t)k->joint_count * sizeof *k->joints);
+            arbor__gltf_free(&a, k->ibm, (size_t)k->joint_count * 16 * sizeof *k->ibm);
+        }
+        arbor__gltf_free(&a, doc->skins, (size_t)doc->skin_count * sizeof *doc->skins);
+    }
+    arbor__gltf_free(&a, doc, sizeof *doc);
+}
+
+/* ---- queries --------------------------------------------------------------------------------- */
+
+uint32_t arbor_gltf_node_count(const arbor_gltf *doc) { return doc ? doc->node_count : 0; }
+
+arbor_node arbor_gltf_node(const arbor_gltf *doc, uint32_t index) {
+    if (!doc || index >= doc->node_count || !arbor_node_alive(doc->scene, doc->nodes[index])) return ARBOR_NONE;
+    return doc->nodes[index];
+}
+
+int64_t arbor_gltf_index(const arbor_gltf *doc, arbor_node n) {
+    if (!doc || n.id == 0) return -1;
+    uint32_t lo = 0, hi = doc->node_count; /* by_id is sorted: binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (doc->by_id[mid] < n.id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < doc->node_count && doc->by_id[lo] == n.id ? (int64_t)doc->by_id_index[lo] : -1;
+}
+
+uint32_t arbor_gltf_scene_count(const arbor_gltf *doc) { return doc ? doc->scene_count : 0; }
+
+int32_t arbor_gltf_default_scene(const arbor_gltf *doc) { return doc ? doc->default_scene : -1; }
+
+/* scenes[scene] of the JSON, or NULL. */
+static json_t *scene_json(const arbor_gltf *doc, uint32_t scene) {
+    if (!doc || scene >= doc->scene_count) return NULL;
+    json_t *o = json_array_get(json_object_get(doc->root, "scenes"), scene);
+    return json_is_object(o) ? o : NULL;
+}
+
+const char *arbor_gltf_scene_name(const arbor_gltf *doc, uint32_t scene) {
+    return json_string_value(json_object_get(scene_json(doc, scene), "name"));
+}
+
+uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap) {
+    json_t *list = json_object_get(scene_json(doc, scene), "nodes");
+    uint32_t count = 0;
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        json_t *v = json_array_get(list, k); /* checked at load; a lenient load may have left bad entries */
+        if (!json_is_integer(v) && !json_is_real(v)) continue;
+        double d = json_number_value(v);
+        if (!(d >= 0 && d < doc->node_count) || d != (double)(uint32_t)d) continue;
+        arbor_node n = arbor_gltf_node(doc, (uint32_t)d);
+        if (n.id == 0) continue;
+        if (out && count < cap) out[count] = n;
+        count++;
+    }
+    return count;
+}
+
+static uint32_t array_size(json_t *o, const char *key) {
+    size_t n = json_array_size(json_object_get(o, key));
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *out) {
+    *out = (arbor_gltf_counts){0};
+    if (!doc) return;
+    json_t *r = doc->root;
+    out->nodes = array_size(r, "nodes");
+    out->scenes = array_size(r, "scenes");
+    out->meshes = array_size(r, "meshes");
+    out->cameras = array_size(r, "cameras");
+    out->lights = array_size(json_object_get(json_object_get(r, "extensions"), "KHR_lights_punctual"), "lights");
+    out->skins = array_size(r, "skins");
+    out->animations = array_size(r, "animations");
+    out->accessors = array_size(r, "accessors");
+    out->buffers = array_size(r, "buffers");
+}
+
+int32_t arbor_gltf_node_skin(const arbor_gltf *doc, arbor_node n) {
+    int64_t i = arbor_gltf_index(doc, n);
+    return i < 0 ? -1 : doc->node_skin[i];
+}
+
+uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
+                         arbor_node *skeleton) {
+    if (skeleton) *skeleton = ARBOR_NONE;
+    if (!doc || skin >= doc->skin_count) return 0;
+    const arbor__gltf_skin *k = &doc->skins[skin];
+    uint32_t n = k->joint_count < cap ? k->joint_count : cap;
+    for (uint32_t j = 0; j < n; j++) {
+        if (joints) joints[j] = arbor_gltf_node(doc, k->joints[j]);
+        if (!ibm) continue;
+        if (k->ibm) {
+            memcpy(ibm + (size_t)j * 16, k->ibm + (size_t)j * 16, 16 * sizeof *ibm);
+        } else {
+            for (int e = 0; e < 16; e++) ibm[(size_t)j * 16 + e] = e % 5 == 0 ? 1.0f : 0.0f;
+        }
+    }
+    if (skeleton && k->skeleton >= 0) *skeleton = arbor_gltf_node(doc, (uint32_t)k->skeleton);
+    return k->joint_count;
+}

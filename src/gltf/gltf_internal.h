@@ -1,0 +1,67 @@
+/*
+ * What the glTF files of src/gltf/ share: the document and the error helpers.
+ *
+ * load.c   reading: JSON or GLB -> validated document -> nodes in the scene (atomic)
+ * save.c   writing: live scene + document -> .gltf or .glb
+ * doc.c    the document's queries and lifetime
+ */
+#ifndef ARBOR_GLTF_INTERNAL_H
+#define ARBOR_GLTF_INTERNAL_H
+
+#include <jansson.h>
+
+#include "arbor/gltf.h"
+#include "internal.h"
+
+/* A buffer's bytes as loaded (from a .bin, a data: URI or the GLB BIN chunk). */
+typedef struct arbor__gltf_buffer {
+    uint8_t *data;   /* NULL for a buffer without data (no uri in a .gltf) */
+    size_t size;     /* the buffer's byteLength */
+    bool from_glb;   /* the GLB BIN chunk */
+} arbor__gltf_buffer;
+
+/* A skin as read (joints are glTF node indices). */
+typedef struct arbor__gltf_skin {
+    uint32_t *joints;
+    uint32_t joint_count;
+    int64_t skeleton;    /* -1: none */
+    float *ibm;          /* 16 per joint, NULL: identity */
+} arbor__gltf_skin;
+
+struct arbor_gltf {
+    arbor_allocator allocator;   /* the scene's, copied: the document may outlive the scene */
+    arbor_scene *scene;          /* queries need it alive */
+    json_t *root;                /* the whole JSON as loaded; save rewrites nodes and scenes */
+    char *path;                  /* as given to load ("memory" for load_memory) */
+    char *base_dir;              /* resolves relative URIs; NULL: none */
+    uint32_t node_count;
+    arbor_node *nodes;           /* glTF node index -> handle */
+    uint64_t *by_id;             /* handle ids sorted, for arbor_gltf_index ... */
+    uint32_t *by_id_index;       /* ... and the glTF index of each */
+    int32_t *node_skin;          /* glTF node index -> skin, -1 */
+    uint32_t scene_count;
+    int32_t default_scene;       /* the chosen scene, -1: none (named apart from `scene`, which
+                                    C cannot hold twice) */
+    uint32_t buffer_count;
+    arbor__gltf_buffer *buffers;
+    uint32_t skin_count;
+    arbor__gltf_skin *skins;
+};
+
+/* Allocation through the document's (the scene's) allocator. */
+void *arbor__gltf_alloc(const arbor_allocator *a, size_t size);
+void arbor__gltf_free(const arbor_allocator *a, void *p, size_t size);
+
+/* Fills error (may be NULL) with "FILE: POINTER: reason" and returns code. */
+arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,
+                               const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+/* Reads a whole file through the allocator; ARBOR_ERR_IO with a message on failure. */
+arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
+                                   arbor_error *error, const char *file_for_messages, const char *pointer);
+
+#endif

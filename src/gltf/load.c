@@ -1,0 +1,364 @@
+/* arbor_gltf_load and arbor_gltf_load_memory: read the bytes, split a GLB, parse the JSON, run
+   the checks (check.c, links.c, uri.c, data.c), and only then touch the scene: reserve storage,
+   create every node in creation order (parents before children, siblings in children order) and
+   put their attachments on. A failure there (out of memory) destroys what was created: the scene
+   is as before. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gltf/load_internal.h"
+
+/* ---- reporting ------------------------------------------------------------------------------- */
+
+const char *arbor__ld_at(ld *L, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->ptr, sizeof L->ptr, fmt, ap);
+    va_end(ap);
+    return L->ptr;
+}
+
+/* Records the first error: in the caller's arbor_error and as the thread's last error. */
+static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, va_list ap) {
+    if (L->code) return;
+    char reason[400];
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    arbor_error e;
+    arbor__gltf_error(&e, code, L->file, ptr, "%s", reason);
+    if (L->error) *L->error = e;
+    L->code = code;
+    arbor__fail(code, "arbor_gltf_load", "%s", e.message);
+}
+
+bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (!L->opt.lenient) {
+        record(L, ARBOR_ERR_PARSE, ptr, fmt, ap);
+        va_end(ap);
+        return false;
+    }
+    char reason[400];
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    arbor__log(L->s, ARBOR_LOG_WARN, "%s: %s: %s", L->file, ptr && ptr[0] ? ptr : "/", reason);
+    return true;
+}
+
+bool arbor__ld_stop(ld *L, arbor_result code, const char *ptr, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    record(L, code, ptr, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+void arbor__ld_note(ld *L, const char *ptr, const char *fmt, ...) {
+    char reason[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    arbor__log(L->s, ARBOR_LOG_INFO, "%s: %s: %s", L->file, ptr, reason);
+}
+
+void *arbor__ld_calloc(ld *L, size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) {
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "%zu elements of %zu bytes are too many", n, size);
+        return NULL;
+    }
+    void *p = arbor__gltf_alloc(L->a, n * size);
+    if (!p) {
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for %zu bytes", n * size);
+        return NULL;
+    }
+    memset(p, 0, n * size);
+    return p;
+}
+
+void arbor__ld_free(ld *L, void *p, size_t n, size_t size) { arbor__gltf_free(L->a, p, n * size); }
+
+/* ---- the document ---------------------------------------------------------------------------- */
+
+static char *copy_string(ld *L, const char *s) {
+    char *p = s ? arbor__ld_calloc(L, strlen(s) + 1, 1) : NULL;
+    if (p) memcpy(p, s, strlen(s) + 1);
+    return p;
+}
+
+/* The document with everything but the handles (filled by create) and what is handed over on
+   success (JSON, buffers); NULL when out of memory. */
+static arbor_gltf *new_doc(ld *L, const char *base_dir) {
+    arbor_gltf *doc = arbor__ld_calloc(L, 1, sizeof *doc);
+    if (!doc) return NULL;
+    uint32_t n = L->n_nodes;
+    doc->allocator = *L->a;
+    doc->scene = L->s;
+    doc->node_count = n;
+    doc->skin_count = L->n_skins;
+    doc->scene_count = L->n_scenes;
+    bool ok = (doc->path = copy_string(L, L->file)) && (!base_dir || (doc->base_dir = copy_string(L, base_dir))) &&
+              (doc->nodes = arbor__ld_calloc(L, n, sizeof *doc->nodes)) &&
+              (doc->by_id = arbor__ld_calloc(L, n, sizeof *doc->by_id)) &&
+              (doc->by_id_index = arbor__ld_calloc(L, n, sizeof *doc->by_id_index)) &&
+              (doc->node_skin = arbor__ld_calloc(L, n, sizeof *doc->node_skin)) &&
+              (doc->skins = arbor__ld_calloc(L, L->n_skins, sizeof *doc->skins));
+    for (uint32_t i = 0; ok && i < n; i++) doc->node_skin[i] = L->nodes[i].skin;
+    for (uint32_t k = 0; ok && k < L->n_skins; k++) {
+        const ld_skin *K = &L->skins[k];
+        arbor__gltf_skin *D = &doc->skins[k];
+        D->joint_count = K->njoints;
+        D->skeleton = K->skeleton == LD_NONE ? -1 : (int64_t)K->skeleton;
+        ok = (D->joints = arbor__ld_calloc(L, K->njoints, sizeof *D->joints)) != NULL;
+        if (ok) memcpy(D->joints, L->joints + K->joint0, (size_t)K->njoints * sizeof *D->joints);
+        const ld_accessor *A = K->ibm == LD_NONE ? NULL : &L->acc[K->ibm];
+        if (!ok || !A || (A->view != LD_NONE && !arbor__ld_has_data(L, A))) continue; /* identity, or no bytes */
+        ok = (D->ibm = arbor__ld_calloc(L, (size_t)K->njoints * 16, sizeof *D->ibm)) != NULL;
+        for (uint32_t j = 0; ok && j < K->njoints; j++)
+            for (uint32_t c = 0; c < 16; c++) D->ibm[j * 16 + c] = (float)arbor__ld_read(L, A, j, c);
+    }
+    if (!ok) {
+        arbor_gltf_free(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* by_id sorted (with by_id_index alongside): handles come out of a fresh scene in order, so the
+   usual case is a check; otherwise an in-place heap sort. */
+static void sift(uint64_t *id, uint32_t *index, size_t root, size_t n) {
+    for (size_t child; (child = 2 * root + 1) < n; root = child) {
+        if (child + 1 < n && id[child + 1] > id[child]) child++;
+        if (id[root] >= id[child]) return;
+        uint64_t t = id[root];
+        id[root] = id[child], id[child] = t;
+        uint32_t u = index[root];
+        index[root] = index[child], index[child] = u;
+    }
+}
+
+static void sort_ids(uint64_t *id, uint32_t *index, size_t n) {
+    size_t k = 1;
+    while (k < n && id[k - 1] < id[k]) k++;
+    if (k >= n) return;
+    for (size_t i = n / 2; i-- > 0;) sift(id, index, i, n);
+    for (size_t end = n; end-- > 1;) {
+        uint64_t t = id[0];
+        id[0] = id[end], id[end] = t;
+        uint32_t u = index[0];
+        index[0] = index[end], index[end] = u;
+        sift(id, index, 0, end);
+    }
+}
+
+/* ---- creating the nodes ---------------------------------------------------------------------- */
+
+/* The node's mesh (with bounds), camera and light; false only when out of memory. A value arbor
+   refuses after conversion to arbor_real (say a zfar equal to znear in float) is left off with a
+   warning. */
+static bool attach(ld *L, uint32_t i, arbor_node h) {
+    const ld_node *N = &L->nodes[i];
+    arbor_result r = ARBOR_OK;
+    if (N->mesh >= 0) {
+        const ld_mesh *M = &L->meshes[N->mesh];
+        r = arbor_node_set_mesh(L->s, h, N->mesh);
+        if (!r && M->has_bounds) {
+            arbor_real lo[3], hi[3];
+            for (int k = 0; k < 3; k++) lo[k] = (arbor_real)M->min[k], hi[k] = (arbor_real)M->max[k];
+            r = arbor_node_set_bounds(L->s, h, lo, hi);
+        }
+        if (r == ARBOR_ERR_OUT_OF_MEMORY) return false;
+        if (r) arbor__log(L->s, ARBOR_LOG_WARN, "%s: /nodes/%u/mesh: no bounds: %s", L->file, i, arbor_last_error());
+    }
+    if (N->camera >= 0 && L->camera_ok[N->camera]) {
+        r = arbor_node_set_camera(L->s, h, &L->cameras[N->camera]);
+        if (r == ARBOR_ERR_OUT_OF_MEMORY) return false;
+        if (r)
+            arbor__log(L->s, ARBOR_LOG_WARN, "%s: /nodes/%u/camera: not attached: %s", L->file, i, arbor_last_error());
+    }
+    if (N->light >= 0 && L->light_ok[N->light]) {
+        r = arbor_node_set_light(L->s, h, &L->lights[N->light]);
+        if (r == ARBOR_ERR_OUT_OF_MEMORY) return false;
+        if (r)
+            arbor__log(L->s, ARBOR_LOG_WARN, "%s: /nodes/%u/extensions/KHR_lights_punctual: not attached: %s", L->file,
+                       i, arbor_last_error());
+    }
+    return true;
+}
+
+static bool create(ld *L, arbor_gltf *doc) {
+    uint32_t n = L->n_nodes, k = 0;
+    bool ok = arbor__reserve(L->s, n);
+    if (!ok) arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, "/nodes", "no memory for %u nodes", n);
+    for (; ok && k < n; k++) {
+        uint32_t i = L->order[k];
+        const ld_node *N = &L->nodes[i];
+        arbor_node_desc d = {.name = N->name, .parent = N->parent == LD_NONE ? ARBOR_NONE : doc->nodes[N->parent]};
+        if (N->matrix != LD_NONE) {
+            d.matrix = L->matrices + (size_t)N->matrix * 16;
+            d.lock_matrix = N->locked;
+        } else {
+            memcpy(d.translation, N->trs, sizeof d.translation);
+            memcpy(d.rotation, N->trs + 3, sizeof d.rotation);
+            memcpy(d.scale, N->trs + 7, sizeof d.scale);
+        }
+        arbor_result r = arbor_node_create(L->s, &d, &doc->nodes[i]);
+        /* a zero scale is "default" to arbor_node_desc: write it afterwards */
+        if (!r && N->matrix == LD_NONE && N->trs[7] == 0 && N->trs[8] == 0 && N->trs[9] == 0)
+            r = arbor_node_set_scale(L->s, doc->nodes[i], 0, 0, 0);
+        if (r) {
+            ok = arbor__ld_stop(L, r, arbor__ld_at(L, "/nodes/%u", i), "node %u: %s", i, arbor_last_error());
+            k++; /* created, maybe: destroyed below with the rest */
+            break;
+        }
+        doc->by_id[k] = doc->nodes[i].id;
+        doc->by_id_index[k] = i;
+        if (!attach(L, i, doc->nodes[i])) {
+            ok = arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, arbor__ld_at(L, "/nodes/%u", i),
+                                "no memory for node %u's attachments", i);
+            k++;
+        }
+    }
+    if (!ok) { /* undo: every node created hangs from a created root */
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t i = L->order[j];
+            if (L->nodes[i].parent == LD_NONE && arbor_node_alive(L->s, doc->nodes[i]))
+                arbor_node_destroy(L->s, doc->nodes[i]);
+        }
+        return false;
+    }
+    sort_ids(doc->by_id, doc->by_id_index, n);
+    return true;
+}
+
+/* ---- the load -------------------------------------------------------------------------------- */
+
+static void free_context(ld *L) {
+    if (L->buffers) {
+        for (uint32_t i = 0; i < L->n_buffers; i++) arbor__ld_free(L, L->buffers[i].data, L->buffers[i].size, 1);
+        arbor__ld_free(L, L->buffers, L->n_buffers, sizeof *L->buffers);
+    }
+    arbor__ld_free(L, L->views, L->n_views, sizeof *L->views);
+    arbor__ld_free(L, L->acc, L->n_accessors, sizeof *L->acc);
+    arbor__ld_free(L, L->meshes, L->n_meshes, sizeof *L->meshes);
+    arbor__ld_free(L, L->cameras, L->n_cameras, sizeof *L->cameras);
+    arbor__ld_free(L, L->camera_ok, L->n_cameras, sizeof *L->camera_ok);
+    arbor__ld_free(L, L->lights, L->n_lights, sizeof *L->lights);
+    arbor__ld_free(L, L->light_ok, L->n_lights, sizeof *L->light_ok);
+    arbor__ld_free(L, L->nodes, L->n_nodes, sizeof *L->nodes);
+    arbor__ld_free(L, L->matrices, L->cap_matrices, sizeof *L->matrices);
+    arbor__ld_free(L, L->kids, L->cap_kids, sizeof *L->kids);
+    arbor__ld_free(L, L->skins, L->n_skins, sizeof *L->skins);
+    arbor__ld_free(L, L->joints, L->cap_joints, sizeof *L->joints);
+    arbor__ld_free(L, L->scenes, L->n_scenes, sizeof *L->scenes);
+    arbor__ld_free(L, L->roots, L->cap_roots, sizeof *L->roots);
+    arbor__ld_free(L, L->anim_checks, L->cap_anim_checks, sizeof *L->anim_checks);
+    arbor__ld_free(L, L->order, L->n_nodes, sizeof *L->order);
+    arbor__ld_free(L, L->tree, L->n_nodes, sizeof *L->tree);
+    json_decref(L->ext_used);
+    json_decref(L->root);
+}
+
+static bool has_glb_magic(const uint8_t *data, size_t size) { return size >= 4 && !memcmp(data, "glTF", 4); }
+
+static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, const char *base_dir, arbor_gltf **out) {
+    const uint8_t *json = data;
+    size_t json_size = size;
+    arbor_gltf *doc = NULL;
+    if (L->opt.scene < 0) {
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d is negative", (int)L->opt.scene);
+        goto done;
+    }
+    L->glb = glb;
+    if (glb && !arbor__ld_glb(L, data, size, &json, &json_size)) goto done;
+    if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line 1, column 1: a byte order mark is not allowed");
+        goto done;
+    }
+    json_error_t je;
+    L->root = json_loadb((const char *)json, json_size, JSON_REJECT_DUPLICATES, &je);
+    if (!L->root) {
+        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line %d, column %d: %s", je.line, je.column, je.text);
+        goto done;
+    }
+    if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_images(L) || !arbor__ld_buffers(L) ||
+        !arbor__ld_data(L))
+        goto done;
+    int32_t scene = L->scene >= 0 ? L->scene : L->n_scenes ? 0 : -1;
+    if (L->opt.scene > 0) {
+        if ((uint32_t)L->opt.scene > L->n_scenes) {
+            arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d asks for scene %d, the file has %u",
+                           (int)L->opt.scene, (int)L->opt.scene - 1, L->n_scenes);
+            goto done;
+        }
+        scene = L->opt.scene - 1;
+    }
+    if (!(doc = new_doc(L, base_dir)) || !create(L, doc)) goto done;
+    /* success: hand over the JSON and the buffers */
+    doc->default_scene = scene;
+    doc->root = L->root;
+    L->root = NULL;
+    doc->buffers = L->buffers;
+    doc->buffer_count = L->n_buffers;
+    L->buffers = NULL;
+    *out = doc;
+    doc = NULL;
+done:
+    if (doc) arbor_gltf_free(doc);
+    free_context(L);
+    return L->code;
+}
+
+static void begin(ld *L, arbor_scene *s, const char *file, const char *base_dir, const arbor_gltf_options *options,
+                  arbor_error *error) {
+    *L = (ld){.s = s, .a = &s->allocator, .file = file, .base_dir = base_dir, .error = error, .scene = -1};
+    if (options) L->opt = *options;
+    if (error) *error = (arbor_error){.code = ARBOR_OK};
+}
+
+static arbor_result refuse_arguments(arbor_error *error, const char *what) {
+    arbor__gltf_error(error, ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", NULL, "%s", what);
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", "%s", what);
+}
+
+arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options, arbor_gltf **out,
+                             arbor_error *error) {
+    if (out) *out = NULL;
+    if (!s || !path || !out) return refuse_arguments(error, "scene, path and out are required");
+    ld L;
+    begin(&L, s, path, NULL, options, error);
+    /* relative URIs resolve from the file's folder */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = !slash || slash == path ? 1 : (size_t)(slash - path);
+    char dir_buf[256], *dir = dir_len < sizeof dir_buf ? dir_buf : arbor__ld_calloc(&L, dir_len + 1, 1);
+    if (!dir) return L.code;
+    memcpy(dir, !slash ? "." : slash == path ? "/" : path, dir_len);
+    dir[dir_len] = 0;
+    L.base_dir = dir;
+    uint8_t *data;
+    size_t size;
+    arbor_error e;
+    arbor_result r = arbor__gltf_read_file(L.a, path, &data, &size, &e, path, NULL);
+    if (r) {
+        arbor__ld_stop(&L, r, NULL, "%s", e.message + strlen(path) + 2);
+    } else {
+        size_t n = strlen(path);
+        bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
+                   has_glb_magic(data, size);
+        r = load(&L, data, size, glb, dir, out);
+        arbor__gltf_free(L.a, data, size);
+    }
+    if (dir != dir_buf) arbor__ld_free(&L, dir, dir_len + 1, 1);
+    return L.code;
+}
+
+arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
+                                    const arbor_gltf_options *options, arbor_gltf **out, arbor_error *error) {
+    if (out) *out = NULL;
+    if (!s || (!data && size) || !out) return refuse_arguments(error, "scene, data and out are required");
+    ld L;
+    begin(&L, s, "memory", base_dir, options, error);
+    const uint8_t *bytes = data ? data : (const uint8_t *)"";
+    return load(&L, bytes, size, has_glb_magic(bytes, size), base_dir, out);
+}
