@@ -122,15 +122,6 @@ static ld_got get_reals(ld *L, json_t *obj, const char *base, const char *key, s
     return LD_GOT;
 }
 
-/* A reported problem: true (go on) in a lenient load. */
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
-#define AT(...) arbor__ld_at(L, __VA_ARGS__)
-/* A getter's result: stop the load, or go on. */
-#define TRY(g)                                                                                                         \
-    do {                                                                                                               \
-        if ((g) == LD_STOP) return false;                                                                              \
-    } while (0)
-
 /* ---- root and asset -------------------------------------------------------------------------- */
 
 /* "MAJOR.MINOR" as the asset's version pattern wants; false otherwise. */

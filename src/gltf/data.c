@@ -9,8 +9,6 @@
 
 #include "gltf/load_internal.h"
 
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
-#define AT(...) arbor__ld_at(L, __VA_ARGS__)
 
 static uint32_t size_of(uint32_t ctype) {
     return ctype == 5125 || ctype == 5126 ? 4 : ctype == 5122 || ctype == 5123 ? 2 : 1;

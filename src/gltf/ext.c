@@ -7,12 +7,6 @@
 
 #include "gltf/load_internal.h"
 
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
-#define AT(...) arbor__ld_at(L, __VA_ARGS__)
-#define TRY(g)                                                                                                         \
-    do {                                                                                                               \
-        if ((g) == LD_STOP) return false;                                                                              \
-    } while (0)
 
 /* Required extensions arbor honours: those it reads (KHR_lights_punctual) and those that pass
    through without changing what arbor reads (nodes, scenes, skins, animations, cameras, lights,

@@ -8,8 +8,6 @@
 
 #include "gltf/load_internal.h"
 
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
-#define AT(...) arbor__ld_at(L, __VA_ARGS__)
 
 /* ---- hierarchy ------------------------------------------------------------------------------- */
 

@@ -209,4 +209,14 @@ double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c)
 /* A raw value as glTF means it: normalized integers to [-1, 1] or [0, 1]. */
 double arbor__ld_normalize(const ld_accessor *A, double raw);
 
+/* Shorthands of the files that read the document (L is their ld *):
+   BAD reports a problem (true: go on, in a lenient load), AT names where, and TRY stops the
+   calling check when a getter says the load is over. */
+#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
+#define AT(...) arbor__ld_at(L, __VA_ARGS__)
+#define TRY(g)                                   \
+    do {                                         \
+        if ((g) == LD_STOP) return false;        \
+    } while (0)
+
 #endif

@@ -18,8 +18,6 @@
 #define PATH_MAX 4096
 #endif
 
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
-#define AT(...) arbor__ld_at(L, __VA_ARGS__)
 
 /* ---- decoding -------------------------------------------------------------------------------- */
 
