@@ -1,12 +1,67 @@
-/* The arbor command-line tool: one cmd_<name>.c per command. */
+/* The arbor command-line tool: one cmd_<name>.c per command, shared helpers in main.c. */
 #ifndef ARBOR_CLI_H
 #define ARBOR_CLI_H
 #include <arbor/arbor.h>
+#include <arbor/gltf.h>
 #include <stdio.h>
 
-/* Each command gets the arguments after its name and returns the process's exit code. */
+/* Each command gets the arguments after its name and returns the process's exit code:
+   0 done, 1 a file that fails to load or save, 2 a usage error. */
 int cmd_demo(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
 
 /* Prints "arbor: <message>" to stderr and returns exit code 2 (a usage error). */
-int cli_usage_error(const char *fmt, ...);
+int cli_usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* True (after printing help to stdout) when an argument is -h or --help. */
+bool cli_wants_help(int argc, char **argv, const char *help);
+
+/* A glTF file loaded into a scene of its own. */
+typedef struct cli_file {
+    const char *path;
+    arbor_scene *scene;
+    arbor_gltf *doc;
+    uint32_t warnings;   /* warnings the scene logged (printed to stderr) */
+} cli_file;
+
+/* Loads path (strict unless lenient): 0, or 1 after printing the error to stderr. */
+int cli_load(cli_file *f, const char *path, bool lenient);
+void cli_close(cli_file *f);
+
+/* A command's arguments: FILE operands and the options the command takes. */
+enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4 };
+typedef struct cli_args {
+    char **files;        /* the operands, in order (argv reordered in place) */
+    int file_count;
+    bool lenient, json, scene_given;
+    uint32_t scene;      /* --scene N: a 0-based glTF scene index */
+} cli_args;
+
+/* Parses argv into args, accepting the CLI_OPT_* in `options` and min_files to max_files
+   operands: 0, or 2 after printing a usage error naming cmd. */
+int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int min_files, int max_files,
+                   cli_args *args);
+
+/* The glTF scene to show: --scene N (checked against the file), else the file's default
+   (-1 for a file without scenes): 0, or 2 after printing why. */
+int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene);
+
+/* The roots of glTF scene `scene` (-1: every root of the scene graph, for a file without
+   scenes) in a malloc'ed array; NULL with *count 0 when there are none. */
+arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count);
+
+/* Pre-order walk of the subtree of top without recursion: the node after n, ARBOR_NONE at the end. */
+arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node n);
+
+/* The node's name, or "#<glTF index>" written into buf. */
+const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]);
 #endif

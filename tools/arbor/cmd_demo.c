@@ -1,4 +1,6 @@
-/* arbor demo: the robot arm of the course (seed 002, sections 4, 6 and 14), built as nodes. */
+/* arbor demo: the robot arm of the course (seed 002, sections 4, 6 and 14), built as nodes;
+   --save writes it as glTF with a box mesh per part (section 11's boxes). */
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +73,139 @@ static bool parse_degrees(const char *text, double *out) {
     return end != text && *end == '\0' && isfinite(*out);
 }
 
+/* ---- --save: the arm as glTF, a box mesh per part ------------------------------------------- */
+
+/* Half-extents of the parts' boxes (seed 002 section 11); each box is centred on its node. */
+static const char *const box_names[] = { "base", "arm", "hand" };
+static const double box_half[][3] = { { 0.35, 0.2, 0.35 }, { 0.12, 0.7, 0.12 }, { 0.22, 0.12, 0.22 } };
+#define BOX_COUNT 3
+#define BOX_POSITIONS (8 * 3 * 4) /* 8 corners, float VEC3 */
+#define BOX_INDICES (36 * 2)      /* 12 triangles, uint16 */
+
+/* Corner c of a box is (x, y, z) = bits (0, 1, 2) of c, each bit choosing max over min. Two
+   triangles per face, counter-clockwise seen from outside. */
+static const uint16_t box_triangles[36] = {
+    1, 3, 7, 1, 7, 5,  /* +X */ 0, 4, 6, 0, 6, 2, /* -X */
+    2, 6, 7, 2, 7, 3,  /* +Y */ 0, 1, 5, 0, 5, 4, /* -Y */
+    4, 5, 7, 4, 7, 6,  /* +Z */ 0, 2, 3, 0, 3, 1, /* -Z */
+};
+
+static void put_le(uint8_t *p, uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static char *base64(const uint8_t *data, size_t n) {
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+    if (!out) return NULL;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)data[i] << 16 | (i + 1 < n ? (uint32_t)data[i + 1] << 8 : 0) | (i + 2 < n ? data[i + 2] : 0);
+        *o++ = digits[v >> 18];
+        *o++ = digits[(v >> 12) & 63];
+        *o++ = i + 1 < n ? digits[(v >> 6) & 63] : '=';
+        *o++ = i + 2 < n ? digits[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Written as decimals (0.35): the validator reads min and max at the data's float precision. */
+static json_t *vec3(const double v[3]) { return json_pack("[f,f,f]", v[0], v[1], v[2]); }
+
+/* A glTF document holding only the box meshes, one buffer as a data: URI: positions of every
+   box (byteStride 12), then their indices. */
+static char *mesh_document(void) {
+    uint8_t bytes[BOX_COUNT * (BOX_POSITIONS + BOX_INDICES)];
+    json_t *meshes = json_array(), *accessors = json_array();
+    for (int b = 0; b < BOX_COUNT; b++) {
+        double lo[3], hi[3];
+        for (int k = 0; k < 3; k++) lo[k] = -(hi[k] = box_half[b][k]);
+        for (int c = 0; c < 8; c++) {
+            for (int k = 0; k < 3; k++) {
+                float v = (float)((c >> k) & 1 ? hi[k] : lo[k]);
+                uint32_t u;
+                memcpy(&u, &v, 4);
+                put_le(bytes + b * BOX_POSITIONS + (c * 3 + k) * 4, u, 4);
+            }
+        }
+        for (int i = 0; i < 36; i++) put_le(bytes + BOX_COUNT * BOX_POSITIONS + b * BOX_INDICES + i * 2, box_triangles[i], 2);
+        json_array_append_new(accessors, json_pack("{s:i,s:i,s:i,s:i,s:s,s:o,s:o}", "bufferView", 0, "byteOffset",
+                                                   b * BOX_POSITIONS, "componentType", 5126, "count", 8, "type", "VEC3",
+                                                   "min", vec3(lo), "max", vec3(hi)));
+        json_array_append_new(accessors, json_pack("{s:i,s:i,s:i,s:i,s:s}", "bufferView", 1, "byteOffset", b * BOX_INDICES,
+                                                   "componentType", 5123, "count", 36, "type", "SCALAR"));
+        char name[32];
+        snprintf(name, sizeof name, "%s box", box_names[b]);
+        json_array_append_new(meshes, json_pack("{s:s,s:[{s:{s:i},s:i}]}", "name", name, "primitives", "attributes",
+                                                "POSITION", 2 * b, "indices", 2 * b + 1));
+    }
+    char *encoded = base64(bytes, sizeof bytes);
+    json_t *doc = json_pack(
+        "{s:{s:s},s:i,s:[{s:s}],s:o,s:o,s:[{s:i,s:i,s:i,s:i,s:i},{s:i,s:i,s:i,s:i}],s:[{s:i,s:s+}]}", "asset", "version",
+        "2.0", "scene", 0, "scenes", "name", "robot arm", "meshes", meshes, "accessors", accessors, "bufferViews",
+        "buffer", 0, "byteOffset", 0, "byteLength", BOX_COUNT * BOX_POSITIONS, "byteStride", 12, "target", 34962,
+        "buffer", 0, "byteOffset", BOX_COUNT * BOX_POSITIONS, "byteLength", BOX_COUNT * BOX_INDICES, "target", 34963,
+        "buffers", "byteLength", (int)sizeof bytes, "uri", "data:application/octet-stream;base64,",
+        encoded ? encoded : "");
+    free(encoded);
+    char *text = doc && encoded ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+/* Loads the meshes as a document (it has no nodes), hangs them on the arm's parts (the second
+   arm instances the first arm's boxes) and saves the scene through that document. */
+static int save_gltf(demo_arm *d, const char *path) {
+    char *json = mesh_document();
+    arbor_gltf *doc = NULL;
+    arbor_error error = { .code = ARBOR_ERR_OUT_OF_MEMORY, .message = "out of memory" };
+    arbor_result r = json ? arbor_gltf_load_memory(d->scene, json, strlen(json), NULL, NULL, &doc, &error)
+                          : ARBOR_ERR_OUT_OF_MEMORY;
+    free(json);
+    const struct { arbor_node node; int32_t mesh; } parts[] = {
+        { d->base, 0 }, { d->arm, 1 }, { d->hand, 2 }, { d->arm2, 1 }, { d->hand2, 2 },
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && r == ARBOR_OK; i++) {
+        const double *h = box_half[parts[i].mesh];
+        const arbor_real hi[3] = { (arbor_real)h[0], (arbor_real)h[1], (arbor_real)h[2] };
+        const arbor_real lo[3] = { -hi[0], -hi[1], -hi[2] };
+        r = arbor_node_set_mesh(d->scene, parts[i].node, parts[i].mesh);
+        if (r == ARBOR_OK) r = arbor_node_set_bounds(d->scene, parts[i].node, lo, hi);
+    }
+    if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path, &error);
+    arbor_gltf_free(doc);
+    if (r != ARBOR_OK) {
+        fprintf(stderr, "arbor: demo: %s\n", error.message[0] ? error.message : arbor_result_string(r));
+        return 1;
+    }
+    printf("wrote %s\n", path);
+    return 0;
+}
+
 int cmd_demo(int argc, char **argv) {
     double yaw = 30, bend = 40;
     bool given = false;
+    const char *save = NULL;
     for (int i = 0; i < argc; i += 2) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs("usage: arbor demo [--yaw DEG] [--bend DEG] [--save FILE]\n"
+                  "\n"
+                  "Builds the course's robot arm (base > joint > arm > hand, and a second arm under a\n"
+                  "mirror S(-1, 1, 1)) and prints its world matrices and positions; without options at\n"
+                  "yaw 30 and yaw 90, bend 40.\n"
+                  "\n"
+                  "  --yaw DEG    the base's turn about +Y (default 30)\n"
+                  "  --bend DEG   the joints' bend about +Z (default 40)\n"
+                  "  --save FILE  write the posed arm as glTF (.gltf or .glb) with a box mesh per part\n"
+                  "               instead of printing it\n",
+                  stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--save")) {
+            if (i + 1 >= argc) return cli_usage_error("demo: --save needs a file name");
+            save = argv[i + 1];
+            continue;
+        }
         double *target = !strcmp(argv[i], "--yaw") ? &yaw : !strcmp(argv[i], "--bend") ? &bend : NULL;
         if (!target) return cli_usage_error("demo: unknown option '%s'", argv[i]);
         if (i + 1 >= argc || !parse_degrees(argv[i + 1], target))
@@ -86,11 +217,17 @@ int cmd_demo(int argc, char **argv) {
         fputs("arbor: demo: out of memory\n", stderr);
         return 1;
     }
-    print_pose(&d, yaw, bend);
-    if (!given) {
-        printf("\n");
-        print_pose(&d, 90, bend);
+    int status = 0;
+    if (save) {
+        pose(&d, yaw, bend);
+        status = save_gltf(&d, save);
+    } else {
+        print_pose(&d, yaw, bend);
+        if (!given) {
+            printf("\n");
+            print_pose(&d, 90, bend);
+        }
     }
     arbor_scene_destroy(d.scene);
-    return 0;
+    return status;
 }

@@ -1,5 +1,6 @@
-/* arbor: the command-line tool. */
+/* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,9 +11,22 @@ static const char usage[] =
     "Scene graphs: transform hierarchies with lazy, versioned world matrices.\n"
     "\n"
     "commands:\n"
-    "  demo [--yaw DEG] [--bend DEG]   build the course's robot arm (base, joint, arm, hand and a\n"
+    "  demo [--yaw DEG] [--bend DEG] [--save FILE]\n"
+    "                                  build the course's robot arm (base, joint, arm, hand and a\n"
     "                                  mirrored second arm) and print its world matrices and\n"
-    "                                  positions; without options, at yaw 30 and yaw 90, bend 40\n"
+    "                                  positions; without options, at yaw 30 and yaw 90, bend 40;\n"
+    "                                  --save writes it as glTF with a box mesh per part\n"
+    "  info FILE [--scene N]           what a glTF file holds: scenes, nodes, depth, meshes,\n"
+    "                                  cameras, lights, skins, animations, bounds, warnings\n"
+    "  tree FILE [--scene N]           the hierarchy as an indented tree: name, what each node\n"
+    "                                  carries, world position\n"
+    "  dump FILE --json                every node (index order) with parent, children, local\n"
+    "                                  and world matrices, as JSON\n"
+    "  validate FILE... [--lenient]    load each file: \"FILE: ok\", or the reason it is refused\n"
+    "  convert IN OUT                  glTF to GLB and back (by OUT's extension)\n"
+    "  dot FILE                        the hierarchy as a Graphviz digraph\n"
+    "\n"
+    "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save, 2 usage.\n"
     "\n"
     "options:\n"
     "  -h, --help      this text\n"
@@ -28,20 +42,155 @@ int cli_usage_error(const char *fmt, ...) {
     return 2;
 }
 
+bool cli_wants_help(int argc, char **argv, const char *help) {
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(help, stdout);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void log_warning(void *user, arbor_log_level level, const char *message) {
+    cli_file *f = user;
+    if (level == ARBOR_LOG_INFO) return;
+    if (level == ARBOR_LOG_WARN) f->warnings++;
+    fprintf(stderr, "arbor: %s: %s\n", level == ARBOR_LOG_WARN ? "warning" : "error", message);
+}
+
+int cli_load(cli_file *f, const char *path, bool lenient) {
+    *f = (cli_file){ .path = path };
+    f->scene = arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f });
+    if (!f->scene) {
+        fputs("arbor: out of memory\n", stderr);
+        return 1;
+    }
+    arbor_error error;
+    arbor_gltf_options options = { .lenient = lenient };
+    if (arbor_gltf_load(f->scene, path, &options, &f->doc, &error) != ARBOR_OK) {
+        fprintf(stderr, "arbor: %s\n", error.message[0] ? error.message : arbor_result_string(error.code));
+        cli_close(f);
+        return 1;
+    }
+    arbor_scene_update(f->scene);
+    return 0;
+}
+
+void cli_close(cli_file *f) {
+    arbor_gltf_free(f->doc);
+    arbor_scene_destroy(f->scene);
+    f->doc = NULL;
+    f->scene = NULL;
+}
+
+static bool parse_index(const char *text, uint32_t *out) {
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (end == text || *end || text[0] == '-' || text[0] == '+' || v > UINT32_MAX) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int min_files, int max_files,
+                   cli_args *args) {
+    *args = (cli_args){ .files = argv };
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if ((options & CLI_OPT_LENIENT) && !strcmp(a, "--lenient")) {
+            args->lenient = true;
+        } else if ((options & CLI_OPT_JSON) && !strcmp(a, "--json")) {
+            args->json = true;
+        } else if ((options & CLI_OPT_SCENE) && !strcmp(a, "--scene")) {
+            if (i + 1 >= argc || !parse_index(argv[++i], &args->scene))
+                return cli_usage_error("%s: --scene needs a scene index (0, 1, ...)", cmd);
+            args->scene_given = true;
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("%s: unknown option '%s'", cmd, a);
+        } else if (args->file_count == max_files) {
+            return cli_usage_error("%s: '%s' is one operand too many", cmd, a);
+        } else {
+            argv[args->file_count++] = argv[i];  /* operands move to the front, in order */
+        }
+    }
+    if (args->file_count < min_files) return cli_usage_error("%s: %s missing", cmd, min_files > 1 ? "files are" : "FILE is");
+    return 0;
+}
+
+int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene) {
+    uint32_t count = arbor_gltf_scene_count(f->doc);
+    *scene = arbor_gltf_default_scene(f->doc);
+    if (!args->scene_given) return 0;
+    if (args->scene >= count)
+        return cli_usage_error("%s: %s has %u scene%s, there is no scene %u", cmd, f->path, count, count == 1 ? "" : "s",
+                               args->scene);
+    *scene = (int32_t)args->scene;
+    return 0;
+}
+
+arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count) {
+    const arbor_scene *s = f->scene;
+    uint32_t n = 0;
+    if (scene >= 0) {
+        n = arbor_gltf_scene_roots(f->doc, (uint32_t)scene, NULL, 0);
+    } else {
+        for (arbor_node r = arbor_scene_first_root(s); !arbor_node_is_none(r); r = arbor_node_next_sibling(s, r)) n++;
+    }
+    arbor_node *roots = n ? malloc(n * sizeof *roots) : NULL;
+    if (!roots) n = 0;
+    if (n && scene >= 0) {
+        arbor_gltf_scene_roots(f->doc, (uint32_t)scene, roots, n);
+    } else if (n) {
+        uint32_t i = 0;
+        for (arbor_node r = arbor_scene_first_root(s); i < n; r = arbor_node_next_sibling(s, r)) roots[i++] = r;
+    }
+    *count = n;
+    return roots;
+}
+
+arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node n) {
+    arbor_node child = arbor_node_first_child(s, n);
+    if (!arbor_node_is_none(child)) return child;
+    while (!arbor_node_equal(n, top)) {
+        arbor_node next = arbor_node_next_sibling(s, n);
+        if (!arbor_node_is_none(next)) return next;
+        n = arbor_node_parent(s, n);
+    }
+    return ARBOR_NONE;
+}
+
+const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]) {
+    const char *name = arbor_node_name(f->scene, n);
+    if (name) return name;
+    snprintf(buf, 32, "#%lld", (long long)arbor_gltf_index(f->doc, n));
+    return buf;
+}
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    { "demo", cmd_demo },         { "info", cmd_info },       { "tree", cmd_tree }, { "dump", cmd_dump },
+    { "validate", cmd_validate }, { "convert", cmd_convert }, { "dot", cmd_dot },
+};
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fputs(usage, stderr);
         return 2;
     }
-    const char *command = argv[1];
-    if (!strcmp(command, "-h") || !strcmp(command, "--help") || !strcmp(command, "help")) {
+    const char *name = argv[1];
+    if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
         fputs(usage, stdout);
         return 0;
     }
-    if (!strcmp(command, "-V") || !strcmp(command, "--version")) {
+    if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
         printf("arbor %s (%s)\n", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float");
         return 0;
     }
-    if (!strcmp(command, "demo")) return cmd_demo(argc - 2, argv + 2);
-    return cli_usage_error("unknown command '%s'", command);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 2, argv + 2);
+    return cli_usage_error("unknown command '%s'", name);
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The Khronos glTF validator over what arbor writes: every sample of ../shared/gltf/samples
+# saved through `arbor convert` as .gltf and as .glb, and examples/robot_arm.gltf.
+#
+#   tests/oracle/run.sh              (ARBOR_CLI: the arbor command; default build/float/arbor,
+#                                     built there when missing)
+#
+# Installs the pinned gltf-validator (tests/oracle/package.json and its lock) into build/oracle
+# with npm; nothing is installed globally. Exits 0 when every file has no error of arbor's
+# making, 1 otherwise; 0 with "skipped: npm unavailable" only when node or npm is missing or the
+# npm registry cannot be reached.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+oracle=tests/oracle
+prefix=build/oracle
+samples=${ARBOR_SHARED_DIR:-$root/../shared}/gltf/samples
+
+skip() {
+    echo "skipped: npm unavailable ($1)"
+    exit 0
+}
+
+command -v node >/dev/null 2>&1 || skip "no node"
+command -v npm >/dev/null 2>&1 || skip "no npm"
+
+# ---- the validator, into build/oracle ----------------------------------------------------------
+mkdir -p "$prefix"
+cp "$oracle/package.json" "$oracle/package-lock.json" "$prefix/"
+if ! [ -f "$prefix/node_modules/gltf-validator/package.json" ] ||
+    ! cmp -s "$oracle/package-lock.json" "$prefix/node_modules/.package-lock.json.arbor"; then
+    if ! (cd "$prefix" && npm ci --no-audit --no-fund --loglevel=error); then
+        if ! timeout 30 npm ping >/dev/null 2>&1; then
+            skip "the npm registry cannot be reached"
+        fi
+        echo "error: npm ci failed in $prefix although the registry answers" >&2
+        exit 1
+    fi
+    cp "$oracle/package-lock.json" "$prefix/node_modules/.package-lock.json.arbor"
+fi
+export ARBOR_ORACLE_PREFIX="$root/$prefix"
+
+# ---- the arbor command ---------------------------------------------------------------------------
+cli=${ARBOR_CLI:-build/float/arbor}
+if ! [ -x "$cli" ]; then
+    cmake -S . -B build/float -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build build/float --target arbor_cli -j "$(nproc)" >/dev/null
+fi
+
+# ---- write and validate ----------------------------------------------------------------------------
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+status=0
+node "$oracle/validate.mjs" examples/robot_arm.gltf || status=1
+if ! [ -d "$samples" ]; then
+    echo "no samples in $samples: only the example was validated"
+    exit "$status"
+fi
+for dir in "$samples"/*/; do
+    name=$(basename "$dir")
+    src=$(find "$dir" -maxdepth 1 \( -name '*.gltf' -o -name '*.glb' \) | sort | head -n 1)
+    [ -n "$src" ] || continue
+    mkdir -p "$out/$name"
+    if ! "$cli" convert "$src" "$out/$name/$name.gltf" || ! "$cli" convert "$src" "$out/$name/$name.glb"; then
+        echo "$name: arbor convert failed"
+        status=1
+        continue
+    fi
+    node "$oracle/validate.mjs" --against "$src" "$out/$name/$name.gltf" "$out/$name/$name.glb" || status=1
+done
+if [ "$status" -eq 0 ]; then
+    echo "oracle: every file arbor wrote passes the Khronos validator"
+else
+    echo "oracle: some files arbor wrote have validator errors (above)"
+fi
+exit "$status"

@@ -1,0 +1,445 @@
+/*
+ * tests/test_cli.c: the `arbor` command (ARBOR_CLI_PATH), run as a user would.
+ *
+ * - every command's --help exits 0; usage errors exit 2, files that fail to load exit 1;
+ * - `demo --save` writes examples/robot_arm.gltf byte for byte (float builds; the numbers of a
+ *   double build have more digits), and the file validates;
+ * - `dump --json` on the robot arm and every sample: the exact fields, in order, and every
+ *   local and world matrix equal (bit for bit after reading the digits back) to what a direct
+ *   load gives; streamed for a chain of a million nodes;
+ * - `validate` on a good file, on ../shared/gltf/invalid/node/node_loop.gltf and on both;
+ * - `convert` .glb -> .gltf -> .glb round trips of every sample keep every world matrix;
+ * - `tree`, `info` and `dot` name what they should.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+#include "test_util.h"
+
+#include "arbor/gltf.h"
+
+#ifndef ARBOR_CLI_PATH
+#error "ARBOR_CLI_PATH: the build defines the path of the arbor command for the tests"
+#endif
+
+#define SAMPLES_DIR ARBOR_SHARED_DIR "/gltf/samples"
+#define OUT_DIR ARBOR_TEST_OUTPUT_DIR "/cli"
+#define EXAMPLE ARBOR_SOURCE_DIR "/examples/robot_arm.gltf"
+#define STDOUT_FILE OUT_DIR "/stdout.txt"
+#define STDERR_FILE OUT_DIR "/stderr.txt"
+#define MAX_SAMPLES 64
+
+/* ---- running the command -------------------------------------------------------------------- */
+
+static void make_dir(const char *path) {
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) fail_msg("mkdir %s: %s", path, strerror(errno));
+}
+
+/* Runs `arbor ARGS` (ARGS is shell text), stdout and stderr into files; the exit status. */
+static int run(const char *args) {
+    char command[8192];
+    make_dir(OUT_DIR);
+    snprintf(command, sizeof command, "'%s' %s >'%s' 2>'%s'", ARBOR_CLI_PATH, args, STDOUT_FILE, STDERR_FILE);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A whole file as a string (free it), NULL when it cannot be read. */
+static char *slurp(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    size_t got = fread(text, 1, (size_t)n, f);
+    fclose(f);
+    text[got] = '\0';
+    if (size) *size = got;
+    return text;
+}
+
+static void assert_output_contains(const char *file, const char *needle) {
+    char *text = slurp(file, NULL);
+    assert_non_null(text);
+    if (!strstr(text, needle)) fail_msg("%s does not contain \"%s\":\n%s", file, needle, text);
+    free(text);
+}
+
+static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool ends_with(const char *s, const char *tail) {
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* The main file of each sample folder, sorted; names are the folders. */
+static int sample_files(char *paths[MAX_SAMPLES], char *names[MAX_SAMPLES]) {
+    DIR *top = opendir(SAMPLES_DIR);
+    if (!top) return 0;
+    char *folders[MAX_SAMPLES];
+    int count = 0, found = 0;
+    for (struct dirent *e; (e = readdir(top)) && count < MAX_SAMPLES;)
+        if (e->d_name[0] != '.') folders[count++] = strdup(e->d_name);
+    closedir(top);
+    qsort(folders, (size_t)count, sizeof *folders, compare_strings);
+    for (int i = 0; i < count; i++) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/%s", SAMPLES_DIR, folders[i]);
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (!ends_with(e->d_name, ".gltf") && !ends_with(e->d_name, ".glb")) continue;
+            paths[found] = malloc(2 * PATH_MAX);
+            snprintf(paths[found], 2 * PATH_MAX, "%s/%s", dir, e->d_name);
+            names[found++] = strdup(folders[i]);
+            break;
+        }
+        if (d) closedir(d);
+        free(folders[i]);
+    }
+    return found;
+}
+
+static void free_samples(char *paths[], char *names[], int count) {
+    for (int i = 0; i < count; i++) {
+        free(paths[i]);
+        free(names[i]);
+    }
+}
+
+typedef struct loaded {
+    arbor_scene *s;
+    arbor_gltf *doc;
+} loaded;
+
+static loaded load_ok(const char *path) {
+    loaded l = { arbor_scene_create(NULL), NULL };
+    arbor_error error;
+    if (arbor_gltf_load(l.s, path, NULL, &l.doc, &error) != ARBOR_OK) fail_msg("loading %s: %s", path, error.message);
+    return l;
+}
+
+static void unload(loaded *l) {
+    arbor_gltf_free(l->doc);
+    arbor_scene_destroy(l->s);
+}
+
+static int64_t index_of(const loaded *l, arbor_node n) { return arbor_node_is_none(n) ? -1 : arbor_gltf_index(l->doc, n); }
+
+/* ---- help and exit codes -------------------------------------------------------------------- */
+
+static void test_help_and_exit_codes(void **state) {
+    (void)state;
+    const char *commands[] = { "demo", "info", "tree", "dump", "validate", "convert", "dot" };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char args[64], usage[64];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        snprintf(usage, sizeof usage, "usage: arbor %s", commands[i]);
+        assert_int_equal(run(args), 0);
+        assert_output_contains(STDOUT_FILE, usage);
+    }
+    assert_int_equal(run("--help"), 0);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) assert_output_contains(STDOUT_FILE, commands[i]);
+    assert_int_equal(run("frobnicate"), 2);
+    assert_int_equal(run("info"), 2);
+    assert_output_contains(STDERR_FILE, "FILE is missing");
+    assert_int_equal(run("tree '" EXAMPLE "' --bogus"), 2);
+    assert_int_equal(run("tree '" EXAMPLE "' --scene x"), 2);
+    assert_int_equal(run("tree '" EXAMPLE "' --scene 7"), 2);
+    assert_int_equal(run("convert '" EXAMPLE "'"), 2);
+    assert_int_equal(run("info '" OUT_DIR "/no such file.gltf'"), 1);
+    assert_output_contains(STDERR_FILE, "no such file.gltf");
+    assert_int_equal(run("convert '" EXAMPLE "' '" OUT_DIR "/arm.obj'"), 1);
+}
+
+/* ---- the example file ------------------------------------------------------------------------ */
+
+static void test_demo_save_is_the_example(void **state) {
+    (void)state;
+    assert_int_equal(run("demo --save '" OUT_DIR "/robot_arm.gltf'"), 0);
+    size_t made_size = 0, example_size = 0;
+    char *made = slurp(OUT_DIR "/robot_arm.gltf", &made_size), *example = slurp(EXAMPLE, &example_size);
+    assert_non_null(made);
+    assert_non_null(example);
+    if (arbor_real_size() == sizeof(float)) {
+        if (made_size != example_size || memcmp(made, example, made_size))
+            fail_msg("examples/robot_arm.gltf is not what `arbor demo --save` writes: run\n"
+                     "  arbor demo --save examples/robot_arm.gltf\nand commit the result");
+    } else {
+        print_message("double build: the example is compared node by node, not byte by byte\n");
+    }
+    free(made);
+    free(example);
+    /* Both load, with the same parts and world matrices (within float precision). */
+    loaded a = load_ok(EXAMPLE), b = load_ok(OUT_DIR "/robot_arm.gltf");
+    assert_int_equal(arbor_gltf_node_count(a.doc), 8);
+    assert_int_equal(arbor_gltf_node_count(b.doc), 8);
+    const char *names[] = { "base", "joint", "arm", "hand", "mirror", "joint2", "arm2", "hand2" };
+    const int32_t meshes[] = { 0, -1, 1, 2, -1, -1, 1, 2 };
+    for (uint32_t i = 0; i < 8; i++) {
+        arbor_node na = arbor_gltf_node(a.doc, i), nb = arbor_gltf_node(b.doc, i);
+        assert_string_equal(arbor_node_name(a.s, na), names[i]);
+        assert_string_equal(arbor_node_name(b.s, nb), names[i]);
+        assert_int_equal(arbor_node_mesh(a.s, na), meshes[i]);
+        arbor_real wa[16], wb[16];
+        ASSERT_OK(arbor_node_world_matrix(a.s, na, wa));
+        ASSERT_OK(arbor_node_world_matrix(b.s, nb, wb));
+        ASSERT_MAT4_NEAR(wa, wb, 1e-6);
+    }
+    /* The arm's world box lies where seed 002 section 11 puts it at the default pose. */
+    arbor_real lo[3], hi[3], w[16];
+    arbor_node arm = arbor_scene_find(a.s, "base/joint/arm");
+    assert_true(arbor_node_local_bounds(a.s, arm, lo, hi));
+    ASSERT_OK(arbor_node_world_matrix(a.s, arm, w));
+    double min_x = INFINITY, max_x = -INFINITY;
+    for (int c = 0; c < 8; c++) {
+        arbor_real p[3] = { c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2] }, q[3];
+        arbor_mat4_transform_point(q, w, p);
+        min_x = fmin(min_x, q[0]);
+        max_x = fmax(max_x, q[0]);
+    }
+    ASSERT_NEAR(min_x, -0.919, TEST_TOL_3DP);
+    ASSERT_NEAR(max_x, 0.140, TEST_TOL_3DP);
+    unload(&a);
+    unload(&b);
+    assert_int_equal(run("validate '" EXAMPLE "'"), 0);
+    assert_output_contains(STDOUT_FILE, "robot_arm.gltf: ok");
+}
+
+/* ---- dump --json ------------------------------------------------------------------------------ */
+
+static void assert_matrix_field(json_t *array, const arbor_real expected[16], const char *what) {
+    assert_true(json_is_array(array));
+    assert_int_equal(json_array_size(array), 16);
+    for (size_t i = 0; i < 16; i++) {
+        json_t *v = json_array_get(array, i);
+        assert_true(json_is_number(v));
+        arbor_real got = (arbor_real)json_number_value(v); /* the same value ("-0" reads as 0) */
+        if (got != expected[i])
+            fail_msg("%s: element %zu is %.17g, arbor gives %.17g", what, i, (double)got, (double)expected[i]);
+    }
+}
+
+static void assert_keys(json_t *object, const char *const *keys, size_t count, const char *what) {
+    void *it = json_object_iter(object);
+    for (size_t i = 0; i < count; i++, it = json_object_iter_next(object, it)) {
+        if (!it || strcmp(json_object_iter_key(it), keys[i]))
+            fail_msg("%s: field %zu is \"%s\", expected \"%s\"", what, i, it ? json_object_iter_key(it) : "(none)", keys[i]);
+    }
+}
+
+/* `arbor dump FILE --json` against a direct load of FILE. */
+static void check_dump(const char *path) {
+    char args[PATH_MAX + 32];
+    snprintf(args, sizeof args, "dump '%s' --json", path);
+    assert_int_equal(run(args), 0);
+    json_error_t error;
+    json_t *root = json_load_file(STDOUT_FILE, 0, &error);
+    if (!root) fail_msg("dump of %s is not JSON: %s (line %d)", path, error.text, error.line);
+    static const char *const top_keys[] = { "scenes", "nodes" };
+    assert_int_equal(json_object_size(root), 2);
+    assert_keys(root, top_keys, 2, path);
+
+    loaded l = load_ok(path);
+    json_t *scenes = json_object_get(root, "scenes"), *nodes = json_object_get(root, "nodes");
+    assert_int_equal(json_array_size(scenes), arbor_gltf_scene_count(l.doc));
+    for (uint32_t k = 0; k < arbor_gltf_scene_count(l.doc); k++) {
+        static const char *const scene_keys[] = { "index", "name", "nodes" };
+        json_t *scene = json_array_get(scenes, k);
+        assert_keys(scene, scene_keys, 3, path);
+        assert_int_equal(json_integer_value(json_object_get(scene, "index")), k);
+        const char *name = arbor_gltf_scene_name(l.doc, k);
+        if (name) assert_string_equal(json_string_value(json_object_get(scene, "name")), name);
+        else assert_true(json_is_null(json_object_get(scene, "name")));
+        arbor_node roots[512];
+        uint32_t n = arbor_gltf_scene_roots(l.doc, k, roots, 512);
+        json_t *listed = json_object_get(scene, "nodes");
+        assert_int_equal(json_array_size(listed), n);
+        for (uint32_t r = 0; r < n && r < 512; r++)
+            assert_int_equal(json_integer_value(json_array_get(listed, r)), index_of(&l, roots[r]));
+    }
+    uint32_t count = arbor_gltf_node_count(l.doc);
+    assert_int_equal(json_array_size(nodes), count);
+    for (uint32_t i = 0; i < count; i++) {
+        static const char *const node_keys[] = { "index", "name", "parent", "children", "local", "world" };
+        char what[PATH_MAX + 32];
+        snprintf(what, sizeof what, "%s: node %u", path, i);
+        json_t *node = json_array_get(nodes, i);
+        arbor_node n = arbor_gltf_node(l.doc, i);
+        assert_keys(node, node_keys, 6, what);
+        assert_int_equal(json_integer_value(json_object_get(node, "index")), i);
+        const char *name = arbor_node_name(l.s, n);
+        if (name) assert_string_equal(json_string_value(json_object_get(node, "name")), name);
+        else assert_true(json_is_null(json_object_get(node, "name")));
+        arbor_node parent = arbor_node_parent(l.s, n);
+        if (arbor_node_is_none(parent)) assert_true(json_is_null(json_object_get(node, "parent")));
+        else assert_int_equal(json_integer_value(json_object_get(node, "parent")), index_of(&l, parent));
+        json_t *children = json_object_get(node, "children");
+        assert_int_equal(json_array_size(children), arbor_node_child_count(l.s, n));
+        size_t c = 0;
+        for (arbor_node ch = arbor_node_first_child(l.s, n); !arbor_node_is_none(ch); ch = arbor_node_next_sibling(l.s, ch))
+            assert_int_equal(json_integer_value(json_array_get(children, c++)), index_of(&l, ch));
+        arbor_real m[16];
+        ASSERT_OK(arbor_node_local_matrix(l.s, n, m));
+        assert_matrix_field(json_object_get(node, "local"), m, what);
+        ASSERT_OK(arbor_node_world_matrix(l.s, n, m));
+        assert_matrix_field(json_object_get(node, "world"), m, what);
+    }
+    unload(&l);
+    json_decref(root);
+}
+
+static void test_dump_json(void **state) {
+    (void)state;
+    check_dump(EXAMPLE);
+    char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
+    int count = sample_files(paths, names);
+    if (!count) print_message("no samples in %s: only the example was dumped\n", SAMPLES_DIR);
+    for (int i = 0; i < count; i++) check_dump(paths[i]);
+    free_samples(paths, names, count);
+}
+
+/* A chain a million nodes deep dumps, streamed: one line per node, the last one a million up. */
+static void test_dump_million_deep_chain(void **state) {
+    (void)state;
+    const uint32_t depth = 1000000;
+    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = depth });
+    arbor_node parent = ARBOR_NONE, n;
+    for (uint32_t i = 0; i < depth; i++) {
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = parent, .translation = { 0, 1, 0 } }, &n));
+        parent = n;
+    }
+    make_dir(OUT_DIR);
+    arbor_error error;
+    if (arbor_gltf_save(s, NULL, OUT_DIR "/chain.glb", &error) != ARBOR_OK) fail_msg("%s", error.message);
+    arbor_scene_destroy(s);
+
+    FILE *p = popen("'" ARBOR_CLI_PATH "' dump '" OUT_DIR "/chain.glb' --json", "r");
+    assert_non_null(p);
+    static char line[8192], last[8192];
+    uint32_t node_lines = 0;
+    bool in_nodes = false;
+    while (fgets(line, sizeof line, p)) {
+        in_nodes = in_nodes || !strncmp(line, "\"nodes\":[", 9);
+        if (!in_nodes || strncmp(line, "{\"index\":", 9)) continue;
+        node_lines++;
+        memcpy(last, line, sizeof line);
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(node_lines, depth);
+    size_t len = strlen(last);
+    while (len && (last[len - 1] == '\n' || last[len - 1] == ',')) last[--len] = '\0';
+    json_t *node = json_loads(last, 0, NULL);
+    assert_non_null(node);
+    assert_int_equal(json_integer_value(json_object_get(node, "index")), depth - 1);
+    assert_int_equal(json_integer_value(json_object_get(node, "parent")), depth - 2);
+    ASSERT_NEAR(json_number_value(json_array_get(json_object_get(node, "world"), 13)), depth, 0);
+    json_decref(node);
+}
+
+/* ---- validate ---------------------------------------------------------------------------------- */
+
+static void test_validate(void **state) {
+    (void)state;
+    const char *bad = ARBOR_SHARED_DIR "/gltf/invalid/node/node_loop.gltf";
+    assert_int_equal(run("validate '" EXAMPLE "'"), 0);
+    assert_output_contains(STDOUT_FILE, "ok");
+    struct stat st;
+    if (stat(bad, &st) != 0) {
+        print_message("skipped the invalid file: %s is absent\n", bad);
+        return;
+    }
+    char args[2 * PATH_MAX];
+    snprintf(args, sizeof args, "validate '%s'", bad);
+    assert_int_equal(run(args), 1);
+    assert_output_contains(STDERR_FILE, "node_loop.gltf");
+    snprintf(args, sizeof args, "validate '%s' '%s'", EXAMPLE, bad);
+    assert_int_equal(run(args), 1);
+    assert_output_contains(STDOUT_FILE, "robot_arm.gltf: ok");
+    assert_output_contains(STDERR_FILE, "node_loop.gltf");
+}
+
+/* ---- convert ------------------------------------------------------------------------------------ */
+
+static void test_convert_round_trip(void **state) {
+    (void)state;
+    char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
+    int count = sample_files(paths, names);
+    if (!count) {
+        print_message("skipped: no samples in %s\n", SAMPLES_DIR);
+        skip();
+    }
+    make_dir(OUT_DIR "/convert");
+    for (int i = 0; i < count; i++) {
+        char glb[PATH_MAX], gltf[PATH_MAX], args[3 * PATH_MAX];
+        snprintf(glb, sizeof glb, "%s/convert/%s.glb", OUT_DIR, names[i]);
+        snprintf(gltf, sizeof gltf, "%s/convert/%s_back.gltf", OUT_DIR, names[i]);
+        snprintf(args, sizeof args, "convert '%s' '%s'", paths[i], glb);
+        assert_int_equal(run(args), 0);
+        snprintf(args, sizeof args, "convert '%s' '%s'", glb, gltf);
+        assert_int_equal(run(args), 0);
+        loaded a = load_ok(paths[i]), b = load_ok(gltf);
+        uint32_t nodes = arbor_gltf_node_count(a.doc);
+        assert_int_equal(arbor_gltf_node_count(b.doc), nodes);
+        for (uint32_t k = 0; k < nodes; k++) {
+            arbor_real wa[16], wb[16];
+            ASSERT_OK(arbor_node_world_matrix(a.s, arbor_gltf_node(a.doc, k), wa));
+            ASSERT_OK(arbor_node_world_matrix(b.s, arbor_gltf_node(b.doc, k), wb));
+            ASSERT_REALS_BITS_EQUAL(wa, wb, 16);
+        }
+        unload(&a);
+        unload(&b);
+    }
+    free_samples(paths, names, count);
+}
+
+/* ---- tree, info, dot ----------------------------------------------------------------------------- */
+
+static void test_tree_info_dot(void **state) {
+    (void)state;
+    assert_int_equal(run("tree '" EXAMPLE "'"), 0);
+    const char *lines[] = { "base  [mesh 0]", "\n  joint  at", "\n    arm  [mesh 1]", "\n      hand  [mesh 2]",
+                            "\n  mirror  at", "\n    joint2", "\n      arm2  [mesh 1]", "\n        hand2  [mesh 2]" };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_output_contains(STDOUT_FILE, lines[i]);
+
+    assert_int_equal(run("info '" EXAMPLE "'"), 0);
+    assert_output_contains(STDOUT_FILE, "nodes       8 (8 in this scene)");
+    assert_output_contains(STDOUT_FILE, "depth       5");
+    assert_output_contains(STDOUT_FILE, "meshes      3");
+    assert_output_contains(STDOUT_FILE, "4 nodes with a mirrored");
+    assert_output_contains(STDOUT_FILE, "bounds      min (");
+
+    assert_int_equal(run("dot '" EXAMPLE "'"), 0);
+    assert_output_contains(STDOUT_FILE, "digraph");
+    assert_output_contains(STDOUT_FILE, "n0 [label=\"base\"]");
+    assert_output_contains(STDOUT_FILE, "n0 -> n1;\n  n0 -> n4;");
+
+    const char *multiple = SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf";
+    struct stat st;
+    if (stat(multiple, &st) == 0) {
+        assert_int_equal(run("info '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf'"), 0);
+        assert_output_contains(STDOUT_FILE, "showing scene 1");
+        assert_int_equal(run("tree '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf' --scene 0"), 0);
+        assert_output_contains(STDOUT_FILE, "scene 0");
+        assert_int_equal(run("info '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf' --scene 2"), 2);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_help_and_exit_codes),
+        cmocka_unit_test(test_demo_save_is_the_example),
+        cmocka_unit_test(test_dump_json),
+        cmocka_unit_test(test_dump_million_deep_chain),
+        cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_convert_round_trip),
+        cmocka_unit_test(test_tree_info_dot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
