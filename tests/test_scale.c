@@ -4,7 +4,8 @@
  * versions, depth, ancestry, subtree collection, finds, iteration, refusals at that depth,
  * reparenting the middle, destroying it all. Nothing in the library may recurse on the C stack.
  *
- * Ten million nodes: only with ARBOR_TEST_BIG=1 (a Release build; sanitizers are too slow).
+ * Ten million nodes: only with ARBOR_TEST_BIG=1, which CTest sets in optimised builds without
+ * sanitizers (there they would take minutes).
  *
  * Translations are multiples of 1/4 with sums below 2^24, so every world translation is exact in
  * float and double alike.
