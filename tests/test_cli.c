@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "test_util.h"
+#include "test_samples.h"
 
 #include "arbor/gltf.h"
 
@@ -28,18 +28,13 @@
 #error "ARBOR_CLI_PATH: the build defines the path of the arbor command for the tests"
 #endif
 
-#define SAMPLES_DIR ARBOR_SHARED_DIR "/gltf/samples"
 #define OUT_DIR ARBOR_TEST_OUTPUT_DIR "/cli"
 #define EXAMPLE ARBOR_SOURCE_DIR "/examples/robot_arm.gltf"
 #define STDOUT_FILE OUT_DIR "/stdout.txt"
 #define STDERR_FILE OUT_DIR "/stderr.txt"
-#define MAX_SAMPLES 64
 
 /* ---- running the command -------------------------------------------------------------------- */
 
-static void make_dir(const char *path) {
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) fail_msg("mkdir %s: %s", path, strerror(errno));
-}
 
 /* Runs `arbor ARGS` (ARGS is shell text), stdout and stderr into files; the exit status. */
 static int run(const char *args) {
@@ -72,46 +67,6 @@ static void assert_output_contains(const char *file, const char *needle) {
     free(text);
 }
 
-static int compare_strings(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static bool ends_with(const char *s, const char *tail) {
-    size_t n = strlen(s), t = strlen(tail);
-    return n >= t && !strcmp(s + n - t, tail);
-}
-
-/* The main file of each sample folder, sorted; names are the folders. */
-static int sample_files(char *paths[MAX_SAMPLES], char *names[MAX_SAMPLES]) {
-    DIR *top = opendir(SAMPLES_DIR);
-    if (!top) return 0;
-    char *folders[MAX_SAMPLES];
-    int count = 0, found = 0;
-    for (struct dirent *e; (e = readdir(top)) && count < MAX_SAMPLES;)
-        if (e->d_name[0] != '.') folders[count++] = strdup(e->d_name);
-    closedir(top);
-    qsort(folders, (size_t)count, sizeof *folders, compare_strings);
-    for (int i = 0; i < count; i++) {
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%s/%s", SAMPLES_DIR, folders[i]);
-        DIR *d = opendir(dir);
-        for (struct dirent *e; d && (e = readdir(d));) {
-            if (!ends_with(e->d_name, ".gltf") && !ends_with(e->d_name, ".glb")) continue;
-            paths[found] = malloc(2 * PATH_MAX);
-            snprintf(paths[found], 2 * PATH_MAX, "%s/%s", dir, e->d_name);
-            names[found++] = strdup(folders[i]);
-            break;
-        }
-        if (d) closedir(d);
-        free(folders[i]);
-    }
-    return found;
-}
-
-static void free_samples(char *paths[], char *names[], int count) {
-    for (int i = 0; i < count; i++) {
-        free(paths[i]);
-        free(names[i]);
-    }
-}
 
 typedef struct loaded {
     arbor_scene *s;
