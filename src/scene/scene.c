@@ -283,8 +283,9 @@ static uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn, arbor
 }
 
 /* Writes count values at offset of slot's TRS and marks what it invalidates. */
-static void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
-    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS + offset, values, (size_t)count * sizeof *values);
+static inline void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
+    arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS + offset;
+    for (int i = 0; i < count; i++) trs[i] = values[i]; /* count is a constant at each call: no memcpy call */
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
     arbor__invalidate(s, slot);
 }
