@@ -35,7 +35,6 @@
 
 /* ---- running the command -------------------------------------------------------------------- */
 
-
 /* Runs `arbor ARGS` (ARGS is shell text), stdout and stderr into files; the exit status. */
 static int run(const char *args) {
     char command[8192];
@@ -66,26 +65,6 @@ static void assert_output_contains(const char *file, const char *needle) {
     if (!strstr(text, needle)) fail_msg("%s does not contain \"%s\":\n%s", file, needle, text);
     free(text);
 }
-
-
-typedef struct loaded {
-    arbor_scene *s;
-    arbor_gltf *doc;
-} loaded;
-
-static loaded load_ok(const char *path) {
-    loaded l = { arbor_scene_create(NULL), NULL };
-    arbor_error error;
-    if (arbor_gltf_load(l.s, path, NULL, &l.doc, &error) != ARBOR_OK) fail_msg("loading %s: %s", path, error.message);
-    return l;
-}
-
-static void unload(loaded *l) {
-    arbor_gltf_free(l->doc);
-    arbor_scene_destroy(l->s);
-}
-
-static int64_t index_of(const loaded *l, arbor_node n) { return arbor_node_is_none(n) ? -1 : arbor_gltf_index(l->doc, n); }
 
 /* ---- help and exit codes -------------------------------------------------------------------- */
 

@@ -31,8 +31,6 @@
 
 /* ---- files ---------------------------------------------------------------------------------- */
 
-
-
 /* The JSON of a .gltf, or of a .glb's JSON chunk. */
 static json_t *read_json(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -63,32 +61,12 @@ static bool file_exists(const char *path) {
 
 /* ---- loading -------------------------------------------------------------------------------- */
 
-typedef struct loaded {
-    arbor_scene *s;
-    arbor_gltf *doc;
-} loaded;
-
-static loaded load_ok(const char *path) {
-    loaded l = { arbor_scene_create(NULL), NULL };
-    arbor_error error;
-    arbor_result r = arbor_gltf_load(l.s, path, NULL, &l.doc, &error);
-    if (r != ARBOR_OK) fail_msg("loading %s: %s (%s)", path, error.message, arbor_result_string(r));
-    return l;
-}
-
-static void unload(loaded *l) {
-    arbor_gltf_free(l->doc);
-    arbor_scene_destroy(l->s);
-}
-
 static void save_ok(arbor_scene *s, const arbor_gltf *doc, const char *path) {
     arbor_error error;
     arbor_result r = arbor_gltf_save(s, doc, path, &error);
     if (r != ARBOR_OK) fail_msg("saving %s: %s (%s)", path, error.message, arbor_result_string(r));
     assert_int_equal(error.code, ARBOR_OK);
 }
-
-static int64_t index_of(const loaded *l, arbor_node n) { return arbor_node_is_none(n) ? -1 : arbor_gltf_index(l->doc, n); }
 
 /* ---- comparing two loads of the same nodes ---------------------------------------------------- */
 

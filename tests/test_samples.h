@@ -1,7 +1,8 @@
 /*
- * tests/test_samples.h: the glTF sample corpus (ARBOR_SHARED_DIR "/gltf/samples") for the tests
- * that walk it: the main file of each sample folder, in a stable order. POSIX (dirent); the
- * includer defines _POSIX_C_SOURCE 200809L before any system header.
+ * tests/test_samples.h: what the glTF tests share: the sample corpus (ARBOR_SHARED_DIR
+ * "/gltf/samples"), the main file of each sample folder in a stable order, and loading a file
+ * into a scene of its own. POSIX (dirent); the includer defines _POSIX_C_SOURCE 200809L before
+ * any system header.
  */
 #ifndef ARBOR_TEST_SAMPLES_H
 #define ARBOR_TEST_SAMPLES_H
@@ -12,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "test_util.h"
+
+#include "arbor/gltf.h"
 
 #define SAMPLES_DIR ARBOR_SHARED_DIR "/gltf/samples"
 #define MAX_SAMPLES 64
@@ -60,6 +63,30 @@ static inline void free_samples(char *paths[], char *names[], int count) {
         free(paths[i]);
         free(names[i]);
     }
+}
+
+/* A glTF file loaded into a scene of its own; the test fails when it cannot be loaded. */
+typedef struct loaded {
+    arbor_scene *s;
+    arbor_gltf *doc;
+} loaded;
+
+static inline loaded load_ok(const char *path) {
+    loaded l = { arbor_scene_create(NULL), NULL };
+    arbor_error error;
+    arbor_result r = arbor_gltf_load(l.s, path, NULL, &l.doc, &error);
+    if (r != ARBOR_OK) fail_msg("loading %s: %s (%s)", path, error.message, arbor_result_string(r));
+    return l;
+}
+
+static inline void unload(loaded *l) {
+    arbor_gltf_free(l->doc);
+    arbor_scene_destroy(l->s);
+}
+
+/* The node's index in the loaded file, -1 for ARBOR_NONE. */
+static inline int64_t index_of(const loaded *l, arbor_node n) {
+    return arbor_node_is_none(n) ? -1 : arbor_gltf_index(l->doc, n);
 }
 
 #endif
