@@ -243,6 +243,10 @@ static inline void wl_moved_translation(const wl_workload *w, uint32_t i, uint32
 #define WL_WARMUP 2u
 #define WL_FRAMES 31u
 
+/* The frames of WORKLOADS.md, in the order of their names. */
+static const char *const wl_frame_names[] = { "animate", "static", "move_roots", "leaf", "read_all", "build", "memory" };
+enum { WL_F_ANIMATE, WL_F_STATIC, WL_F_MOVE_ROOTS, WL_F_LEAF, WL_F_READ_ALL, WL_F_BUILD, WL_F_MEMORY, WL_F_COUNT };
+
 static inline double wl_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -310,6 +314,23 @@ static inline void wl_print(const wl_report *r, bool json) {
         puts(")");
     }
     fflush(stdout);
+}
+
+/* Sets r's value and min from the timed frames (times holds the warm-up frames first, then
+   `frames` timed ones, which it sorts): microseconds per frame for static and leaf, nanoseconds per
+   changed node for move_roots (whose counts go into extra, as JSON fields), nanoseconds per node
+   otherwise. extra needs about 64 bytes. */
+static inline void wl_report_figure(wl_report *r, int frame, double *times, uint32_t frames,
+                                    const wl_workload *w, char *extra, size_t extra_size) {
+    double scale = frame == WL_F_STATIC || frame == WL_F_LEAF ? 1e6
+                 : frame == WL_F_MOVE_ROOTS               ? 1e9 / (double)w->changed
+                                                          : 1e9 / (double)w->count;
+    r->value = wl_median(times + WL_WARMUP, frames) * scale; /* sorts the timed frames */
+    r->min = times[WL_WARMUP] * scale;
+    extra[0] = '\0';
+    if (frame == WL_F_MOVE_ROOTS)
+        snprintf(extra, extra_size, "\"changed\":%llu,\"written\":%u", (unsigned long long)w->changed, w->moved_count);
+    r->extra = extra;
 }
 
 #endif

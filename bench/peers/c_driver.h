@@ -16,8 +16,6 @@
 #ifndef ARBOR_BENCH_C_DRIVER_H
 #define ARBOR_BENCH_C_DRIVER_H
 
-static const char *const frame_names[] = { "animate", "static", "move_roots", "leaf", "read_all", "build", "memory" };
-enum { F_ANIMATE, F_STATIC, F_MOVE_ROOTS, F_LEAF, F_READ_ALL, F_BUILD, F_MEMORY, F_COUNT };
 
 static double sum_abs_translations(peer_scene *p, uint32_t n) {
     double sum = 0;
@@ -43,7 +41,7 @@ static int fail(const char *what) {
 
 int main(int argc, char **argv) {
     const char *shape_name = "skeletons";
-    int frame = F_ANIMATE;
+    int frame = WL_F_ANIMATE;
     uint32_t frames = WL_FRAMES, size = 0, length = 0;
     bool json = false;
     for (int i = 1; i < argc; i++) {
@@ -58,8 +56,8 @@ int main(int argc, char **argv) {
             shape_name = v;
         } else if (!strcmp(a, "--frame")) {
             frame = -1;
-            for (int f = 0; f < F_COUNT; f++)
-                if (!strcmp(v, frame_names[f])) frame = f;
+            for (int f = 0; f < WL_F_COUNT; f++)
+                if (!strcmp(v, wl_frame_names[f])) frame = f;
             if (frame < 0) return fail("unknown frame");
         } else if (!strcmp(a, "--frames")) {
             frames = (uint32_t)strtoul(v, NULL, 10);
@@ -73,9 +71,9 @@ int main(int argc, char **argv) {
     }
     wl_shape shape;
     if (!wl_shape_make(shape_name, size, length, &shape) || frames == 0) return fail("bad shape, size or frame count");
-    wl_report rep = { .peer = PEER_NAME, .metric = frame_names[frame], .shape = &shape, .frames = frames, .checksum = -1 };
+    wl_report rep = { .peer = PEER_NAME, .metric = wl_frame_names[frame], .shape = &shape, .frames = frames, .checksum = -1 };
 
-    if (frame == F_MEMORY) { /* the array straight from the stream, one update */
+    if (frame == WL_F_MEMORY) { /* the array straight from the stream, one update */
         peer_scene *p = peer_alloc(shape.count);
         if (!p) return fail("out of memory");
         wl_rng g = wl_rng_make();
@@ -94,17 +92,17 @@ int main(int argc, char **argv) {
     }
 
     wl_workload w;
-    if (!wl_generate(&shape, frame == F_ANIMATE, &w)) return fail("out of memory");
+    if (!wl_generate(&shape, frame == WL_F_ANIMATE, &w)) return fail("out of memory");
     const uint32_t n = w.count, total = WL_WARMUP + frames;
     double *times = malloc((size_t)total * sizeof *times);
-    peer_scene *p = frame == F_BUILD ? NULL : build(&w);
-    if (!times || (frame != F_BUILD && !p)) return fail("out of memory");
+    peer_scene *p = frame == WL_F_BUILD ? NULL : build(&w);
+    if (!times || (frame != WL_F_BUILD && !p)) return fail("out of memory");
     if (p) rep.checksum = sum_abs_translations(p, n);
     volatile double sink = 0;
     for (uint32_t k = 0; k < total; k++) {
         double t0 = 0, t1 = 0;
         switch (frame) {
-        case F_ANIMATE: {
+        case WL_F_ANIMATE: {
             const float *q = w.rot[k % 4];
             t0 = wl_now();
             for (uint32_t i = 0; i < n; i++) peer_set_rotation(p, i, q + 4 * (size_t)i);
@@ -112,12 +110,12 @@ int main(int argc, char **argv) {
             t1 = wl_now();
             break;
         }
-        case F_STATIC:
+        case WL_F_STATIC:
             t0 = wl_now();
             peer_update(p);
             t1 = wl_now();
             break;
-        case F_MOVE_ROOTS:
+        case WL_F_MOVE_ROOTS:
             t0 = wl_now();
             for (uint32_t m = 0; m < w.moved_count; m++) {
                 float t[3];
@@ -127,7 +125,7 @@ int main(int argc, char **argv) {
             peer_update(p);
             t1 = wl_now();
             break;
-        case F_LEAF: {
+        case WL_F_LEAF: {
             uint32_t leaf = wl_leaf(&shape);
             t0 = wl_now();
             peer_set_rotation(p, leaf, w.leaf_rot[k % 4]);
@@ -137,7 +135,7 @@ int main(int argc, char **argv) {
             sink += x;
             break;
         }
-        case F_READ_ALL: {
+        case WL_F_READ_ALL: {
             double sum = 0;
             t0 = wl_now();
             for (uint32_t i = 0; i < n; i++) sum += peer_world_t(p, i)[0];
@@ -145,7 +143,7 @@ int main(int argc, char **argv) {
             sink += sum;
             break;
         }
-        case F_BUILD:
+        case WL_F_BUILD:
             peer_free(p);
             t0 = wl_now();
             p = build(&w);
@@ -158,16 +156,8 @@ int main(int argc, char **argv) {
         times[k] = t1 - t0;
     }
     (void)sink;
-    double med = wl_median(times + WL_WARMUP, frames), fastest = times[WL_WARMUP]; /* sorted */
-    double scale = frame == F_STATIC || frame == F_LEAF ? 1e6
-                 : frame == F_MOVE_ROOTS           ? 1e9 / (double)w.changed
-                                                   : 1e9 / (double)n;
-    rep.value = med * scale;
-    rep.min = fastest * scale;
-    char extra[96] = "";
-    if (frame == F_MOVE_ROOTS)
-        snprintf(extra, sizeof extra, "\"changed\":%llu,\"written\":%u", (unsigned long long)w.changed, w.moved_count);
-    rep.extra = extra;
+    char extra[96];
+    wl_report_figure(&rep, frame, times, frames, &w, extra, sizeof extra);
     wl_print(&rep, json);
     peer_free(p);
     free(times);

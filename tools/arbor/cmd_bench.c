@@ -50,8 +50,6 @@ static const char bench_help[] =
     "The checksum is the sum of |x| + |y| + |z| of every world translation after the build: the\n"
     "peers in bench/peers/ print the same number for the same workload.\n";
 
-static const char *const frame_names[] = { "animate", "static", "move_roots", "leaf", "read_all", "build", "memory" };
-enum { F_ANIMATE, F_STATIC, F_MOVE_ROOTS, F_LEAF, F_READ_ALL, F_BUILD, F_MEMORY, F_COUNT };
 
 typedef struct bench {
     arbor_scene *scene;
@@ -181,8 +179,8 @@ int cmd_bench(int argc, char **argv) {
             shape_name = argv[++i];
         } else if (!strcmp(a, "--frame")) {
             if (!v) return usage("%s needs a frame name", a);
-            for (int f = 0; f < F_COUNT; f++)
-                if (!strcmp(v, frame_names[f])) frame = f;
+            for (int f = 0; f < WL_F_COUNT; f++)
+                if (!strcmp(v, wl_frame_names[f])) frame = f;
             if (frame < 0) return usage("unknown frame '%s' (animate, static, move_roots, leaf, read_all, build, memory)", v);
             i++;
         } else if (!strcmp(a, "--threads")) {
@@ -202,16 +200,16 @@ int cmd_bench(int argc, char **argv) {
         }
     }
     if (!shape_name) return usage("%s", "--shape is required (skeletons, random or chains)");
-    if (frame < 0) frame = F_ANIMATE;
+    if (frame < 0) frame = WL_F_ANIMATE;
     wl_shape shape;
     if (!wl_shape_make(shape_name, size, length, &shape))
         return usage("unknown shape '%s', or a size of no node or more than 2^31 nodes", shape_name);
-    if (bulk && frame != F_ANIMATE) return usage("%s applies to --frame animate only", "--bulk");
+    if (bulk && frame != WL_F_ANIMATE) return usage("%s applies to --frame animate only", "--bulk");
 
     char peer[96];
     snprintf(peer, sizeof peer, "arbor %s %s t%u", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float",
              threads);
-    wl_report rep = { .peer = peer, .metric = frame_names[frame], .variant = bulk ? "bulk" : NULL, .shape = &shape,
+    wl_report rep = { .peer = peer, .metric = wl_frame_names[frame], .variant = bulk ? "bulk" : NULL, .shape = &shape,
                       .frames = frames, .checksum = -1 };
 
     bench b = { 0 };
@@ -220,7 +218,7 @@ int cmd_bench(int argc, char **argv) {
         b.exec = arbor_pool_executor(b.pool);
     }
     int rc = 0;
-    if (frame == F_MEMORY) {
+    if (frame == WL_F_MEMORY) {
         rc = run_memory(&b, &shape, &rep.value, &rep.checksum);
         rep.frames = 1;
         if (!rc) wl_print(&rep, json);
@@ -230,20 +228,20 @@ int cmd_bench(int argc, char **argv) {
     }
 
     wl_workload w;
-    if (!wl_generate(&shape, frame == F_ANIMATE, &w)) {
+    if (!wl_generate(&shape, frame == WL_F_ANIMATE, &w)) {
         arbor_pool_destroy(b.pool);
         fputs("arbor bench: out of memory for the workload\n", stderr);
         return 1;
     }
     const uint32_t n = w.count, total = WL_WARMUP + frames;
     double *times = malloc((size_t)total * sizeof *times);
-    uint64_t *versions = frame == F_MOVE_ROOTS ? malloc((size_t)n * sizeof *versions) : NULL;
+    uint64_t *versions = frame == WL_F_MOVE_ROOTS ? malloc((size_t)n * sizeof *versions) : NULL;
     b.nodes = malloc((size_t)n * sizeof *b.nodes);
-    if (!times || !b.nodes || (frame == F_MOVE_ROOTS && !versions)) {
+    if (!times || !b.nodes || (frame == WL_F_MOVE_ROOTS && !versions)) {
         rc = bench_fail("buffers");
         goto done;
     }
-    if (frame != F_BUILD) {
+    if (frame != WL_F_BUILD) {
         if (!build_scene(&b, &w)) {
             rc = bench_fail("building the scene");
             goto done;
@@ -255,7 +253,7 @@ int cmd_bench(int argc, char **argv) {
     for (uint32_t k = 0; k < total; k++) {
         double t0 = 0, t1 = 0;
         switch (frame) {
-        case F_ANIMATE: {
+        case WL_F_ANIMATE: {
             const arbor_real *q = w.rot[k % 4];
             t0 = wl_now();
             if (bulk) {
@@ -268,12 +266,12 @@ int cmd_bench(int argc, char **argv) {
             t1 = wl_now();
             break;
         }
-        case F_STATIC:
+        case WL_F_STATIC:
             t0 = wl_now();
             bench_update(&b);
             t1 = wl_now();
             break;
-        case F_MOVE_ROOTS: {
+        case WL_F_MOVE_ROOTS: {
             /* The first warm-up frame checks the count of changed nodes against the versions. */
             if (k == 0)
                 for (uint32_t i = 0; i < n; i++) versions[i] = arbor_node_world_version(b.scene, b.nodes[i]);
@@ -295,7 +293,7 @@ int cmd_bench(int argc, char **argv) {
             }
             break;
         }
-        case F_LEAF: {
+        case WL_F_LEAF: {
             const arbor_real *q = w.leaf_rot[k % 4];
             arbor_node leaf = b.nodes[wl_leaf(&shape)];
             arbor_real m[16];
@@ -307,7 +305,7 @@ int cmd_bench(int argc, char **argv) {
             sink += (double)m[12];
             break;
         }
-        case F_READ_ALL: {
+        case WL_F_READ_ALL: {
             bench_update(&b); /* nothing to do: the scene is current */
             double sum = 0;
             arbor_real m[16];
@@ -320,7 +318,7 @@ int cmd_bench(int argc, char **argv) {
             sink += sum;
             break;
         }
-        case F_BUILD: {
+        case WL_F_BUILD: {
             arbor_scene_destroy(b.scene);
             b.scene = NULL;
             t0 = wl_now();
@@ -336,23 +334,15 @@ int cmd_bench(int argc, char **argv) {
         default: break;
         }
         if (rc) {
-            rc = bench_fail(frame_names[frame]);
+            rc = bench_fail(wl_frame_names[frame]);
             goto done;
         }
         times[k] = t1 - t0;
     }
     (void)sink;
 
-    double med = wl_median(times + WL_WARMUP, frames), fastest = times[WL_WARMUP]; /* sorted */
-    double scale = frame == F_STATIC || frame == F_LEAF ? 1e6
-                 : frame == F_MOVE_ROOTS           ? 1e9 / (double)w.changed
-                                                   : 1e9 / (double)n;
-    rep.value = med * scale;
-    rep.min = fastest * scale;
-    char extra[96] = "";
-    if (frame == F_MOVE_ROOTS)
-        snprintf(extra, sizeof extra, "\"changed\":%llu,\"written\":%u", (unsigned long long)w.changed, w.moved_count);
-    rep.extra = extra;
+    char extra[96];
+    wl_report_figure(&rep, frame, times, frames, &w, extra, sizeof extra);
     wl_print(&rep, json);
 
 done:
