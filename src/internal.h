@@ -64,6 +64,8 @@ struct arbor_scene {
     uint32_t first_root, last_root;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
     uint32_t max_depth;
+    uint32_t order_inversions; /* nodes whose parent's slot is above their own: while there are
+                                  none, slot order puts parents first (scene/hierarchy.c) */
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_stats stats;

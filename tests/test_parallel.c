@@ -215,6 +215,53 @@ static void test_bulk_writes(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* ---- storage order ---- */
+
+/* The update sweeps the slots in order while parents come first there, and follows the links
+   once a reparent under a later node breaks that; invalidation likewise. Every path gives the
+   matrices lazy reads give, composing each out-of-date node once. */
+static void test_any_storage_order(void **state) {
+    (void)state;
+    const uint32_t n = 20000, moved = 64;
+    test_rng ra = test_rng_make(0x5EED), rb = test_rng_make(0x5EED), edits = test_rng_make(11);
+    arbor_scene *lazy = arbor_scene_create(NULL), *batch = arbor_scene_create(NULL);
+    arbor_node *hl = build(lazy, RANDOM, n, &ra), *hb = build(batch, RANDOM, n, &rb);
+    arbor_real *q = malloc((size_t)n * 4 * sizeof *q);
+    assert_non_null(q);
+    for (int frame = 0; frame < 6; frame++) {
+        arbor_scene_reset_stats(batch);
+        /* frame 2 moves early nodes under late ones (slot order no longer parents-first);
+           frame 4 moves them back under the root (in order again) */
+        for (uint32_t k = 0; (frame == 2 || frame == 4) && k < moved; k++) {
+            uint32_t child = 1 + k * 7, parent = frame == 2 ? n - 1 - k : 0;
+            arbor_result rl = arbor_node_set_parent(lazy, hl[child], hl[parent], ARBOR_NONE, ARBOR_KEEP_LOCAL);
+            arbor_result rb2 = arbor_node_set_parent(batch, hb[child], hb[parent], ARBOR_NONE, ARBOR_KEEP_LOCAL);
+            assert_int_equal(rl, rb2); /* a ring is refused in both */
+        }
+        /* even frames: every node rotated (bulk); odd frames: the root alone */
+        uint32_t count = frame % 2 ? 1 : n;
+        for (uint32_t i = 0; i < count; i++) test_rng_quat(&edits, q + 4 * i);
+        assert_int_equal(arbor_scene_set_rotations(lazy, hl, q, count), ARBOR_OK);
+        assert_int_equal(arbor_scene_set_rotations(batch, hb, q, count), ARBOR_OK);
+        arbor_stats st;
+        arbor_scene_update(batch);
+        arbor_scene_stats(batch, &st);
+        assert_int_equal(st.invalidated, frame == 0 ? 0 : n); /* built out of date: nothing to mark */
+        assert_int_equal(st.world_composed, n);
+        assert_int_equal(st.local_composed, count);
+        check_same_worlds(lazy, hl, batch, hb, n);
+        arbor_scene_reset_stats(batch);
+        arbor_scene_update(batch);
+        arbor_scene_stats(batch, &st);
+        assert_int_equal(st.world_composed, 0);
+    }
+    free(q);
+    free(hl);
+    free(hb);
+    arbor_scene_destroy(lazy);
+    arbor_scene_destroy(batch);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_serial),
@@ -222,6 +269,7 @@ int main(void) {
         cmocka_unit_test(test_parallel_versions_unique),
         cmocka_unit_test(test_pool_runs_every_task_once),
         cmocka_unit_test(test_bulk_writes),
+        cmocka_unit_test(test_any_storage_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

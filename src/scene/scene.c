@@ -226,6 +226,8 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
 static void release_slot(arbor_scene *s, uint32_t slot) {
     free_name(s, slot);
     arbor__attachment_release(s, slot);
+    if (s->n.parent[slot] > slot) s->order_inversions--; /* links below the subtree's top stay */
+    s->n.parent[slot] = 0;
     s->n.flags[slot] &= ARBOR__PENDING; /* a pending entry may still name the slot */
     s->live--;
     if (++s->n.generation[slot] == 0) return; /* generations exhausted: retire, never reuse */

@@ -25,10 +25,33 @@ static void pending_push(arbor_scene *s, uint32_t slot) {
     s->n.pending[s->pending_count++] = slot; /* at most one entry per slot: never overflows */
 }
 
+/* Marks every node from slot `from` on whose parent is out of date, in slot order. With
+   parents first in slot order this completes an invalidation in one pass over memory as it
+   lies: nodes already out of date had their descendants out of date, and a node marked here
+   is seen before its children. */
+static void invalidate_in_order(arbor_scene *s, uint32_t from) {
+    uint8_t *flags = s->n.flags;
+    const uint32_t *parent = s->n.parent;
+    uint64_t marked = 0;
+    for (uint32_t n = from, end = s->slot_end; n < end; n++) {
+        uint8_t f = flags[n];
+        if ((f & (ARBOR__ALIVE | ARBOR__WORLD_DIRTY)) == ARBOR__ALIVE && parent[n] &&
+            (flags[parent[n]] & ARBOR__WORLD_DIRTY)) {
+            flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
+            marked++;
+        }
+    }
+    s->stats.invalidated += marked;
+    s->dirty_count += marked;
+}
+
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
     uint8_t *flags = s->n.flags;
     if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
-        uint64_t steps = 0, limit = arbor__walk_limit(s);
+        /* Following links costs a cache miss a node where the tree's order is not memory's;
+           past a share of the slots after top, one pass in slot order is cheaper. */
+        bool in_order = s->order_inversions == 0;
+        uint64_t steps = 0, limit = arbor__walk_limit(s), budget = 1024 + (s->slot_end - top) / 8;
         for (uint32_t n = top; n;) {
             bool current = !(flags[n] & ARBOR__WORLD_DIRTY);
             if (current) {
@@ -37,6 +60,10 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
                 s->dirty_count++;
             }
             n = arbor__next_in_subtree(s, top, n, current);
+            if (in_order && n && ++steps > budget) {
+                invalidate_in_order(s, top + 1);
+                break;
+            }
             if (++steps > limit) {
                 arbor__walk_bound(s, "invalidation", limit);
                 break;
@@ -186,6 +213,31 @@ static uint32_t collect_roots(arbor_scene *s) {
     return count;
 }
 
+/* When slot order puts parents first and much of the scene is out of date, one pass over the
+   slots in order computes what is out of date: memory is read as it lies, with no links to
+   follow (a scene built in any parents-first order, such as WORKLOADS.md's `random`, whose
+   depth-first order is all over memory). */
+#define SWEEP_MIN_SHARE 8u /* the sweep pays once at least 1/8 of the nodes are out of date */
+
+static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
+    return s->order_inversions == 0 && dirty * SWEEP_MIN_SHARE >= s->slot_end;
+}
+
+static void sweep(arbor_scene *s) {
+    uint8_t *flags = s->n.flags;
+    for (uint32_t i = 0; i < s->pending_count; i++) flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
+    s->pending_count = 0;
+    compute_ctx c = ctx_begin(s);
+    for (uint32_t slot = 1, end = s->slot_end; slot < end; slot++) {
+        uint8_t f = flags[slot];
+        if (f & ARBOR__WORLD_DIRTY)
+            compute_world(&c, slot);
+        else if (f & ARBOR__PARTIAL)
+            flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
+    }
+    ctx_end(&c);
+}
+
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
 
 typedef struct update_job {
@@ -216,10 +268,15 @@ static void update_task(void *user, uint32_t index) {
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
     uint64_t dirty = s->dirty_count;
     s->dirty_count = 0;
+    bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
+    if (!parallel && sweep_pays(s, dirty)) {
+        sweep(s);
+        return;
+    }
     uint32_t head = 0, count = collect_roots(s);
     uint32_t *roots = s->n.scratch;
     compute_ctx c = ctx_begin(s);
-    if (!executor || !executor->parallel_for || dirty < PARALLEL_MIN_NODES) {
+    if (!parallel) {
         for (uint32_t i = 0; i < count; i++) compute_subtree(&c, roots[i]);
         ctx_end(&c);
         return;
