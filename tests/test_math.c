@@ -560,7 +560,7 @@ static void test_compose_unnormalised_quat(void **state)
     assert_vec_near(m, 16, 0, 1, 0, 0, 0, 0, -1, 2, 0, 0, -2, -1, 0, 0, 0, 0, 1);
     const arbor_real zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
     arbor__affine_compose(a, zero, q, one);
-    assert_vec_near(a, 12, 0, 1, 0, 0, 0, -1, 2, 0, -2, -1, 0, 0, 0);
+    assert_vec_near(a, 12, 0, 1, 0, 0, 0, 0, -1, -2, 0, 0, 2, -1, 0);
 }
 
 /* R(q) rotates: 90 degrees about z sends x to y; the column order of T R S is right. */
@@ -1207,7 +1207,7 @@ static void test_affine_conversions(void **state)
     arbor_real m[16], a[12], back[16];
     for (int i = 0; i < 16; ++i) m[i] = (arbor_real)(i + 1);
     arbor__affine_from_mat4(a, m);
-    assert_vec_near(a, 12, 0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15);
+    assert_vec_near(a, 12, 0, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15); /* row by row */
     arbor__affine_to_mat4(back, a);
     assert_vec_near(back, 16, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11, 0, 13, 14, 15, 1);
 }
@@ -1244,35 +1244,46 @@ static void test_affine_mul_matches_mat4(void **state)
 #if FLT_EVAL_METHOD == 0
         /* The extra terms of the 4x4 product are exact zeros: the same values. */
         for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 3; ++r) assert_true(ab[c * 3 + r] == mab[c * 4 + r]);
+            for (int r = 0; r < 3; ++r) assert_true(ab[r * 4 + c] == mab[c * 4 + r]);
 #else
         for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 3; ++r) assert_near(ab[c * 3 + r], mab[c * 4 + r], EXACT * 100);
+            for (int r = 0; r < 3; ++r) assert_near(ab[r * 4 + c], mab[c * 4 + r], EXACT * 100);
 #endif
         assert_true(mab[3] == 0 && mab[7] == 0 && mab[11] == 0 && mab[15] == 1);
     }
 }
 
-/* Each element is a0*b0 + a1*b1 + a2*b2 (+ a_t), in that order, with no fused multiply-add. */
+/* Each element is a_r0 b_0c + a_r1 b_1c + a_r2 b_2c + a_r3 e_c (e = (0, 0, 0, 1)), in that
+   order, with no fused multiply-add; the SIMD kernel and the scalar reference agree bit for bit,
+   signed zeros, infinities and NaNs included. */
 static void test_affine_mul_fixed_order(void **state)
 {
     (void)state;
     rng_seed(31337);
-    arbor_real a[12], b[12], out[12];
-    for (int i = 0; i < 12; ++i) {
-        a[i] = (arbor_real)rng_range(-3, 3);
-        b[i] = (arbor_real)rng_range(-3, 3);
-    }
-    arbor__affine_mul(out, a, b);
-    for (int c = 0; c < 4; ++c) {
-        for (int r = 0; r < 3; ++r) {
-            volatile arbor_real p0 = a[r] * b[c * 3];
-            volatile arbor_real p1 = a[3 + r] * b[c * 3 + 1];
-            volatile arbor_real p2 = a[6 + r] * b[c * 3 + 2];
-            volatile arbor_real v = p0 + p1;
-            v = v + p2;
-            if (c == 3) v = v + a[9 + r];
-            assert_true(out[c * 3 + r] == v);
+    arbor_real a[12], b[12], out[12], scalar[12];
+    for (int round = 0; round < 1000; ++round) {
+        for (int i = 0; i < 12; ++i) {
+            a[i] = (arbor_real)rng_range(-3, 3);
+            b[i] = (arbor_real)rng_range(-3, 3);
+        }
+        if (round % 10 == 1) a[round % 12] = -0.0f; /* special values now and then */
+        if (round % 10 == 2) b[round % 12] = (arbor_real)INFINITY;
+        if (round % 10 == 3) a[round % 12] = (arbor_real)NAN;
+        arbor__affine_mul(out, a, b);
+        arbor__affine_mul_scalar(scalar, a, b);
+        assert_memory_equal(out, scalar, sizeof out);
+        for (int c = 0; c < 4; ++c) {
+            for (int r = 0; r < 3; ++r) {
+                volatile arbor_real p0 = a[r * 4] * b[c];
+                volatile arbor_real p1 = a[r * 4 + 1] * b[4 + c];
+                volatile arbor_real p2 = a[r * 4 + 2] * b[8 + c];
+                volatile arbor_real p3 = a[r * 4 + 3] * (arbor_real)(c == 3);
+                volatile arbor_real v = p0 + p1;
+                v = v + p2;
+                v = v + p3;
+                if (v == v) assert_true(out[r * 4 + c] == v && signbit(out[r * 4 + c]) == signbit(v));
+                else assert_true(out[r * 4 + c] != out[r * 4 + c]);
+            }
         }
     }
 }
@@ -1320,7 +1331,7 @@ static void test_affine_invert(void **state)
     arbor__affine_compose(a, t, q, s);
     assert_true(arbor__affine_invert(inv, a));
     arbor__affine_mul(prod, a, inv);
-    assert_vec_near(prod, 12, EXACT * 10, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0);
+    assert_vec_near(prod, 12, EXACT * 10, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0);
     /* In place. */
     assert_true(arbor__affine_invert(a, a));
     assert_memory_equal(a, inv, sizeof a);
@@ -1344,9 +1355,9 @@ static void test_affine_decompose(void **state)
     assert_vec_near(t, 3, 0, 4, 5, 6);
     assert_vec_near(s, 3, EXACT, 1, 2, 3);
     assert_vec_near(q, 4, EXACT, q0[0], q0[1], q0[2], q0[3]);
-    a[3] = a[3] + (arbor_real)0.5; /* shear column 1 toward x */
+    a[ARBOR__AT(0, 1)] = a[ARBOR__AT(0, 1)] + (arbor_real)0.5; /* shear column 1 toward x */
     assert_false(arbor__affine_decompose(a, t, q, s));
-    a[3] = (arbor_real)NAN;
+    a[ARBOR__AT(0, 1)] = (arbor_real)NAN;
     assert_false(arbor__affine_decompose(a, t, q, s));
     assert_vec_near(q, 4, 0, 0, 0, 0, 1);
 }

@@ -1,9 +1,11 @@
 /*
  * Internal affine kernels shared by the scene and the public math functions.
  *
- * An affine matrix here is 12 arbor_real: the first three rows of a column-major 4x4, stored
- * column by column (element [c * 3 + r] is row r of column c; translation in 9, 10, 11). The
- * last row is implicitly (0, 0, 0, 1).
+ * An affine matrix here is 12 arbor_real: the first three rows of a 4x4, stored row by row
+ * (element [r * 4 + c] is row r of column c; translation in 3, 7, 11). The last row is
+ * implicitly (0, 0, 0, 1). Row by row, each row is one SIMD register of four lanes: the
+ * product below needs no shuffling of data in or out, and a child loads its parent's rows
+ * exactly as they were stored (loads that straddle stores would stall).
  *
  * Every world matrix of a scene is made by arbor__affine_mul and every local matrix by
  * arbor__affine_compose, on every path (lazy read, batch update), so results agree bit for bit.
@@ -13,6 +15,7 @@
 #define ARBOR_MATH_AFFINE_H
 
 #include <math.h>
+#include <string.h>
 
 #include "arbor/math.h"
 
@@ -24,50 +27,69 @@
 #define ARBOR__HOT static inline
 #endif
 
-/* out = T(t) * R(q) * S(s); q is used as given (unit for a rotation). */
+#define ARBOR__AT(r, c) ((r) * 4 + (c)) /* index of row r, column c */
+
+/* out = T(t) * R(q) * S(s); q is used as given (unit for a rotation). Each element of the
+   rotation part is (1 - 2 (..)) or 2 (..), times the scale of its column. */
 ARBOR__HOT void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
-                                         const arbor_real s[3]) {
+                                      const arbor_real s[3]) {
     const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
     const arbor_real xx = x * x, yy = y * y, zz = z * z;
     const arbor_real xy = x * y, xz = x * z, yz = y * z;
     const arbor_real wx = w * x, wy = w * y, wz = w * z;
     const arbor_real one = 1, two = 2, sx = s[0], sy = s[1], sz = s[2];
-    const arbor_real tx = t[0], ty = t[1], tz = t[2];
     out[0] = (one - two * (yy + zz)) * sx;
-    out[1] = (two * (xy + wz)) * sx;
-    out[2] = (two * (xz - wy)) * sx;
-    out[3] = (two * (xy - wz)) * sy;
-    out[4] = (one - two * (xx + zz)) * sy;
-    out[5] = (two * (yz + wx)) * sy;
-    out[6] = (two * (xz + wy)) * sz;
-    out[7] = (two * (yz - wx)) * sz;
-    out[8] = (one - two * (xx + yy)) * sz;
-    out[9] = tx;
-    out[10] = ty;
-    out[11] = tz;
+    out[1] = (two * (xy - wz)) * sy;
+    out[2] = (two * (xz + wy)) * sz;
+    out[3] = t[0];
+    out[4] = (two * (xy + wz)) * sx;
+    out[5] = (one - two * (xx + zz)) * sy;
+    out[6] = (two * (yz - wx)) * sz;
+    out[7] = t[1];
+    out[8] = (two * (xz - wy)) * sx;
+    out[9] = (two * (yz + wx)) * sy;
+    out[10] = (one - two * (xx + yy)) * sz;
+    out[11] = t[2];
 }
 
-/* out = a * b. out may alias a or b. Each element is a0*b0 + a1*b1 + a2*b2 (+ a_t), in that
-   order. Inputs are read into locals first (aliasing) and results stored straight to out: a
-   temporary array copied out costs a store-forwarding stall per element group. */
-ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
-    const arbor_real a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4], a5 = a[5];
-    const arbor_real a6 = a[6], a7 = a[7], a8 = a[8], a9 = a[9], a10 = a[10], a11 = a[11];
-    const arbor_real b0 = b[0], b1 = b[1], b2 = b[2], b3 = b[3], b4 = b[4], b5 = b[5];
-    const arbor_real b6 = b[6], b7 = b[7], b8 = b[8], b9 = b[9], b10 = b[10], b11 = b[11];
-    out[0] = a0 * b0 + a3 * b1 + a6 * b2;
-    out[1] = a1 * b0 + a4 * b1 + a7 * b2;
-    out[2] = a2 * b0 + a5 * b1 + a8 * b2;
-    out[3] = a0 * b3 + a3 * b4 + a6 * b5;
-    out[4] = a1 * b3 + a4 * b4 + a7 * b5;
-    out[5] = a2 * b3 + a5 * b4 + a8 * b5;
-    out[6] = a0 * b6 + a3 * b7 + a6 * b8;
-    out[7] = a1 * b6 + a4 * b7 + a7 * b8;
-    out[8] = a2 * b6 + a5 * b7 + a8 * b8;
-    out[9] = a0 * b9 + a3 * b10 + a6 * b11 + a9;
-    out[10] = a1 * b9 + a4 * b10 + a7 * b11 + a10;
-    out[11] = a2 * b9 + a5 * b10 + a8 * b11 + a11;
+/* out = a * b, as the 4x4 product with the implied last rows: each element is
+   a_r0 b_0c + a_r1 b_1c + a_r2 b_2c + a_r3 e_c, in that order, where e = (0, 0, 0, 1) is b's
+   last row. out may alias a or b. The scalar form is the reference; the SIMD form gives the
+   same bits lane by lane (tests/test_math.c checks it). */
+ARBOR__HOT void arbor__affine_mul_scalar(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
+    arbor_real r[12];
+    for (int row = 0; row < 3; ++row) {
+        const arbor_real a0 = a[row * 4], a1 = a[row * 4 + 1], a2 = a[row * 4 + 2], a3 = a[row * 4 + 3];
+        for (int c = 0; c < 4; ++c) r[row * 4 + c] = a0 * b[c] + a1 * b[4 + c] + a2 * b[8 + c] + a3 * (arbor_real)(c == 3);
+    }
+    memcpy(out, r, sizeof r);
 }
+
+#if defined(__GNUC__) && !defined(ARBOR_SCALAR_KERNELS)
+/* Four reals in one SIMD register (SSE2 for float; two registers, or one with AVX, for
+   double). */
+typedef arbor_real arbor__v4 __attribute__((vector_size(4 * sizeof(arbor_real))));
+
+ARBOR__HOT arbor__v4 arbor__v4_load(const arbor_real *p) {
+    arbor__v4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
+    const arbor__v4 b0 = arbor__v4_load(b), b1 = arbor__v4_load(b + 4), b2 = arbor__v4_load(b + 8);
+    const arbor__v4 e = {0, 0, 0, 1};
+    arbor__v4 row[3];
+    for (int i = 0; i < 3; ++i) {
+        const arbor__v4 ai = arbor__v4_load(a + 4 * i);
+        row[i] = __builtin_shufflevector(ai, ai, 0, 0, 0, 0) * b0 + __builtin_shufflevector(ai, ai, 1, 1, 1, 1) * b1 +
+                 __builtin_shufflevector(ai, ai, 2, 2, 2, 2) * b2 + __builtin_shufflevector(ai, ai, 3, 3, 3, 3) * e;
+    }
+    memcpy(out, row, sizeof row);
+}
+#else
+#define arbor__affine_mul arbor__affine_mul_scalar
+#endif
 
 /* q / |q| when the sum of squares is inside the range where it needs no scaling: the first
    path of arbor_quat_normalize, inline for the setters. False (out untouched) otherwise. */
@@ -95,24 +117,21 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
     return true;
 }
 
-/* Conversions to and from the public 4x4 form (from_mat4 drops the last row). out may be the
-   same array as the input (the copy runs in the safe direction), not otherwise overlap it. */
+/* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row).
+   out may be the same array as the input. */
 static inline void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
-    for (int c = 3; c >= 0; --c) {
-        const arbor_real x = a[c * 3 + 0], y = a[c * 3 + 1], z = a[c * 3 + 2];
-        out[c * 4 + 0] = x;
-        out[c * 4 + 1] = y;
-        out[c * 4 + 2] = z;
-        out[c * 4 + 3] = c == 3 ? 1 : 0;
+    arbor_real m[16];
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 3; ++r) m[c * 4 + r] = a[ARBOR__AT(r, c)];
+        m[c * 4 + 3] = c == 3 ? 1 : 0;
     }
+    memcpy(out, m, sizeof m);
 }
 static inline void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16]) {
-    for (int c = 0; c < 4; ++c) {
-        const arbor_real x = m[c * 4 + 0], y = m[c * 4 + 1], z = m[c * 4 + 2];
-        out[c * 3 + 0] = x;
-        out[c * 3 + 1] = y;
-        out[c * 3 + 2] = z;
-    }
+    arbor_real a[12];
+    for (int c = 0; c < 4; ++c)
+        for (int r = 0; r < 3; ++r) a[ARBOR__AT(r, c)] = m[c * 4 + r];
+    memcpy(out, a, sizeof a);
 }
 
 /* Inverse of an affine matrix; false (out untouched) when singular. out may alias a. */

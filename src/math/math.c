@@ -6,8 +6,8 @@
  * bits on every path. The libm functions are the ones of arbor_real's type (sqrtf for float,
  * sqrt for double).
  *
- * Affine kernels work on 12 values (the first three rows of a column-major 4x4, element
- * [c * 3 + r]); the public 4x4 functions convert to them where the last row is implied.
+ * Affine kernels work on 12 values (the first three rows of a 4x4, row by row: see
+ * math/affine.h); the public 4x4 functions convert to them where the last row is implied.
  */
 #include <float.h>
 #include <math.h>
@@ -103,17 +103,34 @@ static inline arbor_real det3_cols(const arbor_real c0[3], const arbor_real c1[3
 
 /* ---- affine kernels ---------------------------------------------------------------------- */
 
+/* The affine form's columns, one after another (column c at 3 c, translation at 9): the
+   column algebra below reads them as vectors. to_columns and from_columns are inverses. */
+static void to_columns(arbor_real cols[12], const arbor_real a[12])
+{
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 3; ++r) {
+            cols[c * 3 + r] = a[ARBOR__AT(r, c)];
+        }
+    }
+}
 
-
-
-
+static void from_columns(arbor_real a[12], const arbor_real cols[12])
+{
+    for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 3; ++r) {
+            a[ARBOR__AT(r, c)] = cols[c * 3 + r];
+        }
+    }
+}
 
 bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12])
 {
     if (!arbor__all_finite(a, 12)) {
         return false;
     }
-    const arbor_real *c0 = a, *c1 = a + 3, *c2 = a + 6, *t = a + 9;
+    arbor_real cols[12];
+    to_columns(cols, a);
+    const arbor_real *c0 = cols, *c1 = cols + 3, *c2 = cols + 6, *t = cols + 9;
     const arbor_real l0 = real_norm(c0, 3), l1 = real_norm(c1, 3), l2 = real_norm(c2, 3);
     if (l0 == R(0) || l1 == R(0) || l2 == R(0)) {
         return false;
@@ -141,7 +158,7 @@ bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12])
     if (!arbor__all_finite(r, 12)) {
         return false;
     }
-    memcpy(out, r, sizeof r);
+    from_columns(out, r);
     return true;
 }
 
@@ -225,8 +242,10 @@ static bool orthonormalize(arbor_real out[3], const arbor_real v[3], const arbor
     return true;
 }
 
-bool arbor__affine_decompose(const arbor_real a[12], arbor_real t[3], arbor_real q[4], arbor_real s[3])
+bool arbor__affine_decompose(const arbor_real affine[12], arbor_real t[3], arbor_real q[4], arbor_real s[3])
 {
+    arbor_real a[12];
+    to_columns(a, affine);
     if (t) {
         t[0] = a[9];
         t[1] = a[10];

@@ -275,7 +275,7 @@ arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev) {
 
 /* The slot of a node whose TRS may be written, or 0 with *r set. A matrix-backed node that is
    not locked becomes TRS-driven: its TRS already holds the matrix's decomposition. */
-static uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn, arbor_result *r) {
+static inline uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn, arbor_result *r) {
     uint32_t slot = arbor__require(s, n, fn, r);
     if (slot && (s->n.flags[slot] & ARBOR__LOCKED)) {
         *r = arbor__fail(ARBOR_ERR_LOCKED, fn, "node %uv%u has a locked local matrix", slot, s->n.generation[slot]);
@@ -347,7 +347,8 @@ arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *t
 }
 
 /* Bulk writes: every input checked first, then every node written, so a failure writes nothing. */
-static arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
+/* Inline: each caller gets a copy with its k constant, so the loops over k values unroll. */
+ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
                              int offset, int k, const char *fn) {
     if (count && (!nodes || !values)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes and values are required");
     for (uint32_t i = 0; i < count; i++) {
