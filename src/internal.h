@@ -66,6 +66,7 @@ struct arbor_scene {
     uint32_t max_depth;
     uint32_t order_inversions; /* nodes whose parent's slot is above their own: while there are
                                   none, slot order puts parents first (scene/hierarchy.c) */
+    uint32_t root_count;
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_stats stats;

@@ -12,6 +12,7 @@ static uint32_t *last_of(arbor_scene *s, uint32_t parent) { return parent ? &s->
 void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before) {
     uint32_t prev = before ? s->n.prev_sibling[before] : *last_of(s, parent);
     if (parent > slot) s->order_inversions++;
+    if (!parent) s->root_count++;
     s->n.parent[slot] = parent;
     s->n.prev_sibling[slot] = prev;
     s->n.next_sibling[slot] = before;
@@ -22,6 +23,7 @@ void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before
 void arbor__unlink(arbor_scene *s, uint32_t slot) {
     uint32_t parent = s->n.parent[slot], prev = s->n.prev_sibling[slot], next = s->n.next_sibling[slot];
     if (parent > slot) s->order_inversions--;
+    if (!parent) s->root_count--;
     if (prev) s->n.next_sibling[prev] = next; else *first_of(s, parent) = next;
     if (next) s->n.prev_sibling[next] = prev; else *last_of(s, parent) = prev;
     s->n.parent[slot] = s->n.prev_sibling[slot] = s->n.next_sibling[slot] = 0;

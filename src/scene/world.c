@@ -213,6 +213,12 @@ static uint32_t collect_roots(arbor_scene *s) {
     return count;
 }
 
+/* Below this many out-of-date nodes an update runs on the calling thread alone: waking
+   threads would cost more than it saves. */
+#define PARALLEL_MIN_NODES 8192u
+/* A parallel update wants at least this many subtrees to share out. */
+#define PARALLEL_MIN_TASKS 256u
+
 /* When slot order puts parents first and much of the scene is out of date, one pass over the
    slots in order computes what is out of date: memory is read as it lies, with no links to
    follow (a scene built in any parents-first order, such as WORKLOADS.md's `random`, whose
@@ -251,6 +257,35 @@ static void sweep(arbor_scene *s) {
 
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
 
+/* A scene with few roots (one big tree) in parents-first slot order: the locals, which need
+   no parent, are composed in parallel over ranges of slots, then one sweep in slot order
+   computes the world matrices (dependencies run anywhere backwards, so that pass stays on one
+   thread; it reads memory as it lies and asks ahead for the parents). Computing level by level
+   in parallel was slower here: a level's nodes are scattered over memory. */
+typedef struct locals_job {
+    arbor_scene *s;
+    uint32_t task_count;
+    _Atomic uint64_t local_composed;
+} locals_job;
+
+static void locals_task(void *user, uint32_t index) {
+    locals_job *job = user;
+    compute_ctx c = ctx_begin(job->s);
+    uint64_t slots = job->s->slot_end;
+    const uint8_t *flags = job->s->n.flags;
+    uint32_t slot = (uint32_t)(slots * index / job->task_count), end = (uint32_t)(slots * (index + 1) / job->task_count);
+    for (; slot < end; slot++)
+        if (flags[slot] & ARBOR__WORLD_DIRTY) compose_local(&c, slot);
+    atomic_fetch_add_explicit(&job->local_composed, c.local_composed, memory_order_relaxed);
+}
+
+static void sweep_with_parallel_locals(arbor_scene *s, const arbor_executor *executor) {
+    locals_job job = { .s = s, .task_count = PARALLEL_MIN_TASKS };
+    executor->parallel_for(executor->user, job.task_count, locals_task, &job);
+    s->stats.local_composed += atomic_load(&job.local_composed);
+    sweep(s);
+}
+
 typedef struct update_job {
     arbor_scene *s;
     const uint32_t *roots;
@@ -270,18 +305,16 @@ static void update_task(void *user, uint32_t index) {
     atomic_fetch_add_explicit(&job->world_composed, c.world_composed, memory_order_relaxed);
 }
 
-/* Below this many out-of-date nodes an update runs on the calling thread alone: waking
-   threads would cost more than it saves. */
-#define PARALLEL_MIN_NODES 8192u
-/* A parallel update wants at least this many subtrees to share out. */
-#define PARALLEL_MIN_TASKS 256u
 
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
     uint64_t dirty = s->dirty_count;
     s->dirty_count = 0;
     bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
-    if (!parallel && sweep_pays(s, dirty)) {
-        sweep(s);
+    if (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS)) {
+        if (parallel)
+            sweep_with_parallel_locals(s, executor);
+        else
+            sweep(s);
         return;
     }
     uint32_t head = 0, count = collect_roots(s);
