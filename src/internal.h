@@ -157,6 +157,15 @@ static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
         return;
     arbor__invalidate_subtree(s, slot);
 }
+/* Many writes at once, in a scene whose slot order puts parents first: each written node is
+   marked (its TRS written), then one arbor__invalidate_in_order from the lowest written slot
+   finishes what arbor__invalidate would have done node by node. */
+static inline void arbor__mark_written(arbor_scene *s, uint32_t slot) {
+    uint8_t f = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
+    if (!(f & ARBOR__WORLD_DIRTY)) f |= ARBOR__WORLD_DIRTY | ARBOR__QUEUED;
+    s->n.flags[slot] = f;
+}
+void arbor__invalidate_in_order(arbor_scene *s, uint32_t from);
 /* Brings slot's world matrix up to date (the chain of out-of-date ancestors first). */
 void arbor__resolve(arbor_scene *s, uint32_t slot);
 /* Composes slot's local matrix if its TRS changed. */

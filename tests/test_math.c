@@ -1288,6 +1288,26 @@ static void test_affine_mul_fixed_order(void **state)
     }
 }
 
+/* The kernel the scenes use to compose locals gives the scalar reference's bits, from the
+   separate parts and from a scene's 10-value TRS. */
+static void test_affine_compose_simd_matches_scalar(void **state)
+{
+    (void)state;
+    rng_seed(2718);
+    for (int round = 0; round < 1000; ++round) {
+        arbor_real trs[10], a[12], scalar[12];
+        rng_trs(trs, trs + 3, trs + 7, round % 2 == 0);
+        if (round % 10 == 1) trs[3 + round % 4] = -0.0f;
+        if (round % 10 == 2) trs[round % 10] = (arbor_real)INFINITY;
+        if (round % 10 == 3) trs[round % 10] = (arbor_real)NAN;
+        arbor__affine_compose(a, trs, trs + 3, trs + 7);
+        arbor__affine_compose_scalar(scalar, trs, trs + 3, trs + 7);
+        assert_memory_equal(a, scalar, sizeof a);
+        arbor__rows_store(a, arbor__rows_compose_trs(trs));
+        assert_memory_equal(a, scalar, sizeof a);
+    }
+}
+
 static void test_affine_mul_aliasing(void **state)
 {
     (void)state;
@@ -1441,6 +1461,7 @@ int main(void)
         cmocka_unit_test(test_affine_compose_matches_mat4),
         cmocka_unit_test(test_affine_mul_matches_mat4),
         cmocka_unit_test(test_affine_mul_fixed_order),
+        cmocka_unit_test(test_affine_compose_simd_matches_scalar),
         cmocka_unit_test(test_affine_mul_aliasing),
         cmocka_unit_test(test_affine_invert),
         cmocka_unit_test(test_affine_decompose),

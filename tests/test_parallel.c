@@ -255,6 +255,34 @@ static void test_any_storage_order(void **state) {
         arbor_scene_stats(batch, &st);
         assert_int_equal(st.world_composed, 0);
     }
+    /* Half the nodes written at once after lazy reads left resolved chains (PARTIAL) and
+       single writes left dirty subtrees: the bulk write's one pass in slot order meets all of
+       them. */
+    arbor_node *half_l = malloc((size_t)n / 2 * sizeof *half_l), *half_b = malloc((size_t)n / 2 * sizeof *half_b);
+    assert_non_null(half_l);
+    assert_non_null(half_b);
+    for (uint32_t i = 0; i < n / 2; i++) {
+        half_l[i] = hl[2 * i + 1];
+        half_b[i] = hb[2 * i + 1];
+        test_rng_quat(&edits, q + 4 * i);
+    }
+    for (uint32_t i = 0; i < n; i += 997) {
+        arbor_real w[16];
+        assert_int_equal(arbor_node_world_matrix(batch, hb[i], w), ARBOR_OK);
+        assert_int_equal(arbor_node_set_scale(lazy, hl[(i * 7) % n], 2, 2, 2), ARBOR_OK);
+        assert_int_equal(arbor_node_set_scale(batch, hb[(i * 7) % n], 2, 2, 2), ARBOR_OK);
+    }
+    assert_int_equal(arbor_scene_set_rotations(lazy, half_l, q, n / 2), ARBOR_OK);
+    assert_int_equal(arbor_scene_set_rotations(batch, half_b, q, n / 2), ARBOR_OK);
+    arbor_scene_update(batch);
+    check_same_worlds(lazy, hl, batch, hb, n);
+    arbor_stats st;
+    arbor_scene_reset_stats(batch);
+    arbor_scene_update(batch);
+    arbor_scene_stats(batch, &st);
+    assert_int_equal(st.world_composed, 0);
+    free(half_l);
+    free(half_b);
     free(q);
     free(hl);
     free(hb);

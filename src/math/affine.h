@@ -30,9 +30,11 @@
 #define ARBOR__AT(r, c) ((r) * 4 + (c)) /* index of row r, column c */
 
 /* out = T(t) * R(q) * S(s); q is used as given (unit for a rotation). Each element of the
-   rotation part is (1 - 2 (..)) or 2 (..), times the scale of its column. */
-ARBOR__HOT void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
-                                      const arbor_real s[3]) {
+   rotation part is (1 - 2 (p + m)) on the diagonal, 2 (p + m) or 2 (p - m) off it, with p and
+   m products of two components, times the scale of its column. The scalar form is the
+   reference; the SIMD form below gives the same bits lane by lane (tests/test_math.c). */
+ARBOR__HOT void arbor__affine_compose_scalar(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
+                                             const arbor_real s[3]) {
     const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
     const arbor_real xx = x * x, yy = y * y, zz = z * z;
     const arbor_real xy = x * y, xz = x * z, yz = y * z;
@@ -54,8 +56,7 @@ ARBOR__HOT void arbor__affine_compose(arbor_real out[12], const arbor_real t[3],
 
 /* out = a * b, as the 4x4 product with the implied last rows: each element is
    a_r0 b_0c + a_r1 b_1c + a_r2 b_2c + a_r3 e_c, in that order, where e = (0, 0, 0, 1) is b's
-   last row. out may alias a or b. The scalar form is the reference; the SIMD form gives the
-   same bits lane by lane (tests/test_math.c checks it). */
+   last row. out may alias a or b. Scalar reference of the SIMD form, as above. */
 ARBOR__HOT void arbor__affine_mul_scalar(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
     arbor_real r[12];
     for (int row = 0; row < 3; ++row) {
@@ -66,29 +67,85 @@ ARBOR__HOT void arbor__affine_mul_scalar(arbor_real out[12], const arbor_real a[
 }
 
 #if defined(__GNUC__) && !defined(ARBOR_SCALAR_KERNELS)
+#define ARBOR__SIMD 1
 /* Four reals in one SIMD register (SSE2 for float; two registers, or one with AVX, for
-   double). */
+   double); an affine matrix is three of them, its rows. */
 typedef arbor_real arbor__v4 __attribute__((vector_size(4 * sizeof(arbor_real))));
+typedef struct arbor__rows { arbor__v4 r[3]; } arbor__rows;
+#define ARBOR__SHUF(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
 
 ARBOR__HOT arbor__v4 arbor__v4_load(const arbor_real *p) {
     arbor__v4 v;
     memcpy(&v, p, sizeof v);
     return v;
 }
+ARBOR__HOT arbor__rows arbor__rows_load(const arbor_real a[12]) {
+    arbor__rows m;
+    memcpy(&m, a, sizeof m);
+    return m;
+}
+ARBOR__HOT void arbor__rows_store(arbor_real out[12], arbor__rows m) { memcpy(out, &m, sizeof m); }
+
+ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
+    const arbor__v4 e = {0, 0, 0, 1};
+    arbor__rows out;
+    for (int i = 0; i < 3; ++i) {
+        const arbor__v4 ai = a.r[i];
+        out.r[i] = ARBOR__SHUF(ai, ai, 0, 0, 0, 0) * b.r[0] + ARBOR__SHUF(ai, ai, 1, 1, 1, 1) * b.r[1] +
+                   ARBOR__SHUF(ai, ai, 2, 2, 2, 2) * b.r[2] + ARBOR__SHUF(ai, ai, 3, 3, 3, 3) * e;
+    }
+    return out;
+}
+
+/* T(t) R(q) S(s): the scalar reference's expressions, packed into rows (shuffling the
+   quaternion's products into place lane by lane measured slower: SSE2 spends more moving
+   data between lanes than computing). */
+ARBOR__HOT arbor__rows arbor__rows_compose(const arbor_real t[3], const arbor_real q[4], const arbor_real s[3]) {
+    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
+    const arbor_real xx = x * x, yy = y * y, zz = z * z;
+    const arbor_real xy = x * y, xz = x * z, yz = y * z;
+    const arbor_real wx = w * x, wy = w * y, wz = w * z;
+    const arbor_real one = 1, two = 2, sx = s[0], sy = s[1], sz = s[2];
+    arbor__rows out;
+    out.r[0] = (arbor__v4){(one - two * (yy + zz)) * sx, (two * (xy - wz)) * sy, (two * (xz + wy)) * sz, t[0]};
+    out.r[1] = (arbor__v4){(two * (xy + wz)) * sx, (one - two * (xx + zz)) * sy, (two * (yz - wx)) * sz, t[1]};
+    out.r[2] = (arbor__v4){(two * (xz - wy)) * sx, (two * (yz + wx)) * sy, (one - two * (xx + yy)) * sz, t[2]};
+    return out;
+}
+
+/* The local of a TRS stored as in a scene (translation 3, rotation 4, scale 3). */
+ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
+    return arbor__rows_compose(trs, trs + 3, trs + 7);
+}
 
 ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
-    const arbor__v4 b0 = arbor__v4_load(b), b1 = arbor__v4_load(b + 4), b2 = arbor__v4_load(b + 8);
-    const arbor__v4 e = {0, 0, 0, 1};
-    arbor__v4 row[3];
-    for (int i = 0; i < 3; ++i) {
-        const arbor__v4 ai = arbor__v4_load(a + 4 * i);
-        row[i] = __builtin_shufflevector(ai, ai, 0, 0, 0, 0) * b0 + __builtin_shufflevector(ai, ai, 1, 1, 1, 1) * b1 +
-                 __builtin_shufflevector(ai, ai, 2, 2, 2, 2) * b2 + __builtin_shufflevector(ai, ai, 3, 3, 3, 3) * e;
-    }
-    memcpy(out, row, sizeof row);
+    arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), arbor__rows_load(b)));
+}
+ARBOR__HOT void arbor__affine_compose(arbor_real out[12], const arbor_real t[3], const arbor_real q[4],
+                                      const arbor_real s[3]) {
+    arbor__rows_store(out, arbor__rows_compose(t, q, s));
 }
 #else
+/* The same interface on the scalar reference kernels. */
+typedef struct arbor__rows { arbor_real m[12]; } arbor__rows;
+ARBOR__HOT arbor__rows arbor__rows_load(const arbor_real a[12]) {
+    arbor__rows m;
+    memcpy(m.m, a, sizeof m.m);
+    return m;
+}
+ARBOR__HOT void arbor__rows_store(arbor_real out[12], arbor__rows m) { memcpy(out, m.m, sizeof m.m); }
+ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
+    arbor__rows out;
+    arbor__affine_mul_scalar(out.m, a.m, b.m);
+    return out;
+}
+ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
+    arbor__rows out;
+    arbor__affine_compose_scalar(out.m, trs, trs + 3, trs + 7);
+    return out;
+}
 #define arbor__affine_mul arbor__affine_mul_scalar
+#define arbor__affine_compose arbor__affine_compose_scalar
 #endif
 
 /* q / |q| when the sum of squares is inside the range where it needs no scaling: the first

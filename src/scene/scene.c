@@ -285,9 +285,13 @@ static inline uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn
 }
 
 /* Writes count values at offset of slot's TRS and marks what it invalidates. */
-static inline void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
+static inline void store_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
     arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS + offset;
     for (int i = 0; i < count; i++) trs[i] = values[i]; /* count is a constant at each call: no memcpy call */
+}
+
+static inline void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
+    store_trs(s, slot, offset, values, count);
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
     arbor__invalidate(s, slot);
 }
@@ -346,10 +350,10 @@ arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *t
     return ARBOR_OK;
 }
 
-/* Bulk writes: every input checked first, then every node written, so a failure writes nothing. */
-/* Inline: each caller gets a copy with its k constant, so the loops over k values unroll. */
+/* Bulk writes: every input checked first, then every node written, so a failure writes nothing.
+   Inline: each caller gets a copy with its k constant, so the loops over k values unroll. */
 ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
-                             int offset, int k, const char *fn) {
+                                 int offset, int k, const char *fn) {
     if (count && (!nodes || !values)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes and values are required");
     for (uint32_t i = 0; i < count; i++) {
         arbor_result r = ARBOR_OK;
@@ -360,12 +364,24 @@ ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const 
         if (k == 4 && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
     }
+    /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards
+       rather than node by node (a walk down each subtree). */
+    bool in_order = s->order_inversions == 0 && (uint64_t)count * 8 >= s->slot_end;
+    uint32_t lowest = UINT32_MAX;
     for (uint32_t i = 0; i < count; i++) {
         arbor_real v[4];
+        uint32_t slot = arbor__slot(nodes[i]);
         memcpy(v, values + (size_t)i * (size_t)k, (size_t)k * sizeof *v);
         if (k == 4) arbor__unit_quat(v, v);
-        write_trs(s, arbor__slot(nodes[i]), offset, v, k);
+        if (!in_order) {
+            write_trs(s, slot, offset, v, k);
+            continue;
+        }
+        store_trs(s, slot, offset, v, k);
+        arbor__mark_written(s, slot);
+        if (slot < lowest) lowest = slot;
     }
+    if (in_order && count) arbor__invalidate_in_order(s, lowest);
     return ARBOR_OK;
 }
 

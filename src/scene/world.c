@@ -25,18 +25,24 @@ static void pending_push(arbor_scene *s, uint32_t slot) {
     s->n.pending[s->pending_count++] = slot; /* at most one entry per slot: never overflows */
 }
 
-/* Marks every node from slot `from` on whose parent is out of date, in slot order. With
-   parents first in slot order this completes an invalidation in one pass over memory as it
-   lies: nodes already out of date had their descendants out of date, and a node marked here
-   is seen before its children. */
-static void invalidate_in_order(arbor_scene *s, uint32_t from) {
+/* Finishes invalidations in one pass in slot order, from slot `from` on: marks every node
+   whose parent is out of date, and sends each node a bulk write marked (QUEUED) to the
+   pending list unless its parent is out of date. Needs parents first in slot order: nodes
+   already out of date had their descendants out of date, and a node is seen before its
+   children. */
+void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
     uint8_t *flags = s->n.flags;
     const uint32_t *parent = s->n.parent;
     uint64_t marked = 0;
     for (uint32_t n = from, end = s->slot_end; n < end; n++) {
         uint8_t f = flags[n];
-        if ((f & (ARBOR__ALIVE | ARBOR__WORLD_DIRTY)) == ARBOR__ALIVE && parent[n] &&
-            (flags[parent[n]] & ARBOR__WORLD_DIRTY)) {
+        if (!(f & ARBOR__ALIVE)) continue;
+        bool parent_dirty = parent[n] && (flags[parent[n]] & ARBOR__WORLD_DIRTY);
+        if (f & ARBOR__QUEUED) {
+            flags[n] = (uint8_t)(f & ~ARBOR__QUEUED);
+            marked++;
+            if (!parent_dirty) pending_push(s, n);
+        } else if (!(f & ARBOR__WORLD_DIRTY) && parent_dirty) {
             flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
             marked++;
         }
@@ -61,7 +67,7 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
             }
             n = arbor__next_in_subtree(s, top, n, current);
             if (in_order && n && ++steps > budget) {
-                invalidate_in_order(s, top + 1);
+                arbor__invalidate_in_order(s, top + 1);
                 break;
             }
             if (++steps > limit) {
@@ -100,13 +106,20 @@ static uint64_t take_version(compute_ctx *c) {
     return c->next_version++;
 }
 
-static inline void compose_local(compute_ctx *c, uint32_t slot) {
+/* The node's local matrix, composed (and cached) first if its TRS changed. */
+ARBOR__HOT arbor__rows local_rows(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
-    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return;
-    const arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
-    arbor__affine_compose(s->n.local + (size_t)slot * 12, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S);
+    arbor_real *local = s->n.local + (size_t)slot * 12;
+    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return arbor__rows_load(local);
+    arbor__rows rows = arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS);
+    arbor__rows_store(local, rows);
     s->n.flags[slot] &= (uint8_t)~ARBOR__LOCAL_DIRTY;
     c->local_composed++;
+    return rows;
+}
+
+static inline void compose_local(compute_ctx *c, uint32_t slot) {
+    if (c->s->n.flags[slot] & ARBOR__LOCAL_DIRTY) local_rows(c, slot);
 }
 
 void arbor__compose_local(arbor_scene *s, uint32_t slot) {
@@ -115,17 +128,14 @@ void arbor__compose_local(arbor_scene *s, uint32_t slot) {
     ctx_end(&c);
 }
 
-/* The one place a world matrix is computed, on every path: the results agree bit for bit. */
-static inline void compute_world(compute_ctx *c, uint32_t slot) {
+/* The one place a world matrix is computed, on every path: the results agree bit for bit. The
+   local goes from its composition to the product in registers. */
+ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
-    compose_local(c, slot);
+    arbor__rows local = local_rows(c, slot);
     uint32_t parent = s->n.parent[slot];
-    arbor_real *world = s->n.world + (size_t)slot * 12;
-    const arbor_real *local = s->n.local + (size_t)slot * 12;
-    if (parent)
-        arbor__affine_mul(world, s->n.world + (size_t)parent * 12, local);
-    else
-        memcpy(world, local, 12 * sizeof *world);
+    arbor__rows world = parent ? arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), local) : local;
+    arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
     s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
     c->world_composed++;
