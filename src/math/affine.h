@@ -27,6 +27,17 @@
 #define ARBOR__HOT static inline
 #endif
 
+/* The update's loops are built twice on x86-64 Linux, for AVX2 and for the SSE2 baseline, and
+   the loader picks one by the CPU (an ifunc). FMA stays off in both (-ffp-contract=off, and
+   no fused builtins): the clones give the same bits, and the same as the lazy reads, which
+   run the baseline. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(ARBOR_SCALAR_KERNELS) && \
+    (defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 8)
+#define ARBOR__DISPATCH __attribute__((target_clones("avx2", "default")))
+#else
+#define ARBOR__DISPATCH
+#endif
+
 #define ARBOR__AT(r, c) ((r) * 4 + (c)) /* index of row r, column c */
 
 /* out = T(t) * R(q) * S(s); q is used as given (unit for a rotation). Each element of the

@@ -166,7 +166,7 @@ void arbor__resolve(arbor_scene *s, uint32_t slot) {
 
 /* Computes the whole subtree of top, which is out of date (and so is all of it), parents
    before children. */
-static void compute_subtree(compute_ctx *c, uint32_t top) {
+ARBOR__DISPATCH static void compute_subtree(compute_ctx *c, uint32_t top) {
     arbor_scene *s = c->s;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
     for (uint32_t n = top; n; n = arbor__next_in_subtree(s, top, n, true)) {
@@ -241,7 +241,7 @@ static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
     return s->order_inversions == 0 && dirty * SWEEP_MIN_SHARE >= s->slot_end;
 }
 
-static void sweep(arbor_scene *s) {
+ARBOR__DISPATCH static void sweep(arbor_scene *s) {
     uint8_t *flags = s->n.flags;
     for (uint32_t i = 0; i < s->pending_count; i++) flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
     s->pending_count = 0;
@@ -278,7 +278,7 @@ typedef struct locals_job {
     _Atomic uint64_t local_composed;
 } locals_job;
 
-static void locals_task(void *user, uint32_t index) {
+ARBOR__DISPATCH static void locals_task(void *user, uint32_t index) {
     locals_job *job = user;
     compute_ctx c = ctx_begin(job->s);
     uint64_t slots = job->s->slot_end;
