@@ -167,7 +167,10 @@ static inline void arbor__mark_written(arbor_scene *s, uint32_t slot) {
 }
 void arbor__invalidate_in_order(arbor_scene *s, uint32_t from);
 /* Brings slot's world matrix up to date (the chain of out-of-date ancestors first). */
-void arbor__resolve(arbor_scene *s, uint32_t slot);
+void arbor__resolve_dirty(arbor_scene *s, uint32_t slot);
+static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {
+    if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve_dirty(s, slot);
+}
 /* Composes slot's local matrix if its TRS changed. */
 void arbor__compose_local(arbor_scene *s, uint32_t slot);
 

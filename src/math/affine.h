@@ -185,8 +185,26 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
     return true;
 }
 
-/* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row).
-   out may be the same array as the input. */
+/* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row):
+   transposes. out may be the same array as the input. */
+#if ARBOR__SIMD
+ARBOR__HOT void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
+    const arbor__rows m = arbor__rows_load(a);
+    const arbor__v4 e = {0, 0, 0, 1};
+    const arbor__v4 t0 = ARBOR__SHUF(m.r[0], m.r[1], 0, 4, 1, 5), t1 = ARBOR__SHUF(m.r[0], m.r[1], 2, 6, 3, 7);
+    const arbor__v4 t2 = ARBOR__SHUF(m.r[2], e, 0, 4, 1, 5), t3 = ARBOR__SHUF(m.r[2], e, 2, 6, 3, 7);
+    const arbor__v4 cols[4] = {ARBOR__SHUF(t0, t2, 0, 1, 4, 5), ARBOR__SHUF(t0, t2, 2, 3, 6, 7),
+                               ARBOR__SHUF(t1, t3, 0, 1, 4, 5), ARBOR__SHUF(t1, t3, 2, 3, 6, 7)};
+    memcpy(out, cols, sizeof cols);
+}
+ARBOR__HOT void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16]) {
+    const arbor__v4 c0 = arbor__v4_load(m), c1 = arbor__v4_load(m + 4), c2 = arbor__v4_load(m + 8), c3 = arbor__v4_load(m + 12);
+    const arbor__v4 t0 = ARBOR__SHUF(c0, c1, 0, 4, 1, 5), t1 = ARBOR__SHUF(c0, c1, 2, 6, 3, 7);
+    const arbor__v4 t2 = ARBOR__SHUF(c2, c3, 0, 4, 1, 5), t3 = ARBOR__SHUF(c2, c3, 2, 6, 3, 7);
+    arbor__rows rows = {{ARBOR__SHUF(t0, t2, 0, 1, 4, 5), ARBOR__SHUF(t0, t2, 2, 3, 6, 7), ARBOR__SHUF(t1, t3, 0, 1, 4, 5)}};
+    arbor__rows_store(out, rows);
+}
+#else
 static inline void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
     arbor_real m[16];
     for (int c = 0; c < 4; ++c) {
@@ -201,6 +219,7 @@ static inline void arbor__affine_from_mat4(arbor_real out[12], const arbor_real 
         for (int r = 0; r < 3; ++r) a[ARBOR__AT(r, c)] = m[c * 4 + r];
     memcpy(out, a, sizeof a);
 }
+#endif
 
 /* Inverse of an affine matrix; false (out untouched) when singular. out may alias a. */
 bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12]);

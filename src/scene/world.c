@@ -141,9 +141,8 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     c->world_composed++;
 }
 
-void arbor__resolve(arbor_scene *s, uint32_t slot) {
+void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
     uint8_t *flags = s->n.flags;
-    if (!(flags[slot] & ARBOR__WORLD_DIRTY)) return;
     /* Climb to the highest out-of-date ancestor, leaving down-links in scratch. */
     uint32_t top = slot, steps = 0;
     while (s->n.parent[top] && (flags[s->n.parent[top]] & ARBOR__WORLD_DIRTY)) {
