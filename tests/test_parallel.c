@@ -298,6 +298,76 @@ static void test_any_storage_order(void **state) {
     arbor_scene_destroy(batch);
 }
 
+/* Parallel bulk writes: the serial calls' results and refusals, whether the writes are shared
+   out (many nodes in creation order) or fall back to the calling thread (a node twice, an
+   order the scene's storage does not follow, too few nodes). */
+static void test_parallel_bulk_writes(void **state) {
+    (void)state;
+    const uint32_t n = 40000;
+    arbor_pool *pool = arbor_pool_create(3);
+    assert_non_null(pool);
+    arbor_executor ex = arbor_pool_executor(pool);
+    test_rng ra = test_rng_make(0x5EED), rb = test_rng_make(0x5EED), edits = test_rng_make(5);
+    arbor_scene *serial = arbor_scene_create(NULL), *par = arbor_scene_create(NULL);
+    arbor_node *hs = build(serial, RANDOM, n, &ra), *hp = build(par, RANDOM, n, &rb);
+    arbor_node *order_s = malloc(n * sizeof *order_s), *order_p = malloc(n * sizeof *order_p);
+    arbor_real *v = malloc((size_t)n * 4 * sizeof *v);
+    assert_non_null(order_s);
+    assert_non_null(order_p);
+    assert_non_null(v);
+    for (int round = 0; round < 5; round++) {
+        /* 0: all, in order; 1: reversed (serial fallback); 2: one node twice; 3: a third of them;
+           4: translations and scales */
+        uint32_t count = round == 3 ? n / 3 : n;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t k = round == 1 ? n - 1 - i : round == 2 && i == n / 2 ? 7 : round == 3 ? 3 * i : i;
+            order_s[i] = hs[k];
+            order_p[i] = hp[k];
+            test_rng_quat(&edits, v + 4 * i);
+        }
+        if (round < 4) {
+            assert_int_equal(arbor_scene_set_rotations(serial, order_s, v, count), ARBOR_OK);
+            assert_int_equal(arbor_scene_set_rotations_parallel(par, order_p, v, count, &ex), ARBOR_OK);
+        } else {
+            assert_int_equal(arbor_scene_set_translations(serial, order_s, v, count), ARBOR_OK);
+            assert_int_equal(arbor_scene_set_translations_parallel(par, order_p, v, count, &ex), ARBOR_OK);
+            assert_int_equal(arbor_scene_set_scales(serial, order_s, v + 1, count), ARBOR_OK);
+            assert_int_equal(arbor_scene_set_scales_parallel(par, order_p, v + 1, count, &ex), ARBOR_OK);
+        }
+        arbor_scene_update(serial);
+        arbor_scene_update_parallel(par, &ex);
+        arbor_stats st;
+        arbor_scene_reset_stats(par);
+        check_same_worlds(serial, hs, par, hp, n);
+        arbor_scene_stats(par, &st);
+        assert_int_equal(st.world_composed, 0);
+    }
+    /* refusals: the lowest bad index is reported, and nothing is written */
+    arbor_trs before, after;
+    assert_int_equal(arbor_node_get_trs(par, hp[0], &before), ARBOR_OK);
+    for (uint32_t i = 0; i < n; i++) test_rng_quat(&edits, v + 4 * i);
+    v[4 * 30000 + 2] = NAN;
+    v[4 * 35000] = v[4 * 35000 + 1] = v[4 * 35000 + 2] = v[4 * 35000 + 3] = 0;
+    assert_int_equal(arbor_scene_set_rotations_parallel(par, hp, v, n, &ex), ARBOR_ERR_NONFINITE);
+    assert_non_null(strstr(arbor_last_error(), "nodes[30000]"));
+    v[4 * 30000 + 2] = 0;
+    assert_int_equal(arbor_scene_set_rotations_parallel(par, hp, v, n, &ex), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "nodes[35000]"));
+    const arbor_real m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    assert_int_equal(arbor_node_set_local_matrix(par, hp[20000], m, true), ARBOR_OK);
+    assert_int_equal(arbor_scene_set_translations_parallel(par, hp, v, n, &ex), ARBOR_ERR_LOCKED);
+    assert_int_equal(arbor_node_get_trs(par, hp[0], &after), ARBOR_OK);
+    assert_memory_equal(&before, &after, sizeof before);
+    free(v);
+    free(order_s);
+    free(order_p);
+    free(hs);
+    free(hp);
+    arbor_scene_destroy(serial);
+    arbor_scene_destroy(par);
+    arbor_pool_destroy(pool);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_serial),
@@ -306,6 +376,7 @@ int main(void) {
         cmocka_unit_test(test_pool_runs_every_task_once),
         cmocka_unit_test(test_bulk_writes),
         cmocka_unit_test(test_any_storage_order),
+        cmocka_unit_test(test_parallel_bulk_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,20 @@ ARBOR_API arbor_result arbor_scene_set_translations(arbor_scene *s, const arbor_
 ARBOR_API arbor_result arbor_scene_set_rotations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
 ARBOR_API arbor_result arbor_scene_set_scales(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
 
+/* The bulk writes above with the work shared out on an executor (NULL: serial). Same results
+   and refusals (the lowest refused index is the one reported). The writes run in parallel
+   when they pay: many nodes (16,384 or more, at least an eighth of the scene) in strictly
+   increasing creation order -- the order a scene built parents first gives, with no node
+   twice -- in a scene whose nodes all come after their parents in creation order (no
+   reparenting under a later node, no reuse of a destroyed node's storage under an earlier
+   parent). Otherwise they run on the calling thread as the serial calls do. */
+ARBOR_API arbor_result arbor_scene_set_translations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                             uint32_t count, const arbor_executor *executor);
+ARBOR_API arbor_result arbor_scene_set_rotations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                          uint32_t count, const arbor_executor *executor);
+ARBOR_API arbor_result arbor_scene_set_scales_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                       uint32_t count, const arbor_executor *executor);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <sys/mman.h>
 #endif
+#include <stdatomic.h>
 #include <string.h>
 
 #include "internal.h"
@@ -350,38 +351,122 @@ arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *t
     return ARBOR_OK;
 }
 
+/* ---- bulk writes ------------------------------------------------------------------------ */
+
 /* Bulk writes: every input checked first, then every node written, so a failure writes nothing.
    Inline: each caller gets a copy with its k constant, so the loops over k values unroll. */
+
+/* Whether node n may take the k values v (no message: workers of a parallel write ask too). */
+ARBOR__HOT bool bulk_value_ok(const arbor_scene *s, arbor_node n, const arbor_real *v, int k) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot && !(s->n.flags[slot] & ARBOR__LOCKED) && arbor__all_finite(v, (size_t)k) &&
+           (k != 4 || v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0);
+}
+
+/* Records why nodes[i] was refused (bulk_value_ok was false) and returns the result. */
+static arbor_result bulk_refusal(arbor_scene *s, arbor_node n, const arbor_real *v, int k, uint32_t i, const char *fn) {
+    arbor_result r = ARBOR_OK;
+    if (!writable_trs(s, n, fn, &r)) return r;
+    if (!arbor__all_finite(v, (size_t)k))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the values of nodes[%u] hold a NaN or infinity", i);
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
+}
+
+/* Writes nodes[i] (checked) as a bulk write does; in_order: marked for one
+   arbor__invalidate_in_order afterwards, else invalidated now. */
+ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value, int offset, int k, bool in_order) {
+    arbor_real v[4];
+    uint32_t slot = arbor__slot(n);
+    memcpy(v, value, (size_t)k * sizeof *v);
+    if (k == 4) arbor__unit_quat(v, v);
+    if (!in_order) {
+        write_trs(s, slot, offset, v, k);
+        return;
+    }
+    store_trs(s, slot, offset, v, k);
+    arbor__mark_written(s, slot);
+}
+
 ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
                                  int offset, int k, const char *fn) {
     if (count && (!nodes || !values)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes and values are required");
     for (uint32_t i = 0; i < count; i++) {
-        arbor_result r = ARBOR_OK;
         const arbor_real *v = values + (size_t)i * (size_t)k;
-        if (!writable_trs(s, nodes[i], fn, &r)) return r;
-        if (!arbor__all_finite(v, (size_t)k))
-            return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the values of nodes[%u] hold a NaN or infinity", i);
-        if (k == 4 && v[0] == 0 && v[1] == 0 && v[2] == 0 && v[3] == 0)
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
+        if (!bulk_value_ok(s, nodes[i], v, k)) return bulk_refusal(s, nodes[i], v, k, i, fn);
     }
     /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards
        rather than node by node (a walk down each subtree). */
     bool in_order = s->order_inversions == 0 && (uint64_t)count * 8 >= s->slot_end;
     uint32_t lowest = UINT32_MAX;
     for (uint32_t i = 0; i < count; i++) {
-        arbor_real v[4];
-        uint32_t slot = arbor__slot(nodes[i]);
-        memcpy(v, values + (size_t)i * (size_t)k, (size_t)k * sizeof *v);
-        if (k == 4) arbor__unit_quat(v, v);
-        if (!in_order) {
-            write_trs(s, slot, offset, v, k);
-            continue;
-        }
-        store_trs(s, slot, offset, v, k);
-        arbor__mark_written(s, slot);
-        if (slot < lowest) lowest = slot;
+        bulk_write(s, nodes[i], values + (size_t)i * (size_t)k, offset, k, in_order);
+        if (arbor__slot(nodes[i]) < lowest) lowest = arbor__slot(nodes[i]);
     }
     if (in_order && count) arbor__invalidate_in_order(s, lowest);
+    return ARBOR_OK;
+}
+
+/* A bulk write shared out on an executor: the checks, then the writes, in ranges of nodes.
+   Only for nodes in strictly increasing slot order (no node twice, so no two threads write
+   one node; the lowest slot is the first) in a parents-first scene: the invalidation is then
+   one pass in slot order, on the calling thread. Anything else runs as set_many. */
+#define BULK_PARALLEL_MIN 16384u /* fewer nodes: waking threads costs more than it saves */
+#define BULK_TASKS 64u
+
+typedef struct bulk_job {
+    arbor_scene *s;
+    const arbor_node *nodes;
+    const arbor_real *values;
+    uint32_t count;
+    bool writing;                   /* the second pass */
+    _Atomic uint32_t first_refused; /* lowest index refused, count when none */
+    _Atomic bool unordered;
+} bulk_job;
+
+ARBOR__HOT void bulk_task(void *user, uint32_t index, int offset, int k) {
+    bulk_job *job = user;
+    uint32_t first = (uint32_t)((uint64_t)job->count * index / BULK_TASKS);
+    uint32_t end = (uint32_t)((uint64_t)job->count * (index + 1) / BULK_TASKS);
+    for (uint32_t i = first; i < end; i++) {
+        const arbor_real *v = job->values + (size_t)i * (size_t)k;
+        if (job->writing) {
+            bulk_write(job->s, job->nodes[i], v, offset, k, true);
+            continue;
+        }
+        if (i && arbor__slot(job->nodes[i]) <= arbor__slot(job->nodes[i - 1])) atomic_store(&job->unordered, true);
+        if (!bulk_value_ok(job->s, job->nodes[i], v, k)) {
+            uint32_t seen = atomic_load(&job->first_refused);
+            while (i < seen && !atomic_compare_exchange_weak(&job->first_refused, &seen, i)) {}
+            break;
+        }
+    }
+}
+static void bulk_task_t(void *user, uint32_t index) { bulk_task(user, index, ARBOR__T, 3); }
+static void bulk_task_r(void *user, uint32_t index) { bulk_task(user, index, ARBOR__R, 4); }
+static void bulk_task_s(void *user, uint32_t index) { bulk_task(user, index, ARBOR__S, 3); }
+
+static arbor_result set_many_serial(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
+                                    int offset, const char *fn) {
+    return offset == ARBOR__R ? set_many(s, nodes, values, count, offset, 4, fn) : set_many(s, nodes, values, count, offset, 3, fn);
+}
+
+static arbor_result set_many_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
+                                      int offset, const char *fn, const arbor_executor *executor) {
+    if (!executor || !executor->parallel_for || count < BULK_PARALLEL_MIN || !nodes || !values ||
+        s->order_inversions != 0 || (uint64_t)count * 8 < s->slot_end)
+        return set_many_serial(s, nodes, values, count, offset, fn);
+    arbor_task_fn task = offset == ARBOR__T ? bulk_task_t : offset == ARBOR__R ? bulk_task_r : bulk_task_s;
+    bulk_job job = { .s = s, .nodes = nodes, .values = values, .count = count };
+    atomic_init(&job.first_refused, count);
+    atomic_init(&job.unordered, false);
+    executor->parallel_for(executor->user, BULK_TASKS, task, &job);
+    uint32_t refused = atomic_load(&job.first_refused);
+    if (refused < count) /* the serial checks up to it say why, writing nothing */
+        return set_many_serial(s, nodes, values, refused + 1, offset, fn);
+    if (atomic_load(&job.unordered)) return set_many_serial(s, nodes, values, count, offset, fn);
+    job.writing = true;
+    executor->parallel_for(executor->user, BULK_TASKS, task, &job);
+    arbor__invalidate_in_order(s, arbor__slot(nodes[0]));
     return ARBOR_OK;
 }
 
@@ -395,6 +480,21 @@ arbor_result arbor_scene_set_rotations(arbor_scene *s, const arbor_node *nodes, 
 
 arbor_result arbor_scene_set_scales(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count) {
     return set_many(s, nodes, values, count, ARBOR__S, 3, "arbor_scene_set_scales");
+}
+
+arbor_result arbor_scene_set_translations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                   uint32_t count, const arbor_executor *executor) {
+    return set_many_parallel(s, nodes, values, count, ARBOR__T, "arbor_scene_set_translations_parallel", executor);
+}
+
+arbor_result arbor_scene_set_rotations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                uint32_t count, const arbor_executor *executor) {
+    return set_many_parallel(s, nodes, values, count, ARBOR__R, "arbor_scene_set_rotations_parallel", executor);
+}
+
+arbor_result arbor_scene_set_scales_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                             uint32_t count, const arbor_executor *executor) {
+    return set_many_parallel(s, nodes, values, count, ARBOR__S, "arbor_scene_set_scales_parallel", executor);
 }
 
 arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arbor_real m[16], bool lock) {

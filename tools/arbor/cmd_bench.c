@@ -41,7 +41,8 @@ static const char bench_help[] =
     "  --shape S      skeletons (16949 x 59 nodes), random (1,000,000), chains (1000 x 1000)\n"
     "  --frame F      the frame to time (default animate)\n"
     "  --threads N    N > 1: arbor_scene_update_parallel on an arbor_pool of N threads (default 1)\n"
-    "  --bulk         animate writes with arbor_scene_set_rotations instead of one call per node\n"
+    "  --bulk         animate writes with arbor_scene_set_rotations (with --threads N > 1,\n"
+    "                 arbor_scene_set_rotations_parallel on the pool) instead of one call per node\n"
     "  --frames N     timed frames (default 31)\n"
     "  --size N       skeletons K, random N or chains C instead of the default (quick runs)\n"
     "  --length L     nodes per chain (default 1000)\n"
@@ -81,7 +82,8 @@ static arbor_node_desc node_desc(arbor_node parent, const arbor_real t[3], const
 
 /* Creates w's nodes into a new scene, in creation order, then updates once. */
 static bool build_scene(bench *b, const wl_workload *w) {
-    b->scene = arbor_scene_create(NULL);
+    /* the node count is known, as it is to the C peers, which allocate their arrays once */
+    b->scene = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = w->count });
     if (!b->scene) return false;
     for (uint32_t i = 0; i < w->count; i++) {
         arbor_node_desc d = node_desc(w->parent[i] >= 0 ? b->nodes[w->parent[i]] : ARBOR_NONE, w->t + 3 * (size_t)i,
@@ -257,7 +259,7 @@ int cmd_bench(int argc, char **argv) {
             const arbor_real *q = w.rot[k % 4];
             t0 = wl_now();
             if (bulk) {
-                if (arbor_scene_set_rotations(b.scene, b.nodes, q, n) != ARBOR_OK) rc = 1;
+                if (arbor_scene_set_rotations_parallel(b.scene, b.nodes, q, n, b.pool ? &b.exec : NULL) != ARBOR_OK) rc = 1;
             } else {
                 for (uint32_t i = 0; i < n; i++, q += 4)
                     if (arbor_node_set_rotation(b.scene, b.nodes[i], q[0], q[1], q[2], q[3]) != ARBOR_OK) rc = 1;
