@@ -30,9 +30,9 @@
 /* The update's loops are built twice on x86-64 Linux, for AVX2 and for the SSE2 baseline, and
    the loader picks one by the CPU (an ifunc). FMA stays off in both (-ffp-contract=off, and
    no fused builtins): the clones give the same bits, and the same as the lazy reads, which
-   run the baseline. */
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(ARBOR_SCALAR_KERNELS) && \
-    (defined(__clang__) ? __clang_major__ >= 14 : __GNUC__ >= 8)
+   run the baseline. GCC only: clang 14 exports the resolvers of static functions. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && defined(__x86_64__) && defined(__linux__) && \
+    !defined(ARBOR_SCALAR_KERNELS)
 #define ARBOR__DISPATCH __attribute__((target_clones("avx2", "default")))
 #else
 #define ARBOR__DISPATCH
