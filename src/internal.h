@@ -22,11 +22,16 @@ enum {
     ARBOR__QUEUED = 1u << 7,       /* a subtree root queued by the running update */
 };
 
-/* Per-slot arrays (structure of arrays); slot 0 is never a node. One allocation holds them
-   all, so growing either succeeds whole or changes nothing. */
+/* Per-slot arrays (structure of arrays); slot 0 is never a node. A handle names a node by
+   its id (its handle index, which never changes) and the id's generation; the slot holding
+   the node may change when the scene renumbers its slots (scene/layout.c), so slot_of and
+   gen are indexed by id, everything else by slot. */
 typedef struct arbor__nodes {
     uint32_t *parent, *first_child, *last_child, *next_sibling, *prev_sibling;
-    uint32_t *depth, *generation;
+    uint32_t *depth;
+    uint32_t *id;        /* per slot: the node's id */
+    uint32_t *slot_of;   /* per id: its node's slot (a free id: the next free id) */
+    uint32_t *gen;       /* per id: its generation (a handle of another is dead) */
     uint32_t *scratch;   /* walk workspace: a lazy read's down-links, destroy's queue */
     uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
     uint8_t *flags;
@@ -40,7 +45,7 @@ typedef struct arbor__nodes {
 
 /* One allocation behind an array of arbor__nodes (scene/scene.c). */
 typedef struct arbor__storage { void *raw; size_t size; } arbor__storage;
-#define ARBOR__STORAGE_ARRAYS 16
+#define ARBOR__STORAGE_ARRAYS 18
 
 /* What a node carries besides its transform (scene/attach.c); few nodes have one. */
 enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4 };
@@ -60,6 +65,8 @@ struct arbor_scene {
     uint32_t capacity;       /* slots the arrays hold */
     uint32_t slot_end;       /* slots [1, slot_end) have been used */
     uint32_t free_head;      /* free slots, linked through next_sibling */
+    uint32_t id_end;         /* ids [1, id_end) have been used */
+    uint32_t id_free;        /* free ids, linked through slot_of */
     uint32_t live;           /* live nodes */
     uint32_t first_root, last_root;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
@@ -105,19 +112,23 @@ void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 void arbor__walk_bound(const arbor_scene *s, const char *walk, uint64_t bound);
 
 /* ---- handles ---- */
-static inline uint32_t arbor__slot(arbor_node n) { return (uint32_t)n.id; }
+/* The slot of a handle known to be live. */
+static inline uint32_t arbor__slot(const arbor_scene *s, arbor_node n) { return s->n.slot_of[(uint32_t)n.id]; }
 static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
-    arbor_node h = { slot ? ((uint64_t)s->n.generation[slot] << 32) | slot : 0 };
+    uint32_t id = slot ? s->n.id[slot] : 0;
+    arbor_node h = { id ? ((uint64_t)s->n.gen[id] << 32) | id : 0 };
     return h;
 }
 /* The slot of a live node, or 0. */
 static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
-    uint32_t slot = (uint32_t)n.id;
-    if (slot == 0 || slot >= s->slot_end || !(s->n.flags[slot] & ARBOR__ALIVE) ||
-        s->n.generation[slot] != (uint32_t)(n.id >> 32))
-        return 0;
-    return slot;
+    uint32_t id = (uint32_t)n.id;
+    if (id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
+    uint32_t slot = s->n.slot_of[id];
+    return s->n.flags[slot] & ARBOR__ALIVE ? slot : 0;
 }
+/* How messages name a node: "id v generation", as its handle does. */
+#define ARBOR__NODE_FMT "%uv%u"
+#define ARBOR__NODE_ARGS(s, slot) (s)->n.id[slot], (s)->n.gen[(s)->n.id[slot]]
 /* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for
    ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
 uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result);

@@ -538,7 +538,7 @@ static void plan_nodes(saver *sv) {
     }
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n) && k < sv->count;
          n = arbor_scene_next_node(s, n)) {
-        uint32_t slot = arbor__slot(n);
+        uint32_t slot = arbor__slot(s, n);
         if (sv->index_of[slot] != NO_INDEX) continue;
         sv->nodes[k] = (out_node){ .slot = slot, .file = NO_INDEX };
         sv->index_of[slot] = k++;
@@ -694,7 +694,7 @@ static void write_node(saver *sv, jw *w, const out_node *o) {
         jw_key(w, "children");
         jw_open(w, '[', true);
         for (arbor_node c = arbor_node_first_child(s, n); !arbor_node_is_none(c); c = arbor_node_next_sibling(s, c))
-            jw_uint(w, sv->index_of[arbor__slot(c)]);
+            jw_uint(w, sv->index_of[arbor__slot(s, c)]);
         jw_close(w, ']');
     }
     write_transform(sv, w, o);
@@ -763,7 +763,7 @@ static void write_scene_roots(saver *sv, jw *w, uint32_t scene, json_t *file_roo
             list_root(sv, w, scene, k, &written);
     }
     for (arbor_node r = arbor_scene_first_root(s); add_new && !arbor_node_is_none(r); r = arbor_node_next_sibling(s, r)) {
-        uint32_t k = sv->index_of[arbor__slot(r)];
+        uint32_t k = sv->index_of[arbor__slot(s, r)];
         if (is_new_root(sv, k)) list_root(sv, w, scene, k, &written);
     }
     if (written) jw_close(w, ']');

@@ -205,7 +205,7 @@ static arbor_result get_part(const arbor_scene *s, arbor_node n, uint32_t bit, v
     if (!slot) return r;
     const arbor__attachment *a = arbor__attachment_of(s, slot);
     if (!a || !(a->has & bit))
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u has no %s", slot, s->n.generation[slot],
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " has no %s", ARBOR__NODE_ARGS(s, slot),
                            bit == ARBOR__HAS_CAMERA ? "camera" : "light");
     memcpy(out, bit == ARBOR__HAS_CAMERA ? (const void *)&a->camera : (const void *)&a->light, size);
     return ARBOR_OK;

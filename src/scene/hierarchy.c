@@ -101,25 +101,25 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     uint32_t c = arbor__require(s, child, fn, &r), p = 0, b = 0;
     if (!c) return r;
     if (parent.id && !(p = arbor__live_slot(s, parent)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent %uv%u is not alive", (uint32_t)parent.id,
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent " ARBOR__NODE_FMT " is not alive", (uint32_t)parent.id,
                            (uint32_t)(parent.id >> 32));
     if (before.id && !(b = arbor__live_slot(s, before)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "before %uv%u is not alive", (uint32_t)before.id,
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "before " ARBOR__NODE_FMT " is not alive", (uint32_t)before.id,
                            (uint32_t)(before.id >> 32));
     if (mode != ARBOR_KEEP_LOCAL && mode != ARBOR_KEEP_WORLD)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "mode %d is neither ARBOR_KEEP_LOCAL nor ARBOR_KEEP_WORLD", (int)mode);
     if (p == c || (p && is_ancestor(s, c, p)))
-        return arbor__fail(ARBOR_ERR_CYCLE, fn, "node %uv%u cannot go under %s %uv%u: that would make a ring", c,
-                           s->n.generation[c], p == c ? "itself," : "its descendant", p, s->n.generation[p]);
+        return arbor__fail(ARBOR_ERR_CYCLE, fn, "node " ARBOR__NODE_FMT " cannot go under %s " ARBOR__NODE_FMT ": that would make a ring",
+                           ARBOR__NODE_ARGS(s, c), p == c ? "itself," : "its descendant", ARBOR__NODE_ARGS(s, p));
     bool same_parent = s->n.parent[c] == p;
     if (b == c) {
         if (same_parent) return ARBOR_OK; /* keeps its place */
         b = 0;
     }
     if (b && s->n.parent[b] != p) {
-        if (!p) return arbor__fail(ARBOR_ERR_NOT_A_CHILD, fn, "before %uv%u is not a root", b, s->n.generation[b]);
-        return arbor__fail(ARBOR_ERR_NOT_A_CHILD, fn, "before %uv%u is not a child of node %uv%u", b,
-                           s->n.generation[b], p, s->n.generation[p]);
+        if (!p) return arbor__fail(ARBOR_ERR_NOT_A_CHILD, fn, "before " ARBOR__NODE_FMT " is not a root", ARBOR__NODE_ARGS(s, b));
+        return arbor__fail(ARBOR_ERR_NOT_A_CHILD, fn, "before " ARBOR__NODE_FMT " is not a child of node " ARBOR__NODE_FMT,
+                           ARBOR__NODE_ARGS(s, b), ARBOR__NODE_ARGS(s, p));
     }
     if (same_parent) { /* a reorder: no transform changes */
         arbor__unlink(s, c);
@@ -128,11 +128,11 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     }
     uint32_t depth = p ? s->n.depth[p] + 1 : 0;
     if (depth > s->n.depth[c] && (uint64_t)depth + subtree_height(s, c) > s->max_depth)
-        return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "moving node %uv%u to depth %u would take its subtree beyond max_depth %u",
-                           c, s->n.generation[c], depth, s->max_depth);
+        return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "moving node " ARBOR__NODE_FMT " to depth %u would take its subtree beyond max_depth %u",
+                           ARBOR__NODE_ARGS(s, c), depth, s->max_depth);
     arbor_real kept[12];
     if (mode == ARBOR_KEEP_WORLD && !keep_world_local(s, c, p, kept))
-        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of parent %uv%u cannot be inverted", p, s->n.generation[p]);
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of parent " ARBOR__NODE_FMT " cannot be inverted", ARBOR__NODE_ARGS(s, p));
 
     arbor__unlink(s, c);
     arbor__link(s, c, p, b);
@@ -185,7 +185,7 @@ uint32_t arbor_node_collect_subtree(const arbor_scene *s, arbor_node root, arbor
     uint32_t count = 0;
     if (cap) out[count++] = root;
     for (uint32_t i = 0; i < count && count < cap; i++)
-        for (uint32_t c = s->n.first_child[arbor__slot(out[i])]; c && count < cap; c = s->n.next_sibling[c])
+        for (uint32_t c = s->n.first_child[arbor__slot(s, out[i])]; c && count < cap; c = s->n.next_sibling[c])
             out[count++] = arbor__handle(s, c);
     if (count < cap) return count; /* the whole subtree fit */
     uint32_t size = 0;

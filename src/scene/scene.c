@@ -18,7 +18,9 @@
     X(next_sibling, sizeof(uint32_t))       \
     X(prev_sibling, sizeof(uint32_t))       \
     X(depth, sizeof(uint32_t))              \
-    X(generation, sizeof(uint32_t))         \
+    X(id, sizeof(uint32_t))                 \
+    X(slot_of, sizeof(uint32_t))            \
+    X(gen, sizeof(uint32_t))                \
     X(scratch, sizeof(uint32_t))            \
     X(pending, sizeof(uint32_t))            \
     X(flags, sizeof(uint8_t))               \
@@ -58,8 +60,10 @@ static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capac
 }
 
 bool arbor__reserve(arbor_scene *s, uint32_t extra) {
-    uint64_t needed = (uint64_t)s->slot_end + extra;
-    if (needed <= s->capacity || (s->free_head && extra == 1)) return true;
+    /* slots and ids come from the same arrays' capacity (ids retire, slots are renumbered) */
+    uint64_t needed = (uint64_t)(s->slot_end > s->id_end ? s->slot_end : s->id_end) + extra;
+    if (needed <= s->capacity) return true;
+    if (extra == 1 && (s->free_head || s->slot_end < s->capacity) && (s->id_free || s->id_end < s->capacity)) return true;
     if (needed > UINT32_MAX) return false;
     uint64_t cap = s->capacity ? (uint64_t)s->capacity * 2 : 64;
     if (cap < needed) cap = needed;
@@ -98,6 +102,7 @@ arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
         .log_user = d.log_user,
         .max_depth = d.max_depth ? (d.max_depth < UINT32_MAX - 1 ? d.max_depth : UINT32_MAX - 1) : ARBOR_DEFAULT_MAX_DEPTH,
         .slot_end = 1,
+        .id_end = 1,
     };
     s->stats.allocations = 1;
     if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
@@ -175,8 +180,8 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
         arbor_result r = ARBOR_OK;
         if (!(parent = arbor__require(s, desc->parent, fn, &r))) return r;
         if (s->n.depth[parent] + 1 > s->max_depth)
-            return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "a child of node %uv%u would be at depth %u, beyond max_depth %u",
-                               parent, s->n.generation[parent], s->n.depth[parent] + 1, s->max_depth);
+            return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "a child of node " ARBOR__NODE_FMT " would be at depth %u, beyond max_depth %u",
+                               ARBOR__NODE_ARGS(s, parent), s->n.depth[parent] + 1, s->max_depth);
     }
     arbor_real trs[ARBOR__TRS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
     if (desc->matrix) {
@@ -196,14 +201,21 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     char *name;
     if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
 
-    uint32_t slot = s->free_head;
+    uint32_t slot = s->free_head, id = s->id_free;
     if (slot) {
         s->free_head = s->n.next_sibling[slot];
     } else {
         slot = s->slot_end++;
-        s->n.generation[slot] = 1;
         s->n.flags[slot] = 0;
     }
+    if (id) {
+        s->id_free = s->n.slot_of[id];
+    } else {
+        id = s->id_end++;
+        s->n.gen[id] = 1;
+    }
+    s->n.id[slot] = id;
+    s->n.slot_of[id] = slot;
     s->live++;
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ARBOR__PENDING) | ARBOR__ALIVE);
     s->n.first_child[slot] = s->n.last_child[slot] = 0;
@@ -231,9 +243,15 @@ static void release_slot(arbor_scene *s, uint32_t slot) {
     s->n.parent[slot] = 0;
     s->n.flags[slot] &= ARBOR__PENDING; /* a pending entry may still name the slot */
     s->live--;
-    if (++s->n.generation[slot] == 0) return; /* generations exhausted: retire, never reuse */
     s->n.next_sibling[slot] = s->free_head;
     s->free_head = slot;
+    uint32_t id = s->n.id[slot];
+    if (++s->n.gen[id] == 0) { /* generations exhausted: the id retires, never reused */
+        s->n.slot_of[id] = 0;
+        return;
+    }
+    s->n.slot_of[id] = s->id_free;
+    s->id_free = id;
 }
 
 arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root) {
@@ -279,7 +297,7 @@ arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev) {
 static inline uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn, arbor_result *r) {
     uint32_t slot = arbor__require(s, n, fn, r);
     if (slot && (s->n.flags[slot] & ARBOR__LOCKED)) {
-        *r = arbor__fail(ARBOR_ERR_LOCKED, fn, "node %uv%u has a locked local matrix", slot, s->n.generation[slot]);
+        *r = arbor__fail(ARBOR_ERR_LOCKED, fn, "node " ARBOR__NODE_FMT " has a locked local matrix", ARBOR__NODE_ARGS(s, slot));
         return 0;
     }
     return slot;
@@ -376,7 +394,7 @@ static arbor_result bulk_refusal(arbor_scene *s, arbor_node n, const arbor_real 
    arbor__invalidate_in_order afterwards, else invalidated now. */
 ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value, int offset, int k, bool in_order) {
     arbor_real v[4];
-    uint32_t slot = arbor__slot(n);
+    uint32_t slot = arbor__slot(s, n);
     memcpy(v, value, (size_t)k * sizeof *v);
     if (k == 4) arbor__unit_quat(v, v);
     if (!in_order) {
@@ -400,7 +418,7 @@ ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const 
     uint32_t lowest = UINT32_MAX;
     for (uint32_t i = 0; i < count; i++) {
         bulk_write(s, nodes[i], values + (size_t)i * (size_t)k, offset, k, in_order);
-        if (arbor__slot(nodes[i]) < lowest) lowest = arbor__slot(nodes[i]);
+        if (arbor__slot(s, nodes[i]) < lowest) lowest = arbor__slot(s, nodes[i]);
     }
     if (in_order && count) arbor__invalidate_in_order(s, lowest);
     return ARBOR_OK;
@@ -433,7 +451,7 @@ ARBOR__HOT void bulk_task(void *user, uint32_t index, int offset, int k) {
             bulk_write(job->s, job->nodes[i], v, offset, k, true);
             continue;
         }
-        if (i && arbor__slot(job->nodes[i]) <= arbor__slot(job->nodes[i - 1])) atomic_store(&job->unordered, true);
+        if (i && arbor__slot(job->s, job->nodes[i]) <= arbor__slot(job->s, job->nodes[i - 1])) atomic_store(&job->unordered, true);
         if (!bulk_value_ok(job->s, job->nodes[i], v, k)) {
             uint32_t seen = atomic_load(&job->first_refused);
             while (i < seen && !atomic_compare_exchange_weak(&job->first_refused, &seen, i)) {}
@@ -466,7 +484,7 @@ static arbor_result set_many_parallel(arbor_scene *s, const arbor_node *nodes, c
     if (atomic_load(&job.unordered)) return set_many_serial(s, nodes, values, count, offset, fn);
     job.writing = true;
     executor->parallel_for(executor->user, BULK_TASKS, task, &job);
-    arbor__invalidate_in_order(s, arbor__slot(nodes[0]));
+    arbor__invalidate_in_order(s, arbor__slot(s, nodes[0]));
     return ARBOR_OK;
 }
 
