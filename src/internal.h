@@ -43,6 +43,29 @@ typedef struct arbor__nodes {
     uint32_t *attachment; /* index into the scene's attachments, 0: none */
 } arbor__nodes;
 
+/* Every array of arbor__nodes, its element size, and whether its elements move with their
+   node when the slots are renumbered (scene/layout.c): the per-id arrays and the workspaces
+   do not. */
+#define ARBOR__ARRAYS(X)                           \
+    X(parent, sizeof(uint32_t), true)              \
+    X(first_child, sizeof(uint32_t), true)         \
+    X(last_child, sizeof(uint32_t), true)          \
+    X(next_sibling, sizeof(uint32_t), true)        \
+    X(prev_sibling, sizeof(uint32_t), true)        \
+    X(depth, sizeof(uint32_t), true)               \
+    X(id, sizeof(uint32_t), true)                  \
+    X(slot_of, sizeof(uint32_t), false)            \
+    X(gen, sizeof(uint32_t), false)                \
+    X(scratch, sizeof(uint32_t), false)            \
+    X(pending, sizeof(uint32_t), false)            \
+    X(flags, sizeof(uint8_t), true)                \
+    X(trs, ARBOR__TRS * sizeof(arbor_real), true)  \
+    X(local, 12 * sizeof(arbor_real), true)        \
+    X(world, 12 * sizeof(arbor_real), true)        \
+    X(version, sizeof(uint64_t), true)             \
+    X(name, sizeof(char *), true)                  \
+    X(attachment, sizeof(uint32_t), true)
+
 /* One allocation behind an array of arbor__nodes (scene/scene.c). */
 typedef struct arbor__storage { void *raw; size_t size; } arbor__storage;
 #define ARBOR__STORAGE_ARRAYS 18
@@ -188,6 +211,11 @@ void arbor__compose_local(arbor_scene *s, uint32_t slot);
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
 bool arbor__reserve(arbor_scene *s, uint32_t extra);
+
+/* ---- storage order (scene/layout.c) ---- */
+/* Renumbers the slots depth first (parents first, each subtree one range); false when out of
+   memory (nothing changed). */
+bool arbor__relayout(arbor_scene *s);
 
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */

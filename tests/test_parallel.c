@@ -220,6 +220,42 @@ static void test_bulk_writes(void **state) {
 /* The update sweeps the slots in order while parents come first there, and follows the links
    once a reparent under a later node breaks that; invalidation likewise. Every path gives the
    matrices lazy reads give, composing each out-of-date node once. */
+/* Both scenes were edited alike, so their nodes have the same ids: the links must agree. */
+static void check_same_structure(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(ha[i].id, hb[i].id);
+        assert_int_equal(arbor_node_parent(a, ha[i]).id, arbor_node_parent(b, hb[i]).id);
+        assert_int_equal(arbor_node_first_child(a, ha[i]).id, arbor_node_first_child(b, hb[i]).id);
+        assert_int_equal(arbor_node_last_child(a, ha[i]).id, arbor_node_last_child(b, hb[i]).id);
+        assert_int_equal(arbor_node_next_sibling(a, ha[i]).id, arbor_node_next_sibling(b, hb[i]).id);
+        assert_int_equal(arbor_node_prev_sibling(a, ha[i]).id, arbor_node_prev_sibling(b, hb[i]).id);
+        assert_int_equal(arbor_node_depth(a, ha[i]), arbor_node_depth(b, hb[i]));
+        assert_string_equal(arbor_node_name(a, ha[i]) ? arbor_node_name(a, ha[i]) : "",
+                            arbor_node_name(b, hb[i]) ? arbor_node_name(b, hb[i]) : "");
+        assert_ptr_equal(arbor_node_user(a, ha[i]), arbor_node_user(b, hb[i]));
+    }
+    assert_int_equal(arbor_scene_first_root(a).id, arbor_scene_first_root(b).id);
+    assert_int_equal(arbor_scene_last_root(a).id, arbor_scene_last_root(b).id);
+}
+
+/* Replaces up to `count` late leaves by new nodes under other late nodes, in both scenes: the
+   new nodes take the freed storage, before their parents'. */
+static void replace_leaves(arbor_scene *a, arbor_node *ha, arbor_scene *b, arbor_node *hb, uint32_t n, uint32_t count) {
+    for (uint32_t i = n / 2, done = 0; i < n && done < count; i += 101) {
+        if (arbor_node_child_count(a, ha[i]) != 0) continue;
+        arbor_node parent_a = ha[n - 1 - done], parent_b = hb[n - 1 - done];
+        if (parent_a.id == ha[i].id) continue;
+        assert_int_equal(arbor_node_destroy(a, ha[i]), ARBOR_OK);
+        assert_int_equal(arbor_node_destroy(b, hb[i]), ARBOR_OK);
+        static int marker;
+        arbor_node_desc d = { .translation = {1, 2, 3}, .parent = parent_a, .name = "replacement", .user = &marker };
+        assert_int_equal(arbor_node_create(a, &d, &ha[i]), ARBOR_OK);
+        d.parent = parent_b;
+        assert_int_equal(arbor_node_create(b, &d, &hb[i]), ARBOR_OK);
+        done++;
+    }
+}
+
 static void test_any_storage_order(void **state) {
     (void)state;
     const uint32_t n = 20000, moved = 64;
@@ -228,8 +264,9 @@ static void test_any_storage_order(void **state) {
     arbor_node *hl = build(lazy, RANDOM, n, &ra), *hb = build(batch, RANDOM, n, &rb);
     arbor_real *q = malloc((size_t)n * 4 * sizeof *q);
     assert_non_null(q);
-    for (int frame = 0; frame < 6; frame++) {
+    for (int frame = 0; frame < 8; frame++) {
         arbor_scene_reset_stats(batch);
+        if (frame == 6) replace_leaves(lazy, hl, batch, hb, n, 40); /* storage reused out of order */
         /* frame 2 moves early nodes under late ones (slot order no longer parents-first);
            frame 4 moves them back under the root (in order again) */
         for (uint32_t k = 0; (frame == 2 || frame == 4) && k < moved; k++) {
@@ -249,6 +286,9 @@ static void test_any_storage_order(void **state) {
         assert_int_equal(st.invalidated, frame == 0 ? 0 : n); /* built out of date: nothing to mark */
         assert_int_equal(st.world_composed, n);
         assert_int_equal(st.local_composed, count);
+        /* a full update of a scene out of tree order puts the storage back in order first */
+        assert_int_equal(st.relayouts, frame == 2 || frame == 6 ? 1 : 0);
+        check_same_structure(lazy, hl, batch, hb, n);
         arbor_scene_reset_stats(batch);
         check_same_worlds(lazy, hl, batch, hb, n);
         arbor_scene_stats(batch, &st);

@@ -84,6 +84,8 @@ typedef struct arbor_stats {
     uint64_t world_composed;   /* world matrices computed (products, or root copies) */
     uint64_t invalidated;      /* nodes whose world matrix was marked out of date */
     uint64_t allocations;      /* allocations and reallocations made through the allocator */
+    uint64_t relayouts;        /* times an update renumbered the storage into tree order (after
+                                  reparents under later nodes; handles are unaffected) */
 } arbor_stats;
 
 /* Counters since the scene was created or last reset. */

@@ -10,27 +10,6 @@
 
 /* ---- storage ---------------------------------------------------------------------------- */
 
-/* Every per-slot array and its element size. */
-#define ARBOR__ARRAYS(X)                    \
-    X(parent, sizeof(uint32_t))             \
-    X(first_child, sizeof(uint32_t))        \
-    X(last_child, sizeof(uint32_t))         \
-    X(next_sibling, sizeof(uint32_t))       \
-    X(prev_sibling, sizeof(uint32_t))       \
-    X(depth, sizeof(uint32_t))              \
-    X(id, sizeof(uint32_t))                 \
-    X(slot_of, sizeof(uint32_t))            \
-    X(gen, sizeof(uint32_t))                \
-    X(scratch, sizeof(uint32_t))            \
-    X(pending, sizeof(uint32_t))            \
-    X(flags, sizeof(uint8_t))               \
-    X(trs, ARBOR__TRS * sizeof(arbor_real)) \
-    X(local, 12 * sizeof(arbor_real))       \
-    X(world, 12 * sizeof(arbor_real))       \
-    X(version, sizeof(uint64_t))            \
-    X(name, sizeof(char *))                 \
-    X(attachment, sizeof(uint32_t))
-
 /* Resizes one array to `capacity` elements, keeping its contents; NULL (array unchanged) when
    out of memory. Each array is its own allocation so growing reallocates in place where the
    C library can (no second copy of the scene at the peak), and each starts at its own offset
@@ -71,7 +50,7 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra) {
     /* Arrays that grew before one failed are merely larger: capacity stays the smallest. */
     int index = 0;
     void *grown;
-#define ARBOR__GROW(field, elem)                                          \
+#define ARBOR__GROW(field, elem, moves)                                        \
     if (!(grown = resize_array(s, index++, elem, (uint32_t)cap))) return false; \
     s->n.field = grown;
     ARBOR__ARRAYS(ARBOR__GROW)
@@ -80,7 +59,7 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra) {
     return true;
 }
 
-#define ARBOR__COUNT(field, elem) +1
+#define ARBOR__COUNT(field, elem, moves) +1
 _Static_assert(0 ARBOR__ARRAYS(ARBOR__COUNT) == ARBOR__STORAGE_ARRAYS, "one storage entry per array");
 #undef ARBOR__COUNT
 

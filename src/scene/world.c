@@ -319,6 +319,9 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     uint64_t dirty = s->dirty_count;
     s->dirty_count = 0;
     bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
+    /* Much to do in a scene whose storage has left tree order: put it back first (a pass
+       over the scene, cheaper than following links across memory for the rest). */
+    if (s->order_inversions && dirty * SWEEP_MIN_SHARE >= s->slot_end) arbor__relayout(s);
     if (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS)) {
         if (parallel)
             sweep_with_parallel_locals(s, executor);
