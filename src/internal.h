@@ -77,6 +77,7 @@ typedef struct arbor__attachment {
     int32_t mesh;            /* -1: none */
     uint32_t has;            /* ARBOR__HAS_* */
     uint32_t next_free;      /* free list of records */
+    uint32_t foreign;        /* 1 + index of the node's foreign parent (edit/foreign.c), 0: none */
     arbor_real bounds[6];    /* local min, max */
     arbor_camera camera;
     arbor_light light;
@@ -106,6 +107,11 @@ struct arbor_scene {
     bool walk_warned;
     arbor__attachment *attachments; /* record 0 unused */
     uint32_t attachment_cap, attachment_end, attachment_free;
+    /* src/edit/: allocated when first used, NULL until then (the core tests them and pays
+       one branch where they hook in). */
+    struct arbor_journal *journal;
+    struct arbor__foreign_table *foreign;
+    struct arbor__changes *changes;
 };
 
 /* TRS layout inside n.trs. */
@@ -217,11 +223,29 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra);
    memory (nothing changed). */
 bool arbor__relayout(arbor_scene *s);
 
+/* Slots kept by the journal (scene/scene.c). A held subtree is unlinked and dead (no ALIVE
+   flag, not counted in live) but keeps its slots, generations, internal links, locals, names
+   and attachments, so its handles can come back. Returns the subtree's size. */
+uint32_t arbor__hold_subtree(arbor_scene *s, uint32_t top);
+/* Brings a held subtree of `count` nodes back under parent (0: a root) before `before`
+   (0: last), every node of it out of date; the caller checked the link. */
+void arbor__revive_subtree(arbor_scene *s, uint32_t top, uint32_t count, uint32_t parent, uint32_t before);
+/* Retires a held subtree of `count` nodes for good: its handles stay dead. */
+void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count);
+/* Scene storage per slot, in bytes (the per-slot arrays). */
+size_t arbor__slot_bytes(void);
+
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
-/* Makes sure the next record a node asks for can be had; false when out of memory. */
-bool arbor__attachment_reserve(arbor_scene *s);
+/* Makes sure the next `count` records nodes ask for can be had; false when out of memory. */
+bool arbor__attachment_reserve(arbor_scene *s, uint32_t count);
+/* The node's record, made (empty) when it has none; NULL when out of memory. */
+arbor__attachment *arbor__attachment_writable(arbor_scene *s, uint32_t slot);
+/* Exchanges what the node carries (user, mesh, bounds, camera, light) with *other; an empty
+   *other (mesh -1, nothing in has, no user) leaves the node without a record. Its foreign
+   parent stays. False when out of memory (nothing changed). */
+bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *other);
 /* Drops the node's record (node destruction). */
 void arbor__attachment_release(arbor_scene *s, uint32_t slot);
 /* Frees the scene's records. */
@@ -230,5 +254,40 @@ void arbor__attachments_free(arbor_scene *s);
 /* ---- hierarchy (scene/hierarchy.c) ---- */
 void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before);
 void arbor__unlink(arbor_scene *s, uint32_t slot);
+/* Writes a local that keeps a world matrix: TRS when it is one, else an unlocked matrix (a
+   shear). The caller invalidates. */
+void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]);
+
+/* ---- edit (src/edit/) ---- */
+/* A foreign parent: its provider and the matrix read at the last poll. */
+typedef struct arbor__foreign {
+    arbor_node node;          /* ARBOR_NONE: a free entry */
+    arbor_provider provider;
+    uint64_t seen;            /* the provider's version at the last poll */
+    arbor_real world[12];     /* affine, as read at the last poll */
+    void *owned;              /* what arbor_node_attach_to allocated for the provider */
+    uint32_t next_free;
+} arbor__foreign;
+typedef struct arbor__foreign_table {
+    arbor__foreign *items;
+    uint32_t cap, end, free_head, count;
+    bool polling;             /* a poll is running (providers may read other scenes) */
+} arbor__foreign_table;
+/* The matrix of slot's foreign parent, or NULL when it has none. */
+static inline const arbor_real *arbor__foreign_world(const arbor_scene *s, uint32_t slot) {
+    uint32_t a = s->n.attachment[slot], f = a ? s->attachments[a].foreign : 0;
+    return f ? s->foreign->items[f - 1].world : NULL;
+}
+/* Polls every foreign parent (update) / the one above slot, if any (a read after a write). */
+void arbor__foreign_poll(arbor_scene *s);
+void arbor__foreign_poll_above(arbor_scene *s, uint32_t slot);
+/* Drops slot's foreign parent, if it has one. */
+void arbor__foreign_drop(arbor_scene *s, uint32_t slot);
+/* A lazy read computed the chain top .. slot (down-links in scratch): note it for the list. */
+void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
+/* An update computed the subtrees of roots[0 .. count), `computed` nodes in all: make the list. */
+void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed);
+/* Frees the journal, foreign parents and change lists of a scene being destroyed. */
+void arbor__edit_free(arbor_scene *s);
 
 #endif

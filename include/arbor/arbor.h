@@ -7,6 +7,7 @@
  * - view.h   cameras and lights on nodes
  * - bounds.h meshes and local bounds on nodes
  * - parallel.h bulk writes, the parallel update, executors and a small thread pool
+ * - edit.h   the journal (undo, redo, groups), clones, foreign parents, change lists
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H
@@ -16,4 +17,5 @@
 #include "arbor/view.h"
 #include "arbor/bounds.h"
 #include "arbor/parallel.h"
+#include "arbor/edit.h"
 #endif

@@ -17,31 +17,32 @@ void arbor__attachments_free(arbor_scene *s) {
 void arbor__attachment_release(arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
     if (!index) return;
+    if (s->attachments[index].foreign) arbor__foreign_drop(s, slot);
     s->attachments[index].next_free = s->attachment_free;
     s->attachment_free = index;
     s->n.attachment[slot] = 0;
 }
 
-bool arbor__attachment_reserve(arbor_scene *s) {
-    if (s->attachment_free) return true;
+bool arbor__attachment_reserve(arbor_scene *s, uint32_t count) {
+    if (s->attachment_free && count == 1) return true;
     if (s->attachment_end == 0) s->attachment_end = 1;
-    if (s->attachment_end < s->attachment_cap) return true;
-    uint32_t cap = s->attachment_cap ? s->attachment_cap * 2 : 16;
-    if (cap <= s->attachment_cap) return false;
+    if ((uint64_t)s->attachment_end + count <= s->attachment_cap) return true;
+    uint64_t cap = s->attachment_cap ? (uint64_t)s->attachment_cap * 2 : 16;
+    if (cap < (uint64_t)s->attachment_end + count) cap = (uint64_t)s->attachment_end + count;
+    if (cap > UINT32_MAX) return false;
     arbor__attachment *grown = arbor__alloc(s, (size_t)cap * sizeof *grown);
     if (!grown) return false;
     if (s->attachments) memcpy(grown, s->attachments, (size_t)s->attachment_cap * sizeof *grown);
     arbor__attachments_free(s);
     s->attachments = grown;
-    s->attachment_cap = cap;
+    s->attachment_cap = (uint32_t)cap;
     return true;
 }
 
-/* The node's record, made (empty) when it has none; NULL when out of memory. */
-static arbor__attachment *writable(arbor_scene *s, uint32_t slot) {
+arbor__attachment *arbor__attachment_writable(arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
     if (index) return &s->attachments[index];
-    if (!arbor__attachment_reserve(s)) return NULL;
+    if (!arbor__attachment_reserve(s, 1)) return NULL;
     if (s->attachment_free) {
         index = s->attachment_free;
         s->attachment_free = s->attachments[index].next_free;
@@ -56,7 +57,25 @@ static arbor__attachment *writable(arbor_scene *s, uint32_t slot) {
 /* Drops the record when it no longer holds anything. */
 static void trim(arbor_scene *s, uint32_t slot) {
     const arbor__attachment *a = arbor__attachment_of(s, slot);
-    if (a && a->mesh < 0 && !a->has && !a->user) arbor__attachment_release(s, slot);
+    if (a && a->mesh < 0 && !a->has && !a->user && !a->foreign) arbor__attachment_release(s, slot);
+}
+
+bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *other) {
+    bool empty = other->mesh < 0 && !other->has && !other->user;
+    arbor__attachment *a = empty && !s->n.attachment[slot] ? NULL : arbor__attachment_writable(s, slot);
+    if (!a) {
+        if (!empty) return false;
+        *other = (arbor__attachment){ .mesh = -1 }; /* both empty */
+        return true;
+    }
+    arbor__attachment mine = *a;
+    *a = *other;
+    a->foreign = mine.foreign; /* not part of what is exchanged */
+    a->next_free = mine.next_free;
+    mine.foreign = mine.next_free = 0;
+    *other = mine;
+    trim(s, slot);
+    return true;
 }
 
 /* ---- user pointers ---------------------------------------------------------------------------- */
@@ -73,7 +92,7 @@ arbor_result arbor_node_set_user(arbor_scene *s, arbor_node n, void *user) {
     uint32_t slot = arbor__require(s, n, fn, &r);
     if (!slot) return r;
     if (!user && !s->n.attachment[slot]) return ARBOR_OK;
-    arbor__attachment *a = writable(s, slot);
+    arbor__attachment *a = arbor__attachment_writable(s, slot);
     if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the user pointer");
     a->user = user;
     trim(s, slot);
@@ -89,7 +108,7 @@ arbor_result arbor_node_set_mesh(arbor_scene *s, arbor_node n, int32_t mesh) {
     if (!slot) return r;
     if (mesh < -1) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "mesh index %d is negative", (int)mesh);
     if (mesh == -1 && !s->n.attachment[slot]) return ARBOR_OK;
-    arbor__attachment *a = writable(s, slot);
+    arbor__attachment *a = arbor__attachment_writable(s, slot);
     if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachment");
     a->mesh = mesh;
     trim(s, slot);
@@ -121,7 +140,7 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
         if (min[i] > max[i])
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "min[%d] = %g is above max[%d] = %g", i, (double)min[i], i,
                                (double)max[i]);
-    arbor__attachment *a = writable(s, slot);
+    arbor__attachment *a = arbor__attachment_writable(s, slot);
     if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachment");
     memcpy(a->bounds, min, 3 * sizeof *min);
     memcpy(a->bounds + 3, max, 3 * sizeof *max);
@@ -191,7 +210,7 @@ static arbor_result set_part(arbor_scene *s, arbor_node n, uint32_t bit, const v
     }
     r = bit == ARBOR__HAS_CAMERA ? check_camera(value, fn) : check_light(value, fn);
     if (r) return r;
-    arbor__attachment *a = writable(s, slot);
+    arbor__attachment *a = arbor__attachment_writable(s, slot);
     if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachment");
     memcpy(bit == ARBOR__HAS_CAMERA ? (void *)&a->camera : (void *)&a->light, value, size);
     a->has |= bit;

@@ -81,8 +81,7 @@ static bool keep_world_local(arbor_scene *s, uint32_t slot, uint32_t parent, arb
     return true;
 }
 
-/* Writes a kept-world local: TRS when it is one, else an unlocked matrix (a shear). */
-static void store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]) {
+void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]) {
     arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
     uint8_t flags = (uint8_t)(s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY));
     if (arbor__affine_decompose(local, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S)) {
@@ -137,7 +136,8 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     arbor__unlink(s, c);
     arbor__link(s, c, p, b);
     if (depth != s->n.depth[c]) set_subtree_depth(s, c, depth);
-    if (mode == ARBOR_KEEP_WORLD) store_kept_local(s, c, kept);
+    if (mode == ARBOR_KEEP_WORLD) arbor__store_kept_local(s, c, kept);
+    if (p && s->foreign) arbor__foreign_drop(s, c); /* a parent in the scene replaces a foreign one */
     arbor__invalidate(s, c);
     return ARBOR_OK;
 }

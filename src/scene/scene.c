@@ -100,8 +100,8 @@ static void free_name(arbor_scene *s, uint32_t slot) {
 
 void arbor_scene_destroy(arbor_scene *s) {
     if (!s) return;
-    for (uint32_t slot = 1; slot < s->slot_end; slot++)
-        if (s->n.flags[slot] & ARBOR__ALIVE) free_name(s, slot);
+    arbor__edit_free(s);
+    for (uint32_t slot = 1; slot < s->slot_end; slot++) free_name(s, slot); /* live and held nodes' */
     arbor__attachments_free(s);
     free_arrays(s);
     arbor__free(s, s, sizeof *s);
@@ -175,7 +175,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
         if (!all_zero(desc->scale, 3)) memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
     }
-    if (!arbor__reserve(s, 1) || (desc->user && !arbor__attachment_reserve(s)))
+    if (!arbor__reserve(s, 1) || (desc->user && !arbor__attachment_reserve(s, 1)))
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
     char *name;
     if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
@@ -214,14 +214,14 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     return ARBOR_OK;
 }
 
-/* Returns slot to the free list; its handle is dead from now on. */
+/* Returns a dead slot (no longer counted in live) to the free list; its handle is dead from
+   now on. */
 static void release_slot(arbor_scene *s, uint32_t slot) {
     free_name(s, slot);
     arbor__attachment_release(s, slot);
     if (s->n.parent[slot] > slot) s->order_inversions--; /* links below the subtree's top stay */
     s->n.parent[slot] = 0;
     s->n.flags[slot] &= ARBOR__PENDING; /* a pending entry may still name the slot */
-    s->live--;
     s->n.next_sibling[slot] = s->free_head;
     s->free_head = slot;
     uint32_t id = s->n.id[slot];
@@ -233,18 +233,66 @@ static void release_slot(arbor_scene *s, uint32_t slot) {
     s->id_free = id;
 }
 
+/* Releases the subtree of top, at most `bound` nodes: breadth-first into the scratch queue, then
+   freed back to front, deepest first. A held subtree's links are not counted in
+   order_inversions: they go before the slots. Returns how many. */
+static uint32_t release_subtree(arbor_scene *s, uint32_t top, uint32_t bound, bool held) {
+    uint32_t *queue = s->n.scratch, count = 0;
+    queue[count++] = top;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t c = s->n.first_child[queue[i]]; c && count < bound; c = s->n.next_sibling[c]) queue[count++] = c;
+    for (uint32_t i = count; i;) {
+        if (held) s->n.parent[queue[i - 1]] = 0;
+        release_slot(s, queue[--i]);
+    }
+    return count;
+}
+
 arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root) {
     arbor_result r = ARBOR_OK;
     uint32_t top = arbor__require(s, root, "arbor_node_destroy", &r);
     if (!top) return r;
-    /* Breadth-first into the scratch queue, then freed back to front: deepest first. */
-    uint32_t *queue = s->n.scratch, count = 0;
-    queue[count++] = top;
-    for (uint32_t i = 0; i < count; i++)
-        for (uint32_t c = s->n.first_child[queue[i]]; c && count < s->live; c = s->n.next_sibling[c]) queue[count++] = c;
     arbor__unlink(s, top);
-    while (count) release_slot(s, queue[--count]);
+    s->live -= release_subtree(s, top, s->live, false);
     return ARBOR_OK;
+}
+
+/* ---- held subtrees (the journal's) ----------------------------------------------------------- */
+
+/* What a held node keeps of its flags: its local, and a pending entry that may name it. Out of
+   date or not does not matter: it is out of date with its whole subtree once back. */
+#define ARBOR__HELD_FLAGS (ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY | ARBOR__PENDING)
+
+uint32_t arbor__hold_subtree(arbor_scene *s, uint32_t top) {
+    uint32_t count = 0;
+    uint64_t limit = arbor__walk_limit(s);
+    for (uint32_t n = top; n && count < limit; n = arbor__next_in_subtree(s, top, n, true), count++) {
+        s->n.flags[n] &= ARBOR__HELD_FLAGS;
+        if (s->n.parent[n] > n && n != top) s->order_inversions--; /* the top's goes with unlink */
+    }
+    arbor__unlink(s, top);
+    s->live -= count;
+    return count;
+}
+
+void arbor__revive_subtree(arbor_scene *s, uint32_t top, uint32_t count, uint32_t parent, uint32_t before) {
+    uint32_t depth = parent ? s->n.depth[parent] + 1 : 0, old = s->n.depth[top], seen = 0;
+    for (uint32_t n = top; n && seen < count; n = arbor__next_in_subtree(s, top, n, true), seen++) {
+        s->n.flags[n] = (uint8_t)((s->n.flags[n] & ARBOR__HELD_FLAGS) | ARBOR__ALIVE);
+        s->n.depth[n] = s->n.depth[n] - old + depth;
+        if (s->n.parent[n] > n && n != top) s->order_inversions++;
+    }
+    s->live += seen;
+    arbor__link(s, top, parent, before);
+    arbor__invalidate_subtree(s, top); /* every node of it, as new nodes are */
+}
+
+void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count) { release_subtree(s, top, count, true); }
+
+size_t arbor__slot_bytes(void) {
+#define ARBOR__SUM(field, elem) +(elem)
+    return 0 ARBOR__ARRAYS(ARBOR__SUM);
+#undef ARBOR__SUM
 }
 
 void arbor_scene_clear(arbor_scene *s) {

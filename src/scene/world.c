@@ -134,7 +134,12 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
     arbor__rows local = local_rows(c, slot);
     uint32_t parent = s->n.parent[slot];
-    arbor__rows world = parent ? arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), local) : local;
+    const arbor_real *foreign;
+    arbor__rows world = local;
+    if (parent)
+        world = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), local);
+    else if (s->foreign && (foreign = arbor__foreign_world(s, slot)))
+        world = arbor__rows_mul(arbor__rows_load(foreign), local);
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
     s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
@@ -143,6 +148,9 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
 
 void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
     uint8_t *flags = s->n.flags;
+    /* Out of date: the scene was written since the update, and a foreign parent may have
+       moved too. */
+    if (s->foreign) arbor__foreign_poll_above(s, slot);
     /* Climb to the highest out-of-date ancestor, leaving down-links in scratch. */
     uint32_t top = slot, steps = 0;
     while (s->n.parent[top] && (flags[s->n.parent[top]] & ARBOR__WORLD_DIRTY)) {
@@ -161,6 +169,7 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
         if (n == slot) break;
     }
     ctx_end(&c);
+    if (s->changes) arbor__changes_note(s, top, slot);
 }
 
 /* Computes the whole subtree of top, which is out of date (and so is all of it), parents
@@ -314,23 +323,9 @@ static void update_task(void *user, uint32_t index) {
     atomic_fetch_add_explicit(&job->world_composed, c.world_composed, memory_order_relaxed);
 }
 
-
-void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
-    uint64_t dirty = s->dirty_count;
-    s->dirty_count = 0;
-    bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
-    /* Much to do in a scene whose storage has left tree order: put it back first (a pass
-       over the scene, cheaper than following links across memory for the rest). */
-    if (s->order_inversions && dirty * SWEEP_MIN_SHARE >= s->slot_end) arbor__relayout(s);
-    if (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS)) {
-        if (parallel)
-            sweep_with_parallel_locals(s, executor);
-        else
-            sweep(s);
-        return;
-    }
-    uint32_t head = 0, count = collect_roots(s);
-    uint32_t *roots = s->n.scratch;
+/* Computes the subtrees of the `count` roots in scratch. */
+static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool parallel, uint32_t count) {
+    uint32_t head = 0, *roots = s->n.scratch;
     compute_ctx c = ctx_begin(s);
     if (!parallel) {
         for (uint32_t i = 0; i < count; i++) compute_subtree(&c, roots[i]);
@@ -350,6 +345,26 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     executor->parallel_for(executor->user, job.task_count, update_task, &job);
     s->stats.local_composed += atomic_load(&job.local_composed);
     s->stats.world_composed += atomic_load(&job.world_composed);
+}
+
+void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
+    if (s->foreign) arbor__foreign_poll(s);
+    uint64_t dirty = s->dirty_count, composed = s->stats.world_composed;
+    s->dirty_count = 0;
+    bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
+    /* Much to do in a scene whose storage has left tree order: put it back first (a pass
+       over the scene, cheaper than following links across memory for the rest). */
+    if (s->order_inversions && dirty * SWEEP_MIN_SHARE >= s->slot_end) arbor__relayout(s);
+    uint32_t count = 0;
+    bool swept = sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS);
+    if (swept && parallel)
+        sweep_with_parallel_locals(s, executor);
+    else if (swept)
+        sweep(s);
+    else
+        compute_roots(s, executor, parallel, count = collect_roots(s));
+    /* The roots are still in scratch: the parallel split only appends after them. */
+    if (s->changes) arbor__changes_collect(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed);
 }
 
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {

@@ -1,0 +1,522 @@
+/*
+ * The journal: undo and redo.
+ *
+ * Every record is an exchange: it holds the state its edit replaced, and applying it swaps that
+ * with what the scene holds now. Undo applies a step's records newest first, redo oldest first,
+ * and the same record serves both ways. Kinds:
+ *   LOCAL   a node's local transform (TRS, matrix, lock)
+ *   NAME    a node's name (the record owns the string the node does not hold)
+ *   ATTACH  what a node carries (user, mesh, bounds, camera, light)
+ *   PLACE   a node's parent and next sibling (a reparent, with KEEP_LOCAL both ways; a
+ *           keep-world reparent adds a LOCAL record)
+ *   LIFE    a subtree alive or held: a destruction holds it (scene.c keeps its slots,
+ *           generations, links and contents), undo revives it in place; a creation or a clone
+ *           is the same record the other way round
+ * A step that fails half way (a bypassing write broke it) is rolled back by applying the
+ * records it had applied again, in the opposite order: nothing changes.
+ *
+ * Records live in one array; steps[i] is the index of step i's first record. Steps [0, done)
+ * can be undone, [done, step_count) redone; an open group's records follow the last step's.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+enum { LOCAL, NAME, ATTACH, PLACE, LIFE };
+
+typedef struct local_state {
+    arbor_real trs[ARBOR__TRS];
+    arbor_real matrix[12];    /* with MATRIX in flags */
+    uint8_t flags;            /* ARBOR__MATRIX | ARBOR__LOCKED */
+} local_state;
+
+typedef struct record {
+    uint8_t kind;
+    bool held;                /* LIFE: the subtree is held (dead) now */
+    arbor_node node;
+    union {
+        local_state local;
+        char *name;           /* NAME: the other name (NULL: none) */
+        arbor__attachment attach;
+        struct {
+            arbor_node parent, before;  /* where it goes back: parent (NONE: a root), next sibling */
+            uint32_t count;             /* LIFE: nodes in the subtree while held */
+        } place;
+    } u;
+} record;
+
+struct arbor_journal {
+    arbor_scene *s;
+    uint32_t max_steps;
+    size_t max_bytes;
+    record *records;
+    uint32_t record_count, record_cap;
+    uint32_t *steps;          /* first record of each step */
+    uint32_t step_count, step_cap, done;
+    bool open;                /* a group is open: its records start at open_first */
+    uint32_t open_first;
+    uint32_t held;            /* nodes held by LIFE records */
+    size_t name_bytes;        /* strings owned by NAME records */
+    uint64_t dropped;
+};
+
+static size_t name_size(const char *name) { return name ? strlen(name) + 1 : 0; }
+
+/* ---- applying a record ----------------------------------------------------------------------- */
+
+static void capture_local(const arbor_scene *s, uint32_t slot, local_state *out) {
+    memcpy(out->trs, s->n.trs + (size_t)slot * ARBOR__TRS, sizeof out->trs);
+    memcpy(out->matrix, s->n.local + (size_t)slot * 12, sizeof out->matrix);
+    out->flags = s->n.flags[slot] & (ARBOR__MATRIX | ARBOR__LOCKED);
+}
+
+static void restore_local(arbor_scene *s, uint32_t slot, const local_state *in) {
+    uint8_t flags = s->n.flags[slot] & (uint8_t)~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY);
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, in->trs, sizeof in->trs);
+    if (in->flags & ARBOR__MATRIX)
+        memcpy(s->n.local + (size_t)slot * 12, in->matrix, sizeof in->matrix);
+    else
+        flags |= ARBOR__LOCAL_DIRTY; /* composed again from the TRS: the same bits */
+    s->n.flags[slot] = (uint8_t)(flags | in->flags);
+    arbor__invalidate(s, slot);
+}
+
+/* Checks that a held subtree can go back under parent before `before`: the slot (0 with
+   *r set). */
+static uint32_t check_place(arbor_scene *s, arbor_node parent, arbor_node before, uint32_t top, uint32_t count,
+                            const char *fn, arbor_result *r) {
+    uint32_t p = 0, b = 0, height = 0, seen = 0;
+    if (parent.id && !(p = arbor__live_slot(s, parent))) {
+        *r = arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent %uv%u of node %uv%u was destroyed outside the journal",
+                         (uint32_t)parent.id, (uint32_t)(parent.id >> 32), top, s->n.generation[top]);
+        return 0;
+    }
+    if (before.id && (!(b = arbor__live_slot(s, before)) || s->n.parent[b] != p)) {
+        *r = arbor__fail(b ? ARBOR_ERR_NOT_A_CHILD : ARBOR_ERR_DEAD_NODE, fn,
+                         "sibling %uv%u that node %uv%u goes back before was %s outside the journal", (uint32_t)before.id,
+                         (uint32_t)(before.id >> 32), top, s->n.generation[top], b ? "moved" : "destroyed");
+        return 0;
+    }
+    for (uint32_t n = top; n && seen < count; n = arbor__next_in_subtree(s, top, n, true), seen++)
+        if (s->n.depth[n] - s->n.depth[top] > height) height = s->n.depth[n] - s->n.depth[top];
+    if ((p ? (uint64_t)s->n.depth[p] + 1 : 0) + height > s->max_depth) {
+        *r = arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "node %uv%u would go back beyond max_depth %u", top,
+                         s->n.generation[top], s->max_depth);
+        return 0;
+    }
+    return top;
+}
+
+/* The handle of slot's next sibling. */
+static arbor_node next_of(const arbor_scene *s, uint32_t slot) { return arbor__handle(s, s->n.next_sibling[slot]); }
+
+/* Swaps the record's state with the scene's. */
+static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
+    arbor_scene *s = j->s;
+    arbor_result r = ARBOR_OK;
+    uint32_t slot;
+    if (rec->kind == LIFE && rec->held) {
+        slot = arbor__slot(rec->node);
+        if (!check_place(s, rec->u.place.parent, rec->u.place.before, slot, rec->u.place.count, fn, &r)) return r;
+        arbor__revive_subtree(s, slot, rec->u.place.count, arbor__slot(rec->u.place.parent), arbor__slot(rec->u.place.before));
+        j->held -= rec->u.place.count;
+        rec->held = false;
+        return ARBOR_OK;
+    }
+    if (!(slot = arbor__live_slot(s, rec->node)))
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "node %uv%u was destroyed outside the journal", (uint32_t)rec->node.id,
+                           (uint32_t)(rec->node.id >> 32));
+    switch (rec->kind) {
+    case LOCAL: {
+        local_state now;
+        capture_local(s, slot, &now);
+        restore_local(s, slot, &rec->u.local);
+        rec->u.local = now;
+        break;
+    }
+    case NAME: {
+        char *now = s->n.name[slot];
+        j->name_bytes += name_size(now) - name_size(rec->u.name);
+        s->n.name[slot] = rec->u.name;
+        rec->u.name = now;
+        break;
+    }
+    case ATTACH:
+        if (!arbor__attachment_swap(s, slot, &rec->u.attach))
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachments of node %uv%u", slot,
+                               s->n.generation[slot]);
+        break;
+    case PLACE: {
+        arbor_node parent = arbor__handle(s, s->n.parent[slot]), before = next_of(s, slot);
+        if ((r = arbor_node_set_parent(s, rec->node, rec->u.place.parent, rec->u.place.before, ARBOR_KEEP_LOCAL))) return r;
+        rec->u.place.parent = parent;
+        rec->u.place.before = before;
+        break;
+    }
+    case LIFE:
+        rec->u.place.parent = arbor__handle(s, s->n.parent[slot]);
+        rec->u.place.before = next_of(s, slot);
+        rec->u.place.count = arbor__hold_subtree(s, slot);
+        j->held += rec->u.place.count;
+        rec->held = true;
+        break;
+    }
+    return ARBOR_OK;
+}
+
+/* Applies records [first, end) newest first (backwards) or oldest first; all or nothing. */
+static arbor_result apply_range(arbor_journal *j, uint32_t first, uint32_t end, bool backwards, const char *fn) {
+    uint32_t count = end - first;
+    for (uint32_t k = 0; k < count; k++) {
+        arbor_result r = apply(j, &j->records[backwards ? end - 1 - k : first + k], fn);
+        if (!r) continue;
+        while (k--) apply(j, &j->records[backwards ? end - 1 - k : first + k], fn); /* back as it was */
+        return r;
+    }
+    return ARBOR_OK;
+}
+
+/* ---- forgetting records ------------------------------------------------------------------------- */
+
+/* Frees what records [first, end) own: held subtrees are retired for good. */
+static void forget(arbor_journal *j, uint32_t first, uint32_t end) {
+    for (uint32_t i = first; i < end; i++) {
+        record *rec = &j->records[i];
+        if (rec->kind == NAME && rec->u.name) {
+            j->name_bytes -= name_size(rec->u.name);
+            arbor__free(j->s, rec->u.name, name_size(rec->u.name));
+        } else if (rec->kind == LIFE && rec->held) {
+            arbor__release_held(j->s, arbor__slot(rec->node), rec->u.place.count);
+            j->held -= rec->u.place.count;
+        }
+    }
+}
+
+static uint32_t step_end(const arbor_journal *j, uint32_t step) {
+    return step + 1 < j->step_count ? j->steps[step + 1] : j->open ? j->open_first : j->record_count;
+}
+
+/* Drops the redo history. */
+static void drop_redo(arbor_journal *j) {
+    if (j->done == j->step_count) return;
+    uint32_t first = j->steps[j->done], end = step_end(j, j->step_count - 1);
+    forget(j, first, end);
+    memmove(j->records + first, j->records + end, (j->record_count - end) * sizeof *j->records);
+    j->record_count -= end - first;
+    if (j->open) j->open_first -= end - first;
+    j->step_count = j->done;
+}
+
+static void drop_oldest(arbor_journal *j) {
+    uint32_t end = step_end(j, 0);
+    forget(j, 0, end);
+    memmove(j->records, j->records + end, (j->record_count - end) * sizeof *j->records);
+    j->record_count -= end;
+    if (j->open) j->open_first -= end;
+    for (uint32_t i = 1; i < j->step_count; i++) j->steps[i - 1] = j->steps[i] - end;
+    j->step_count--;
+    j->done--;
+    j->dropped++;
+}
+
+/* What the steps hold: their records, names and held nodes (capacity not counted, so dropping
+   steps brings it down). */
+static size_t bytes(const arbor_journal *j) {
+    return (size_t)j->record_count * sizeof *j->records + (size_t)j->step_count * sizeof *j->steps + j->name_bytes +
+           (size_t)j->held * arbor__slot_bytes();
+}
+
+/* Keeps the limits, oldest steps first, never the newest one. */
+static void trim(arbor_journal *j) {
+    while (j->step_count > 1 && j->done > 0 && (j->step_count > j->max_steps || bytes(j) > j->max_bytes)) drop_oldest(j);
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+/* Room for `extra` more records and a step; false (with the failure recorded) when out of memory. */
+static bool reserve(arbor_journal *j, uint32_t extra, const char *fn) {
+    arbor_scene *s = j->s;
+    if (j->record_count + extra > j->record_cap) {
+        uint32_t cap = j->record_cap ? j->record_cap * 2 : 64;
+        record *grown = arbor__realloc(s, j->records, (size_t)j->record_cap * sizeof *grown, (size_t)cap * sizeof *grown);
+        if (!grown) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the journal"), false;
+        j->records = grown;
+        j->record_cap = cap;
+    }
+    if (j->step_count + 1 > j->step_cap) {
+        uint32_t cap = j->step_cap ? j->step_cap * 2 : 16;
+        uint32_t *grown = arbor__realloc(s, j->steps, (size_t)j->step_cap * sizeof *grown, (size_t)cap * sizeof *grown);
+        if (!grown) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the journal"), false;
+        j->steps = grown;
+        j->step_cap = cap;
+    }
+    return true;
+}
+
+/* An edit succeeded: its records (made by the caller in rec[0 .. n)) join the open group or make
+   a step of their own. When the open group's last record is of the same kind for the same node
+   (a gizmo dragged), it holds the state before both writes: the new one is not needed. */
+static void record_edit(arbor_journal *j, const record *rec, uint32_t n) {
+    drop_redo(j);
+    uint32_t first = j->open ? j->open_first : j->record_count;
+    for (uint32_t i = 0; i < n; i++) {
+        const record *last = j->record_count > first ? &j->records[j->record_count - 1] : NULL;
+        if (last && rec[i].kind <= ATTACH && last->kind == rec[i].kind && last->node.id == rec[i].node.id) {
+            if (rec[i].kind == NAME && rec[i].u.name) arbor__free(j->s, rec[i].u.name, name_size(rec[i].u.name));
+            continue;
+        }
+        j->records[j->record_count++] = rec[i];
+        if (rec[i].kind == NAME) j->name_bytes += name_size(rec[i].u.name);
+    }
+    if (!j->open && j->record_count > first) {
+        j->steps[j->step_count++] = first;
+        j->done = j->step_count;
+        trim(j);
+    }
+}
+
+/* The checks every edit starts with: the slot of n (0 with *r set). */
+static uint32_t begin_edit(arbor_journal *j, arbor_node n, uint32_t records, const char *fn, arbor_result *r) {
+    if (!j) {
+        *r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+        return 0;
+    }
+    uint32_t slot = arbor__require(j->s, n, fn, r);
+    if (slot && !reserve(j, records, fn)) {
+        *r = ARBOR_ERR_OUT_OF_MEMORY;
+        return 0;
+    }
+    return slot;
+}
+
+/* A write to one node's local transform, name or attachments: the record of what it held, then
+   the write, recorded when it succeeded. */
+#define NODE_EDIT(j, n, KIND, capture, call, fn)                       \
+    do {                                                               \
+        arbor_result r_ = ARBOR_OK;                                    \
+        uint32_t slot_ = begin_edit((j), (n), 1, (fn), &r_);           \
+        if (!slot_) return r_;                                         \
+        record rec_ = { .kind = (KIND), .node = (n) };                 \
+        capture;                                                       \
+        if ((r_ = (call))) return r_;                                  \
+        record_edit((j), &rec_, 1);                                    \
+        return ARBOR_OK;                                               \
+    } while (0)
+
+#define LOCAL_EDIT(j, n, call, fn) NODE_EDIT(j, n, LOCAL, capture_local((j)->s, slot_, &rec_.u.local), call, fn)
+#define ATTACH_EDIT(j, n, call, fn) NODE_EDIT(j, n, ATTACH, attachment_state((j)->s, slot_, &rec_.u.attach), call, fn)
+
+static void attachment_state(const arbor_scene *s, uint32_t slot, arbor__attachment *out) {
+    const arbor__attachment *a = arbor__attachment_of(s, slot);
+    *out = a ? *a : (arbor__attachment){ .mesh = -1 };
+    out->foreign = out->next_free = 0;
+}
+
+arbor_result arbor_journal_set_translation(arbor_journal *j, arbor_node n, arbor_real x, arbor_real y, arbor_real z) {
+    LOCAL_EDIT(j, n, arbor_node_set_translation(j->s, n, x, y, z), "arbor_journal_set_translation");
+}
+arbor_result arbor_journal_set_rotation(arbor_journal *j, arbor_node n, arbor_real x, arbor_real y, arbor_real z, arbor_real w) {
+    LOCAL_EDIT(j, n, arbor_node_set_rotation(j->s, n, x, y, z, w), "arbor_journal_set_rotation");
+}
+arbor_result arbor_journal_set_scale(arbor_journal *j, arbor_node n, arbor_real x, arbor_real y, arbor_real z) {
+    LOCAL_EDIT(j, n, arbor_node_set_scale(j->s, n, x, y, z), "arbor_journal_set_scale");
+}
+arbor_result arbor_journal_set_trs(arbor_journal *j, arbor_node n, const arbor_trs *trs) {
+    LOCAL_EDIT(j, n, arbor_node_set_trs(j->s, n, trs), "arbor_journal_set_trs");
+}
+arbor_result arbor_journal_set_local_matrix(arbor_journal *j, arbor_node n, const arbor_real m[16], bool lock) {
+    LOCAL_EDIT(j, n, arbor_node_set_local_matrix(j->s, n, m, lock), "arbor_journal_set_local_matrix");
+}
+arbor_result arbor_journal_set_user(arbor_journal *j, arbor_node n, void *user) {
+    ATTACH_EDIT(j, n, arbor_node_set_user(j->s, n, user), "arbor_journal_set_user");
+}
+arbor_result arbor_journal_set_mesh(arbor_journal *j, arbor_node n, int32_t mesh) {
+    ATTACH_EDIT(j, n, arbor_node_set_mesh(j->s, n, mesh), "arbor_journal_set_mesh");
+}
+arbor_result arbor_journal_set_bounds(arbor_journal *j, arbor_node n, const arbor_real min[3], const arbor_real max[3]) {
+    ATTACH_EDIT(j, n, arbor_node_set_bounds(j->s, n, min, max), "arbor_journal_set_bounds");
+}
+arbor_result arbor_journal_set_camera(arbor_journal *j, arbor_node n, const arbor_camera *camera) {
+    ATTACH_EDIT(j, n, arbor_node_set_camera(j->s, n, camera), "arbor_journal_set_camera");
+}
+arbor_result arbor_journal_set_light(arbor_journal *j, arbor_node n, const arbor_light *light) {
+    ATTACH_EDIT(j, n, arbor_node_set_light(j->s, n, light), "arbor_journal_set_light");
+}
+
+arbor_result arbor_journal_set_name(arbor_journal *j, arbor_node n, const char *name) {
+    static const char *const fn = "arbor_journal_set_name";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = begin_edit(j, n, 1, fn, &r);
+    if (!slot) return r;
+    record rec = { .kind = NAME, .node = n };
+    size_t size = name_size(name);
+    if (size && !(rec.u.name = arbor__alloc(j->s, size))) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
+    if (size) memcpy(rec.u.name, name, size);
+    /* The new name goes in, the old one into the record. */
+    char *old = j->s->n.name[slot];
+    j->s->n.name[slot] = rec.u.name;
+    rec.u.name = old;
+    record_edit(j, &rec, 1);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_set_parent(arbor_journal *j, arbor_node child, arbor_node parent, arbor_node before,
+                                      arbor_reparent mode) {
+    static const char *const fn = "arbor_journal_set_parent";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = begin_edit(j, child, 2, fn, &r);
+    if (!slot) return r;
+    record rec[2] = { { .kind = PLACE, .node = child }, { .kind = LOCAL, .node = child } };
+    rec[0].u.place.parent = arbor__handle(j->s, j->s->n.parent[slot]);
+    rec[0].u.place.before = next_of(j->s, slot);
+    capture_local(j->s, slot, &rec[1].u.local);
+    if ((r = arbor_node_set_parent(j->s, child, parent, before, mode))) return r;
+    record_edit(j, rec, mode == ARBOR_KEEP_WORLD ? 2 : 1);
+    return ARBOR_OK;
+}
+
+/* A subtree made (created or cloned): a LIFE record whose undo holds it. */
+static arbor_result record_made(arbor_journal *j, arbor_node made) {
+    record rec = { .kind = LIFE, .node = made };
+    record_edit(j, &rec, 1);
+    return ARBOR_OK;
+}
+
+/* The journal is there and has room for one record. */
+static arbor_result ready(arbor_journal *j, const char *fn) {
+    if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    return reserve(j, 1, fn) ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
+}
+
+arbor_result arbor_journal_create_node(arbor_journal *j, const arbor_node_desc *desc, arbor_node *out) {
+    arbor_result r = ready(j, "arbor_journal_create_node");
+    if (!r) r = arbor_node_create(j->s, desc, out);
+    return r ? r : record_made(j, *out);
+}
+
+arbor_result arbor_journal_clone(arbor_journal *j, const arbor_scene *src, arbor_node root, arbor_node parent,
+                                 arbor_node *out) {
+    arbor_result r = ready(j, "arbor_journal_clone");
+    if (!r) r = arbor_node_clone_from(j->s, src, root, parent, out);
+    return r ? r : record_made(j, *out);
+}
+
+arbor_result arbor_journal_destroy_node(arbor_journal *j, arbor_node root) {
+    static const char *const fn = "arbor_journal_destroy_node";
+    arbor_result r = ARBOR_OK;
+    if (!begin_edit(j, root, 1, fn, &r)) return r;
+    record rec = { .kind = LIFE, .node = root };
+    apply(j, &rec, fn); /* alive: holding it cannot fail */
+    record_edit(j, &rec, 1);
+    return ARBOR_OK;
+}
+
+/* ---- steps --------------------------------------------------------------------------------- */
+
+static arbor_result check_closed(const arbor_journal *j, const char *fn) {
+    if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a group is open (commit or abort it first)");
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_begin(arbor_journal *j) {
+    arbor_result r = check_closed(j, "arbor_journal_begin");
+    if (r) return r;
+    j->open = true;
+    j->open_first = j->record_count;
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_commit(arbor_journal *j) {
+    if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_journal_commit", "no group is open");
+    j->open = false;
+    if (j->record_count > j->open_first) { /* the room for this step was reserved with its first record */
+        j->steps[j->step_count++] = j->open_first;
+        j->done = j->step_count;
+        trim(j);
+    }
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_abort(arbor_journal *j) {
+    static const char *const fn = "arbor_journal_abort";
+    if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no group is open");
+    arbor_result r = apply_range(j, j->open_first, j->record_count, true, fn);
+    if (r) return r;
+    forget(j, j->open_first, j->record_count);
+    j->record_count = j->open_first;
+    j->open = false;
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_undo(arbor_journal *j) {
+    static const char *const fn = "arbor_journal_undo";
+    arbor_result r = check_closed(j, fn);
+    if (r) return r;
+    if (!j->done) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nothing to undo");
+    if ((r = apply_range(j, j->steps[j->done - 1], step_end(j, j->done - 1), true, fn))) return r;
+    j->done--;
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_redo(arbor_journal *j) {
+    static const char *const fn = "arbor_journal_redo";
+    arbor_result r = check_closed(j, fn);
+    if (r) return r;
+    if (j->done == j->step_count) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nothing to redo");
+    if ((r = apply_range(j, j->steps[j->done], step_end(j, j->done), false, fn))) return r;
+    j->done++;
+    return ARBOR_OK;
+}
+
+void arbor_journal_clear(arbor_journal *j) {
+    if (!j) return;
+    forget(j, 0, j->record_count);
+    j->record_count = j->step_count = j->done = 0;
+    j->open = false;
+}
+
+/* ---- the journal itself ---------------------------------------------------------------------- */
+
+arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc, arbor_journal **out) {
+    static const char *const fn = "arbor_journal_create";
+    if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
+    if (s->journal) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the scene has a journal already");
+    arbor_journal *j = arbor__alloc(s, sizeof *j);
+    if (!j) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the journal");
+    *j = (arbor_journal){
+        .s = s,
+        .max_steps = desc && desc->max_steps ? desc->max_steps : ARBOR_JOURNAL_DEFAULT_STEPS,
+        .max_bytes = desc && desc->max_bytes ? desc->max_bytes : ARBOR_JOURNAL_DEFAULT_BYTES,
+    };
+    s->journal = *out = j;
+    return ARBOR_OK;
+}
+
+void arbor_journal_destroy(arbor_journal *j) {
+    if (!j) return;
+    arbor_scene *s = j->s;
+    arbor_journal_clear(j);
+    arbor__free(s, j->records, (size_t)j->record_cap * sizeof *j->records);
+    arbor__free(s, j->steps, (size_t)j->step_cap * sizeof *j->steps);
+    s->journal = NULL;
+    arbor__free(s, j, sizeof *j);
+}
+
+arbor_journal *arbor_scene_journal(const arbor_scene *s) { return s ? s->journal : NULL; }
+arbor_scene *arbor_journal_scene(const arbor_journal *j) { return j ? j->s : NULL; }
+
+void arbor_journal_stats_get(const arbor_journal *j, arbor_journal_stats *out) {
+    if (!j) {
+        *out = (arbor_journal_stats){0};
+        return;
+    }
+    *out = (arbor_journal_stats){
+        .undo_steps = j->done,
+        .redo_steps = j->step_count - j->done,
+        .records = j->record_count,
+        .held_nodes = j->held,
+        .dropped_steps = j->dropped,
+        .bytes = bytes(j),
+    };
+}
