@@ -81,7 +81,7 @@ ARBOR_API arbor_scene *arbor_journal_scene(const arbor_journal *j);
 
 /* Edits. Each does what its namesake of scene.h, view.h or bounds.h does, with the same
    refusals (nothing recorded then), and records it: outside a group, as one step; inside one,
-   as part of the group. Recording a step drops the redo history. May allocate (the record;
+   as part of the group. A new step drops the redo history. May allocate (the record;
    OUT_OF_MEMORY with nothing changed). Repeated writes of one kind to one node inside one
    group keep one record.
    destroy_node keeps the destroyed nodes' slots (and everything they held) for undo, so it
@@ -109,8 +109,9 @@ ARBOR_API arbor_result arbor_journal_set_light(arbor_journal *j, arbor_node n, c
 /* Groups: edits between begin and commit make one step (none if they recorded nothing).
    Groups do not nest: begin while one is open is ARBOR_ERR_INVALID_ARGUMENT, and so are
    commit and abort without one. abort undoes the group's edits, newest first, and forgets
-   them; if a bypassing write makes that impossible it is refused with nothing changed and the
-   group stays open. */
+   them, leaving the journal as begin found it (its redo history too: a group drops that only
+   when committed with edits); if a bypassing write makes that impossible it is refused with
+   nothing changed and the group stays open. */
 ARBOR_API arbor_result arbor_journal_begin(arbor_journal *j);
 ARBOR_API arbor_result arbor_journal_commit(arbor_journal *j);
 ARBOR_API arbor_result arbor_journal_abort(arbor_journal *j);

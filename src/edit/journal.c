@@ -257,7 +257,7 @@ static bool reserve(arbor_journal *j, uint32_t extra, const char *fn) {
    a step of their own. When the open group's last record is of the same kind for the same node
    (a gizmo dragged), it holds the state before both writes: the new one is not needed. */
 static void record_edit(arbor_journal *j, const record *rec, uint32_t n) {
-    drop_redo(j);
+    if (!j->open) drop_redo(j); /* a group drops it when committed: abort keeps it */
     uint32_t first = j->open ? j->open_first : j->record_count;
     for (uint32_t i = 0; i < n; i++) {
         const record *last = j->record_count > first ? &j->records[j->record_count - 1] : NULL;
@@ -429,12 +429,14 @@ arbor_result arbor_journal_begin(arbor_journal *j) {
 
 arbor_result arbor_journal_commit(arbor_journal *j) {
     if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_journal_commit", "no group is open");
-    j->open = false;
     if (j->record_count > j->open_first) { /* the room for this step was reserved with its first record */
+        drop_redo(j);
+        j->open = false;
         j->steps[j->step_count++] = j->open_first;
         j->done = j->step_count;
         trim(j);
     }
+    j->open = false;
     return ARBOR_OK;
 }
 
