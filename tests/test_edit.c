@@ -1125,6 +1125,44 @@ static void test_save_keeps_order(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* A loaded file edited and saved through its document: the file's nodes keep their indices,
+   and the order of roots and children is the scene's. */
+static void test_save_keeps_order_of_a_loaded_file(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_gltf *doc;
+    arbor_error error;
+    ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    arbor_node base = arbor_scene_find(s, "/base"), mirror = arbor_scene_find(s, "/base/mirror");
+    arbor_node joint = arbor_scene_find(s, "/base/joint"), hand2 = arbor_scene_find(s, "/base/mirror/joint2/arm2/hand2");
+    arbor_node made, copy;
+    ASSERT_OK(arbor_journal_create_node(j, &(arbor_node_desc){ .name = "new root" }, &made));
+    ASSERT_OK(arbor_journal_set_parent(j, mirror, ARBOR_NONE, base, ARBOR_KEEP_WORLD)); /* a root, first */
+    ASSERT_OK(arbor_journal_set_parent(j, made, ARBOR_NONE, base, ARBOR_KEEP_LOCAL));   /* between them */
+    ASSERT_OK(arbor_journal_clone(j, s, joint, base, &copy));
+    ASSERT_OK(arbor_journal_set_parent(j, copy, base, joint, ARBOR_KEEP_LOCAL));          /* before its source */
+    ASSERT_OK(arbor_journal_set_name(j, copy, "joint copy"));
+    ASSERT_OK(arbor_journal_destroy_node(j, hand2));
+    ASSERT_NODE_EQ(arbor_scene_first_root(s), mirror);
+    const char *path = ARBOR_TEST_OUTPUT_DIR "/robot_arm_edited.gltf";
+    ASSERT_OK(arbor_gltf_save(s, doc, path, &error));
+    arbor_scene *back = arbor_scene_create(NULL);
+    arbor_gltf *doc2;
+    ASSERT_OK(arbor_gltf_load(back, path, NULL, &doc2, &error));
+    assert_same_tree(s, back);
+    for (uint32_t i = 0; i < 7; i++) /* the file's nodes kept their indices (hand2, 7, is gone) */
+        assert_string_equal(arbor_node_name(s, arbor_gltf_node(doc, i)), arbor_node_name(back, arbor_gltf_node(doc2, i)));
+    arbor_gltf_free(doc2);
+    arbor_scene_destroy(back);
+    /* Undone back to the file as loaded: hand2 is its node 7 again. */
+    for (int i = 0; i < 7; i++) ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_NODE_EQ(arbor_gltf_node(doc, 7), hand2);
+    arbor_gltf_free(doc);
+    arbor_scene_destroy(s);
+}
+
 int main(void) {
     test_check_real_size();
     const struct CMUnitTest tests[] = {
@@ -1140,6 +1178,7 @@ int main(void) {
         cmocka_unit_test(test_change_lists),
         cmocka_unit_test(test_change_lists_parallel),
         cmocka_unit_test(test_save_keeps_order),
+        cmocka_unit_test(test_save_keeps_order_of_a_loaded_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

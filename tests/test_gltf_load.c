@@ -677,9 +677,10 @@ static void test_scenes_and_roots(void **state)
     ASSERT_NODE_EQ(roots[0], arbor_gltf_node(doc, 1));
     assert_int_equal(arbor_gltf_scene_roots(doc, 1, NULL, 0), 1); /* the count, even past cap */
     assert_int_equal(arbor_gltf_scene_roots(doc, 2, roots, 4), 0);
-    /* both are roots of the scene graph, in file order */
-    ASSERT_NODE_EQ(arbor_scene_first_root(s), arbor_gltf_node(doc, 0));
-    ASSERT_NODE_EQ(arbor_scene_last_root(s), arbor_gltf_node(doc, 1));
+    /* both are roots of the scene graph: the chosen scene's first (in its order), then the
+       others in file order */
+    ASSERT_NODE_EQ(arbor_scene_first_root(s), arbor_gltf_node(doc, 1));
+    ASSERT_NODE_EQ(arbor_scene_last_root(s), arbor_gltf_node(doc, 0));
     /* a root destroyed since is left out, and its handle is gone from the map */
     arbor_node second = arbor_gltf_node(doc, 1);
     ASSERT_OK(arbor_node_destroy(s, second));

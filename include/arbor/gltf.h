@@ -2,7 +2,8 @@
  * arbor/gltf.h: glTF 2.0 in and out.
  *
  * arbor_gltf_load() reads a .gltf (external .bin files, data: URIs) or a .glb into a scene:
- * every node of the file in file order, children in file order, TRS locals (a `matrix` node
+ * every node of the file in file order, children in file order, roots in the order the chosen
+ * scene lists them (then the roots it does not list, in file order), TRS locals (a `matrix` node
  * becomes a locked matrix-backed node), names, and what nodes carry: the mesh index with the
  * local box of its POSITION accessors' min and max, the camera, the KHR_lights_punctual light.
  * The returned document keeps what the scene graph does not own (the JSON of meshes,
@@ -89,7 +90,9 @@ ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, 
 /* Writes the scene as .gltf or .glb (by path's extension). With a document, its nodes are
    written in file order without the deleted ones, then the nodes created since (parents
    before children), and every reference to a node is remapped; everything else of the
-   document passes through. doc may be NULL (a scene built in code). A .glb holds every
+   document passes through. Children are listed in sibling order, and the chosen scene's roots
+   (its own still roots, and every new root) in the scene graph's order of roots, so a reload
+   has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb holds every
    buffer in its one BIN chunk; a .gltf written elsewhere than its source writes its buffers
    beside it, and its images too, so the output stands on its own. */
 ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, arbor_error *error);

@@ -60,8 +60,9 @@ static bool spread(ld *L, uint32_t *depth, uint32_t *head, uint32_t *tail) {
     return true;
 }
 
-/* Parents, rings, creation order (roots in file order, then breadth first, so siblings keep the
-   order of children arrays), trees and depths. */
+/* Parents, rings, creation order (roots first: the chosen scene's in its order, the others in
+   file order; then breadth first, so siblings keep the order of children arrays), trees and
+   depths. */
 static bool hierarchy(ld *L) {
     uint32_t n = L->n_nodes, head = 0, tail = 0;
     if (!parents(L)) return false;
@@ -70,8 +71,17 @@ static bool hierarchy(ld *L) {
     L->tree = arbor__ld_calloc(L, n, sizeof *L->tree);
     bool ok = depth && mark && L->order && L->tree;
     for (uint32_t i = 0; ok && i < n; i++) L->tree[i] = LD_NONE;
+    int32_t chosen = arbor__ld_chosen_scene(L);
+    const ld_scene *S = chosen >= 0 ? &L->scenes[chosen] : NULL;
+    for (uint32_t k = 0; ok && S && k < S->nroots; k++) {
+        uint32_t r = L->roots[S->root0 + k];
+        if (r != LD_NONE && L->nodes[r].parent == LD_NONE && L->tree[r] == LD_NONE) {
+            L->tree[r] = r;
+            L->order[tail++] = r;
+        }
+    }
     for (uint32_t i = 0; ok && i < n; i++)
-        if (L->nodes[i].parent == LD_NONE) {
+        if (L->nodes[i].parent == LD_NONE && L->tree[i] == LD_NONE) {
             L->tree[i] = i;
             L->order[tail++] = i;
         }

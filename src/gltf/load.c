@@ -285,14 +285,11 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_images(L) || !arbor__ld_buffers(L) ||
         !arbor__ld_data(L))
         goto done;
-    int32_t scene = L->scene >= 0 ? L->scene : L->n_scenes ? 0 : -1;
-    if (L->opt.scene > 0) {
-        if ((uint32_t)L->opt.scene > L->n_scenes) {
-            arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d asks for scene %d, the file has %u",
-                           (int)L->opt.scene, (int)L->opt.scene - 1, L->n_scenes);
-            goto done;
-        }
-        scene = L->opt.scene - 1;
+    int32_t scene = arbor__ld_chosen_scene(L);
+    if (L->opt.scene > 0 && (uint32_t)L->opt.scene > L->n_scenes) {
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d asks for scene %d, the file has %u",
+                       (int)L->opt.scene, (int)L->opt.scene - 1, L->n_scenes);
+        goto done;
     }
     if (!(doc = new_doc(L, base_dir)) || !create(L, doc)) goto done;
     /* success: hand over the JSON and the buffers */

@@ -190,6 +190,12 @@ bool arbor__ld_extensions(ld *L);
 /* links.c: hierarchy (parents, rings, depth, creation order), scenes, skins, node links, and
    animations. */
 bool arbor__ld_links(ld *L);
+/* The scene the load chooses: options.scene, else the file's `scene`, else 0 (-1: no scenes,
+   or an options.scene the file does not have). */
+static inline int32_t arbor__ld_chosen_scene(const ld *L) {
+    if (L->opt.scene > 0) return (uint32_t)L->opt.scene <= L->n_scenes ? L->opt.scene - 1 : -1;
+    return L->scene >= 0 ? L->scene : L->n_scenes ? 0 : -1;
+}
 /* uri.c: the bytes of every buffer. */
 bool arbor__ld_buffers(ld *L);
 /* uri.c: image URIs must stay inside the file's folder too (a save copies them). */

@@ -235,7 +235,7 @@ static void jw_json(jw *w, json_t *v) {
 
 /* ---- the saver's state ------------------------------------------------------------------------- */
 
-enum { NODE_ANIMATED = 1, NODE_HAD_PARENT = 2 };
+enum { NODE_ANIMATED = 1, NODE_HAD_PARENT = 2, NODE_FILE_ROOT = 4 /* of the scene being written */ };
 
 typedef struct out_node {
     uint32_t slot;
@@ -752,19 +752,22 @@ static void list_root(saver *sv, jw *w, uint32_t scene, uint32_t k, size_t *writ
     jw_uint(w, k);
 }
 
-/* Scene `scene`'s roots: the file's that are still roots, then (for the target scene) the new
-   ones. */
+/* Scene `scene`'s roots: the file's that are still roots, in the file's order; for the target
+   scene, those and the new ones in the scene graph's order of roots (the loader creates the
+   roots of the scene it loads in its order, so a reload keeps it). */
 static void write_scene_roots(saver *sv, jw *w, uint32_t scene, json_t *file_roots, bool add_new) {
     arbor_scene *s = sv->s;
     size_t written = 0;
     for (size_t i = 0; i < json_array_size(file_roots); i++) {
         uint32_t k = map_node(sv, json_array_get(file_roots, i));
-        if (k != NO_INDEX && arbor_node_is_none(arbor_node_parent(s, arbor__handle(s, sv->nodes[k].slot))))
-            list_root(sv, w, scene, k, &written);
+        if (k == NO_INDEX || !arbor_node_is_none(arbor_node_parent(s, arbor__handle(s, sv->nodes[k].slot)))) continue;
+        if (add_new) sv->nodes[k].flags |= NODE_FILE_ROOT;
+        else list_root(sv, w, scene, k, &written);
     }
     for (arbor_node r = arbor_scene_first_root(s); add_new && !arbor_node_is_none(r); r = arbor_node_next_sibling(s, r)) {
         uint32_t k = sv->index_of[arbor__slot(s, r)];
-        if (is_new_root(sv, k)) list_root(sv, w, scene, k, &written);
+        if (is_new_root(sv, k) || (sv->nodes[k].flags & NODE_FILE_ROOT)) list_root(sv, w, scene, k, &written);
+        sv->nodes[k].flags &= (uint8_t)~NODE_FILE_ROOT;
     }
     if (written) jw_close(w, ']');
 }
