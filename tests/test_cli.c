@@ -9,7 +9,10 @@
  *   load gives; streamed for a chain of a million nodes;
  * - `validate` on a good file, on ../shared/gltf/invalid/node/node_loop.gltf and on both;
  * - `convert` .glb -> .gltf -> .glb round trips of every sample keep every world matrix;
- * - `tree`, `info` and `dot` name what they should.
+ * - `tree`, `info` and `dot` name what they should;
+ * - `edit` applies a script and -e commands (every command, undo and redo) and the saved file
+ *   has the expected hierarchy, order, indices and transforms; a matrix node goes back to TRS;
+ *   each bad command stops with its line and writes nothing.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -70,7 +73,7 @@ static void assert_output_contains(const char *file, const char *needle) {
 
 static void test_help_and_exit_codes(void **state) {
     (void)state;
-    const char *commands[] = { "demo", "info", "tree", "dump", "validate", "convert", "dot" };
+    const char *commands[] = { "demo", "info", "tree", "dump", "validate", "convert", "dot", "edit" };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         char args[64], usage[64];
         snprintf(args, sizeof args, "%s --help", commands[i]);
@@ -365,6 +368,119 @@ static void test_tree_info_dot(void **state) {
     }
 }
 
+/* ---- edit ---------------------------------------------------------------------------------- */
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Names in arbor_scene_next_node order, each with its parent's name (or "/" for a root). */
+static void assert_hierarchy(const loaded *l, const char *const *pairs, uint32_t count) {
+    uint32_t k = 0;
+    for (arbor_node n = arbor_scene_next_node(l->s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(l->s, n), k++) {
+        assert_true(k < count);
+        arbor_node p = arbor_node_parent(l->s, n);
+        assert_string_equal(arbor_node_name(l->s, n), pairs[2 * k]);
+        assert_string_equal(arbor_node_is_none(p) ? "/" : arbor_node_name(l->s, p), pairs[2 * k + 1]);
+    }
+    assert_int_equal(k, count);
+}
+
+static void test_edit_command(void **state) {
+    (void)state;
+    const char *out = OUT_DIR "/edited.gltf";
+    write_text(OUT_DIR "/edits.txt",
+               "# rearrange the arm\n"
+               "reparent /base/mirror / --keep-world\n"
+               "reparent /base/joint / --before /base   # a root, first\n"
+               "move #2 0 1 0\n"
+               "rotate \"/joint/arm\" 0 0 0 2\n"
+               "\n"
+               "scale /mirror 2 2 2\n"
+               "clone /joint /base\n"
+               "rename /base/joint \"joint copy\"\n"
+               "delete /mirror/joint2/arm2/hand2\n"
+               "delete /joint/arm/hand\n"
+               "undo\n");
+    remove(out);
+    assert_int_equal(run("edit '" EXAMPLE "' -o '" OUT_DIR "/edited.gltf' --script '" OUT_DIR "/edits.txt' "
+                         "-e 'matrix #4 1 0 0 0  0 1 0 0  0 0 1 0  9 8 7 1' -e 'delete #6' -e undo -e redo -e undo"),
+                     0);
+    loaded l = load_ok(out);
+    static const char *const tree[] = { "joint", "/",    "arm",   "joint", "hand",       "arm",        "base",   "/",
+                                        "joint copy", "base", "arm", "joint copy", "hand", "arm",       "mirror", "/",
+                                        "joint2", "mirror", "arm2", "joint2" };
+    assert_hierarchy(&l, tree, 10);
+    /* The file's nodes keep their indices (hand2, 7, is gone); the clone's follow. */
+    assert_int_equal(arbor_gltf_node_count(l.doc), 10);
+    assert_string_equal(arbor_node_name(l.s, arbor_gltf_node(l.doc, 2)), "arm");
+    assert_string_equal(arbor_node_name(l.s, arbor_gltf_node(l.doc, 7)), "joint copy");
+    arbor_trs trs;
+    ASSERT_OK(arbor_node_get_trs(l.s, arbor_scene_find(l.s, "/joint/arm"), &trs));
+    ASSERT_VEC3_NEAR(trs.translation, 0, 1, 0, 0);
+    ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, 0);
+    arbor_real w[16];
+    ASSERT_OK(arbor_node_world_matrix(l.s, arbor_scene_find(l.s, "/mirror"), w));
+    ASSERT_VEC3_NEAR(w + 12, 9, 8, 7, 0);
+    ASSERT_NEAR(w[0], 1, 0);
+    unload(&l);
+
+    /* A matrix node (glTF matrix nodes load locked) goes back to TRS by decomposition. */
+    write_text(OUT_DIR "/matrix.gltf",
+               "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+               "{\"name\":\"m\",\"matrix\":[0,1,0,0,-1,0,0,0,0,0,1,0,1,2,3,1],\"children\":[1]},"
+               "{\"name\":\"c\",\"translation\":[1,0,0]}]}");
+    assert_int_equal(run("edit '" OUT_DIR "/matrix.gltf' -o '" OUT_DIR "/matrix_moved.gltf' -e 'move /m 5 6 7'"), 0);
+    l = load_ok(OUT_DIR "/matrix_moved.gltf");
+    arbor_node m = arbor_scene_find(l.s, "m");
+    assert_false(arbor_node_is_matrix_backed(l.s, m));
+    ASSERT_OK(arbor_node_world_matrix(l.s, arbor_scene_find(l.s, "m/c"), w));
+    ASSERT_VEC3_NEAR(w + 12, 5, 7, 7, TEST_EPS);
+    unload(&l);
+
+    /* A bad command stops with where it was and writes nothing. */
+    remove(out);
+    write_text(OUT_DIR "/bad.txt", "move /base 1 2 3\n# fine so far\nfrobnicate /base\nmove /base 4 5 6\n");
+    const struct {
+        const char *args, *message;
+    } bad[] = {
+        { "--script '" OUT_DIR "/bad.txt'", "bad.txt:3: unknown command 'frobnicate'" },
+        { "-e 'move /base 1 2'", "-e 1: move takes 4 arguments, 3 given" },
+        { "-e 'move /base 1 2 3' -e 'move /nope 1 2 3'", "-e 2: no node at '/nope'" },
+        { "-e 'delete #99'", "-e 1: #99: " },
+        { "-e 'move #1 1 x 3'", "'x' is not a finite number" },
+        { "-e 'reparent /base /base/joint'", "ring" },
+        { "-e 'reparent /base/joint / --before /base/mirror'", "is not a root" },
+        { "-e 'rename /base \"unterminated'", "-e 1: an unterminated quote" },
+        { "-e 'matrix /base 1 0 0 0 0.5 1 0 0 0 0 1 0 0 0 0 1' -e 'move /base 0 0 0'", "-e 2: move: /base has a matrix with a shear" },
+        { "-e 'matrix /base 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 2'", "last row" },
+        { "-e 'delete /base' -e 'delete #1'", "node #1 was deleted" },
+        { "-e undo", "nothing to undo" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, "edit '" EXAMPLE "' -o '%s' %s", out, bad[i].args);
+        int status = run(args);
+        if (status != 1) fail_msg("%s: exit status %d, expected 1", bad[i].args, status);
+        assert_output_contains(STDERR_FILE, bad[i].message);
+        assert_false(exists(out));
+    }
+    assert_int_equal(run("edit '" EXAMPLE "' -e undo"), 2);
+    assert_output_contains(STDERR_FILE, "-o OUT is missing");
+    assert_int_equal(run("edit -o '" OUT_DIR "/x.gltf'"), 2);
+    assert_int_equal(run("edit '" EXAMPLE "' -o"), 2);
+    assert_int_equal(run("edit '" EXAMPLE "' -o '" OUT_DIR "/x.gltf' --script '" OUT_DIR "/missing.txt'"), 1);
+    assert_output_contains(STDERR_FILE, "missing.txt");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_and_exit_codes),
@@ -374,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),
+        cmocka_unit_test(test_edit_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_edit(int argc, char **argv);
 
 /* Prints "arbor: <message>" to stderr and returns exit code 2 (a usage error). */
 int cli_usage_error(const char *fmt, ...)

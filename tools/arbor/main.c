@@ -24,12 +24,16 @@ static const char usage[] =
     "                                  and world matrices, as JSON\n"
     "  validate FILE... [--lenient]    load each file: \"FILE: ok\", or the reason it is refused\n"
     "  convert IN OUT                  glTF to GLB and back (by OUT's extension)\n"
+    "  edit FILE -o OUT [-e COMMAND]... [--script FILE]\n"
+    "                                  apply edits (reparent, move, rotate, scale, matrix, delete,\n"
+    "                                  clone, rename, undo, redo) in order and save the result\n"
     "  dot FILE                        the hierarchy as a Graphviz digraph\n"
     "  bench --shape S --frame F [--threads N] [--bulk] [--json]\n"
     "                                  one benchmark workload of WORKLOADS.md (bench/run runs\n"
     "                                  them all beside the peers)\n"
     "\n"
-    "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save, 2 usage.\n"
+    "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
+    "edit failed), 2 usage.\n"
     "\n"
     "options:\n"
     "  -h, --help      this text\n"
@@ -177,6 +181,7 @@ typedef struct command {
 static const command commands[] = {
     { "demo", cmd_demo },         { "info", cmd_info },       { "tree", cmd_tree }, { "dump", cmd_dump },
     { "validate", cmd_validate }, { "convert", cmd_convert }, { "dot", cmd_dot },   { "bench", cmd_bench },
+    { "edit", cmd_edit },
 };
 
 int main(int argc, char **argv) {
