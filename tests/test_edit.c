@@ -218,10 +218,10 @@ static arbor_result random_edit(fuzz *f) {
     }
 }
 
-static void fuzz_scene(fuzz *f, uint64_t seed) {
+static void fuzz_scene(fuzz *f, uint64_t seed, uint32_t max_steps) {
     f->s = arbor_scene_create(NULL);
     f->rng = test_rng_make(seed);
-    arbor_journal_desc desc = { .max_steps = 100000, .max_bytes = (size_t)1 << 40 };
+    arbor_journal_desc desc = { .max_steps = max_steps, .max_bytes = (size_t)1 << 40 };
     ASSERT_OK(arbor_journal_create(f->s, &desc, &f->j));
     /* A starting forest, built outside the journal (not undoable). */
     arbor_node made[24];
@@ -239,17 +239,19 @@ static void must(arbor_result r, const char *context) {
 }
 
 /* Steps are compared with the snapshots taken around them: snaps[k] is the scene after k steps
-   of the current history, pos the step the scene is at. */
+   of the current history, pos the step the scene is at, lowest the oldest step the journal
+   still keeps (seeds above 12 run with a step limit of 7). */
 static void test_random_undo_redo(void **state) {
     (void)state;
     arbor_pool *pool = arbor_pool_create(2);
     arbor_executor ex = arbor_pool_executor(pool);
-    for (uint64_t seed = 1; seed <= 12; seed++) {
+    for (uint64_t seed = 1; seed <= 16; seed++) {
         fuzz f;
-        fuzz_scene(&f, seed);
+        uint32_t max_steps = seed > 12 ? 7 : 100000;
+        fuzz_scene(&f, seed, max_steps);
         enum { MAX_SNAPS = 400 };
         snapshot *snaps = calloc(MAX_SNAPS, sizeof *snaps);
-        uint32_t top = 0, pos = 0, steps = 0;
+        uint32_t top = 0, pos = 0, steps = 0, lowest = 0;
         snaps[0] = snap(f.s);
         char context[400];
         for (uint32_t op = 0; op < 300; op++) {
@@ -257,10 +259,10 @@ static void test_random_undo_redo(void **state) {
             uint32_t roll = test_rng_below(&f.rng, 20);
             arbor_journal_stats st;
             arbor_journal_stats_get(f.j, &st);
-            if (st.undo_steps != pos || st.redo_steps != top - pos)
+            if (st.undo_steps != pos - lowest || st.redo_steps != top - pos)
                 fail_msg("%s: the journal has %u undo and %u redo steps, expected %u and %u", context, st.undo_steps,
-                         st.redo_steps, pos, top - pos);
-            if (roll < 5 && pos > 0) {
+                         st.redo_steps, pos - lowest, top - pos);
+            if (roll < 5 && pos > lowest) {
                 must(arbor_journal_undo(f.j), context);
                 snapshot now = snap(f.s);
                 snprintf(context + strlen(context), 64, ", undo to step %u", pos - 1);
@@ -315,15 +317,17 @@ static void test_random_undo_redo(void **state) {
                         snaps[++pos] = snap(f.s);
                         top = pos;
                         steps++;
+                        if (top - lowest > max_steps) lowest = top - max_steps;
                     }
                 }
             }
         }
-        /* Back to the start, then forward to the end. */
+        /* Back to the oldest step kept, then forward to the end. */
         snprintf(context, sizeof context, "seed %llu, the whole history", (unsigned long long)seed);
-        for (; pos > 0; pos--) must(arbor_journal_undo(f.j), context);
+        for (; pos > lowest; pos--) must(arbor_journal_undo(f.j), context);
+        assert_int_equal(arbor_journal_undo(f.j), ARBOR_ERR_INVALID_ARGUMENT);
         snapshot now = snap(f.s);
-        SNAP_EQUAL(&now, &snaps[0], context);
+        SNAP_EQUAL(&now, &snaps[lowest], context);
         snap_free(&now);
         for (; pos < top; pos++) must(arbor_journal_redo(f.j), context);
         now = snap(f.s);

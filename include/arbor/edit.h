@@ -60,7 +60,7 @@ typedef struct arbor_journal arbor_journal;
 
 typedef struct arbor_journal_desc {  /* all zero: defaults */
     uint32_t max_steps;              /* steps kept for undo and redo; 0: ARBOR_JOURNAL_DEFAULT_STEPS */
-    size_t max_bytes;                /* bytes kept (arbor_journal_stats_get); 0:
+    size_t max_bytes;                /* bytes kept (arbor_journal_stats.bytes); 0:
                                         ARBOR_JOURNAL_DEFAULT_BYTES. The newest step is kept
                                         even when it alone is larger. */
 } arbor_journal_desc;
@@ -133,7 +133,8 @@ typedef struct arbor_journal_stats {
     uint32_t records;         /* edits recorded in those steps and the open group */
     uint32_t held_nodes;      /* destroyed nodes kept for undo (their slots are not reused) */
     uint64_t dropped_steps;   /* steps dropped for the limits since the journal was made */
-    size_t bytes;             /* the journal's memory, plus the scene storage of held nodes */
+    size_t bytes;             /* what the steps hold: their records and names, and the scene
+                                 storage of held nodes (arrays' spare capacity not counted) */
 } arbor_journal_stats;
 
 /* What the journal holds now. */

@@ -15,8 +15,10 @@
  * A step that fails half way (a bypassing write broke it) is rolled back by applying the
  * records it had applied again, in the opposite order: nothing changes.
  *
- * Records live in one array; steps[i] is the index of step i's first record. Steps [0, done)
- * can be undone, [done, step_count) redone; an open group's records follow the last step's.
+ * Records live in one array; steps[i] is the index of step i's first record. Steps
+ * [first_step, done) can be undone, [done, step_count) redone; an open group's records follow
+ * the last step's. Dropping the oldest step only moves first_step and first_record on: the
+ * arrays are compacted once half of them is dropped, so a drop costs O(1) amortised.
  */
 #include <string.h>
 
@@ -50,9 +52,9 @@ struct arbor_journal {
     uint32_t max_steps;
     size_t max_bytes;
     record *records;
-    uint32_t record_count, record_cap;
+    uint32_t first_record, record_count, record_cap;
     uint32_t *steps;          /* first record of each step */
-    uint32_t step_count, step_cap, done;
+    uint32_t first_step, step_count, step_cap, done;
     bool open;                /* a group is open: its records start at open_first */
     uint32_t open_first;
     uint32_t held;            /* nodes held by LIFE records */
@@ -207,28 +209,39 @@ static void drop_redo(arbor_journal *j) {
     j->step_count = j->done;
 }
 
-static void drop_oldest(arbor_journal *j) {
-    uint32_t end = step_end(j, 0);
-    forget(j, 0, end);
-    memmove(j->records, j->records + end, (j->record_count - end) * sizeof *j->records);
-    j->record_count -= end;
-    if (j->open) j->open_first -= end;
-    for (uint32_t i = 1; i < j->step_count; i++) j->steps[i - 1] = j->steps[i] - end;
-    j->step_count--;
-    j->done--;
-    j->dropped++;
+/* Moves what is kept to the front of both arrays. */
+static void compact(arbor_journal *j) {
+    uint32_t r = j->first_record, k = j->first_step;
+    memmove(j->records, j->records + r, (j->record_count - r) * sizeof *j->records);
+    for (uint32_t i = k; i < j->step_count; i++) j->steps[i - k] = j->steps[i] - r;
+    j->record_count -= r;
+    if (j->open) j->open_first -= r;
+    j->step_count -= k;
+    j->done -= k;
+    j->first_record = j->first_step = 0;
 }
 
-/* What the steps hold: their records, names and held nodes (capacity not counted, so dropping
-   steps brings it down). */
+static void drop_oldest(arbor_journal *j) {
+    uint32_t end = step_end(j, j->first_step);
+    forget(j, j->first_record, end);
+    j->first_record = end;
+    j->first_step++;
+    j->dropped++;
+    if (2 * j->first_step >= j->step_count) compact(j);
+}
+
+/* What the steps hold: their records, names and held nodes (spare capacity not counted, so
+   dropping steps brings it down). */
 static size_t bytes(const arbor_journal *j) {
-    return (size_t)j->record_count * sizeof *j->records + (size_t)j->step_count * sizeof *j->steps + j->name_bytes +
-           (size_t)j->held * arbor__slot_bytes();
+    return (size_t)(j->record_count - j->first_record) * sizeof *j->records +
+           (size_t)(j->step_count - j->first_step) * sizeof *j->steps + j->name_bytes + (size_t)j->held * arbor__slot_bytes();
 }
 
 /* Keeps the limits, oldest steps first, never the newest one. */
 static void trim(arbor_journal *j) {
-    while (j->step_count > 1 && j->done > 0 && (j->step_count > j->max_steps || bytes(j) > j->max_bytes)) drop_oldest(j);
+    while (j->step_count - j->first_step > 1 && j->done > j->first_step &&
+           (j->step_count - j->first_step > j->max_steps || bytes(j) > j->max_bytes))
+        drop_oldest(j);
 }
 
 /* ---- recording ------------------------------------------------------------------------------ */
@@ -236,6 +249,7 @@ static void trim(arbor_journal *j) {
 /* Room for `extra` more records and a step; false (with the failure recorded) when out of memory. */
 static bool reserve(arbor_journal *j, uint32_t extra, const char *fn) {
     arbor_scene *s = j->s;
+    if (j->first_step && (j->step_count + 1 > j->step_cap || j->record_count + extra > j->record_cap)) compact(j);
     if (j->record_count + extra > j->record_cap) {
         uint32_t cap = j->record_cap ? j->record_cap * 2 : 64;
         record *grown = arbor__realloc(s, j->records, (size_t)j->record_cap * sizeof *grown, (size_t)cap * sizeof *grown);
@@ -455,7 +469,7 @@ arbor_result arbor_journal_undo(arbor_journal *j) {
     static const char *const fn = "arbor_journal_undo";
     arbor_result r = check_closed(j, fn);
     if (r) return r;
-    if (!j->done) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nothing to undo");
+    if (j->done == j->first_step) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nothing to undo");
     if ((r = apply_range(j, j->steps[j->done - 1], step_end(j, j->done - 1), true, fn))) return r;
     j->done--;
     return ARBOR_OK;
@@ -473,8 +487,8 @@ arbor_result arbor_journal_redo(arbor_journal *j) {
 
 void arbor_journal_clear(arbor_journal *j) {
     if (!j) return;
-    forget(j, 0, j->record_count);
-    j->record_count = j->step_count = j->done = 0;
+    forget(j, j->first_record, j->record_count);
+    j->first_record = j->record_count = j->first_step = j->step_count = j->done = 0;
     j->open = false;
 }
 
@@ -514,9 +528,9 @@ void arbor_journal_stats_get(const arbor_journal *j, arbor_journal_stats *out) {
         return;
     }
     *out = (arbor_journal_stats){
-        .undo_steps = j->done,
+        .undo_steps = j->done - j->first_step,
         .redo_steps = j->step_count - j->done,
-        .records = j->record_count,
+        .records = j->record_count - j->first_record,
         .held_nodes = j->held,
         .dropped_steps = j->dropped,
         .bytes = bytes(j),
