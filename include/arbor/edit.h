@@ -174,10 +174,10 @@ typedef struct arbor_provider {
    when P cannot be inverted). The provider is read at once (a non-finite matrix is
    ARBOR_ERR_NONFINITE, with nothing changed).
    Polling: arbor_scene_update asks every provider for its version, and reads the matrix and
-   recomputes the subtree only when the version changed. Between an update and the next write
-   to the scene, reads do not poll: they answer as of the update and may run on many threads.
-   After a write, a read of a node under a foreign parent polls it first, as an update would
-   (O(depth) per read while the scene has foreign parents and unsaved writes).
+   recomputes the subtree only when the version changed. A read that finds its node current
+   polls nothing: after an update, reads answer as of that update and may run on many
+   threads. A read that has to compute (the node or an ancestor was written since the update)
+   first polls the foreign parent above it, as an update would (O(depth) more for that read).
    arbor_node_set_parent under a parent of the scene removes the foreign parent; destroying the
    node removes it too. The journal does not record foreign parents. */
 ARBOR_API arbor_result arbor_node_set_foreign_parent(arbor_scene *s, arbor_node n, const arbor_provider *parent,
