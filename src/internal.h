@@ -273,8 +273,10 @@ typedef struct arbor__foreign_table {
     uint32_t cap, end, free_head, count;
     bool polling;             /* a poll is running (providers may read other scenes) */
 } arbor__foreign_table;
-/* The matrix of slot's foreign parent, or NULL when it has none. */
+/* The matrix of slot's foreign parent, or NULL when it has none (at once when the scene has
+   no foreign parents). */
 static inline const arbor_real *arbor__foreign_world(const arbor_scene *s, uint32_t slot) {
+    if (!s->foreign) return NULL;
     uint32_t a = s->n.attachment[slot], f = a ? s->attachments[a].foreign : 0;
     return f ? s->foreign->items[f - 1].world : NULL;
 }

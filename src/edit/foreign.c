@@ -150,7 +150,7 @@ arbor_result arbor_node_set_foreign_parent(arbor_scene *s, arbor_node n, const a
 
 bool arbor_node_has_foreign_parent(const arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
-    return slot && s->foreign && arbor__foreign_world(s, slot);
+    return slot && arbor__foreign_world(s, slot);
 }
 
 /* ---- a node of another scene as the provider ------------------------------------------------ */

@@ -134,12 +134,8 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
     arbor__rows local = local_rows(c, slot);
     uint32_t parent = s->n.parent[slot];
-    const arbor_real *foreign;
-    arbor__rows world = local;
-    if (parent)
-        world = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), local);
-    else if (s->foreign && (foreign = arbor__foreign_world(s, slot)))
-        world = arbor__rows_mul(arbor__rows_load(foreign), local);
+    const arbor_real *above = parent ? s->n.world + (size_t)parent * 12 : arbor__foreign_world(s, slot);
+    arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
     s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
