@@ -224,7 +224,7 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra);
 bool arbor__relayout(arbor_scene *s);
 
 /* Slots kept by the journal (scene/scene.c). A held subtree is unlinked and dead (no ALIVE
-   flag, not counted in live) but keeps its slots, generations, internal links, locals, names
+   flag, not counted in live) but keeps its ids, generations, slots, internal links, locals, names
    and attachments, so its handles can come back. Returns the subtree's size. */
 uint32_t arbor__hold_subtree(arbor_scene *s, uint32_t top);
 /* Brings a held subtree of `count` nodes back under parent (0: a root) before `before`

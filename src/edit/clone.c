@@ -10,7 +10,7 @@ static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t fro
     arbor_node made;
     arbor_node_desc desc = { .name = src->n.name[from], .parent = arbor__handle(dst, parent) };
     if (arbor_node_create(dst, &desc, &made) != ARBOR_OK) return 0; /* storage was reserved: the name */
-    uint32_t to = arbor__slot(made);
+    uint32_t to = arbor__slot(dst, made);
     const uint8_t local = ARBOR__MATRIX | ARBOR__LOCKED;
     uint8_t flags = src->n.flags[from];
     memcpy(dst->n.trs + (size_t)to * ARBOR__TRS, src->n.trs + (size_t)from * ARBOR__TRS, ARBOR__TRS * sizeof(arbor_real));

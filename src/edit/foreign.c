@@ -26,8 +26,8 @@ static void poll_entry(arbor_scene *s, arbor__foreign *f) {
     arbor_real m[16];
     f->seen = version;
     if (!read_provider(f, m)) {
-        arbor__log(s, ARBOR_LOG_WARN, "the foreign parent of node %uv%u gave a NaN or infinity: its last matrix is kept",
-                   slot, s->n.generation[slot]);
+        arbor__log(s, ARBOR_LOG_WARN, "the foreign parent of node " ARBOR__NODE_FMT " gave a NaN or infinity: its last matrix is kept",
+                   ARBOR__NODE_ARGS(s, slot));
         return;
     }
     arbor__affine_from_mat4(f->world, m);

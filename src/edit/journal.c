@@ -9,8 +9,8 @@
  *   ATTACH  what a node carries (user, mesh, bounds, camera, light)
  *   PLACE   a node's parent and next sibling (a reparent, with KEEP_LOCAL both ways; a
  *           keep-world reparent adds a LOCAL record)
- *   LIFE    a subtree alive or held: a destruction holds it (scene.c keeps its slots,
- *           generations, links and contents), undo revives it in place; a creation or a clone
+ *   LIFE    a subtree alive or held: a destruction holds it (scene.c keeps its ids,
+ *           generations, slots, links and contents), undo revives it in place; a creation or a clone
  *           is the same record the other way round
  * A step that fails half way (a bypassing write broke it) is rolled back by applying the
  * records it had applied again, in the opposite order: nothing changes.
@@ -83,30 +83,26 @@ static void restore_local(arbor_scene *s, uint32_t slot, const local_state *in) 
     arbor__invalidate(s, slot);
 }
 
-/* Checks that a held subtree can go back under parent before `before`: the slot (0 with
-   *r set). */
-static uint32_t check_place(arbor_scene *s, arbor_node parent, arbor_node before, uint32_t top, uint32_t count,
-                            const char *fn, arbor_result *r) {
-    uint32_t p = 0, b = 0, height = 0, seen = 0;
-    if (parent.id && !(p = arbor__live_slot(s, parent))) {
-        *r = arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent %uv%u of node %uv%u was destroyed outside the journal",
-                         (uint32_t)parent.id, (uint32_t)(parent.id >> 32), top, s->n.generation[top]);
-        return 0;
-    }
-    if (before.id && (!(b = arbor__live_slot(s, before)) || s->n.parent[b] != p)) {
-        *r = arbor__fail(b ? ARBOR_ERR_NOT_A_CHILD : ARBOR_ERR_DEAD_NODE, fn,
-                         "sibling %uv%u that node %uv%u goes back before was %s outside the journal", (uint32_t)before.id,
-                         (uint32_t)(before.id >> 32), top, s->n.generation[top], b ? "moved" : "destroyed");
-        return 0;
-    }
+/* Brings back the subtree a LIFE record holds, where it was, after checking that it can go
+   there. */
+static arbor_result revive(arbor_scene *s, const record *rec, const char *fn) {
+    uint32_t top = arbor__slot(s, rec->node), count = rec->u.place.count, p = 0, b = 0, height = 0, seen = 0;
+    arbor_node parent = rec->u.place.parent, before = rec->u.place.before;
+    if (parent.id && !(p = arbor__live_slot(s, parent)))
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent " ARBOR__NODE_FMT " of node " ARBOR__NODE_FMT
+                           " was destroyed outside the journal", (uint32_t)parent.id, (uint32_t)(parent.id >> 32),
+                           ARBOR__NODE_ARGS(s, top));
+    if (before.id && (!(b = arbor__live_slot(s, before)) || s->n.parent[b] != p))
+        return arbor__fail(b ? ARBOR_ERR_NOT_A_CHILD : ARBOR_ERR_DEAD_NODE, fn,
+                           "sibling " ARBOR__NODE_FMT " that node " ARBOR__NODE_FMT " goes back before was %s outside the journal",
+                           (uint32_t)before.id, (uint32_t)(before.id >> 32), ARBOR__NODE_ARGS(s, top), b ? "moved" : "destroyed");
     for (uint32_t n = top; n && seen < count; n = arbor__next_in_subtree(s, top, n, true), seen++)
         if (s->n.depth[n] - s->n.depth[top] > height) height = s->n.depth[n] - s->n.depth[top];
-    if ((p ? (uint64_t)s->n.depth[p] + 1 : 0) + height > s->max_depth) {
-        *r = arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "node %uv%u would go back beyond max_depth %u", top,
-                         s->n.generation[top], s->max_depth);
-        return 0;
-    }
-    return top;
+    if ((p ? (uint64_t)s->n.depth[p] + 1 : 0) + height > s->max_depth)
+        return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "node " ARBOR__NODE_FMT " would go back beyond max_depth %u",
+                           ARBOR__NODE_ARGS(s, top), s->max_depth);
+    arbor__revive_subtree(s, top, count, p, b);
+    return ARBOR_OK;
 }
 
 /* The handle of slot's next sibling. */
@@ -118,16 +114,14 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
     arbor_result r = ARBOR_OK;
     uint32_t slot;
     if (rec->kind == LIFE && rec->held) {
-        slot = arbor__slot(rec->node);
-        if (!check_place(s, rec->u.place.parent, rec->u.place.before, slot, rec->u.place.count, fn, &r)) return r;
-        arbor__revive_subtree(s, slot, rec->u.place.count, arbor__slot(rec->u.place.parent), arbor__slot(rec->u.place.before));
+        if ((r = revive(s, rec, fn))) return r;
         j->held -= rec->u.place.count;
         rec->held = false;
         return ARBOR_OK;
     }
     if (!(slot = arbor__live_slot(s, rec->node)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "node %uv%u was destroyed outside the journal", (uint32_t)rec->node.id,
-                           (uint32_t)(rec->node.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "node " ARBOR__NODE_FMT " was destroyed outside the journal",
+                           (uint32_t)rec->node.id, (uint32_t)(rec->node.id >> 32));
     switch (rec->kind) {
     case LOCAL: {
         local_state now;
@@ -145,8 +139,8 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
     }
     case ATTACH:
         if (!arbor__attachment_swap(s, slot, &rec->u.attach))
-            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachments of node %uv%u", slot,
-                               s->n.generation[slot]);
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachments of node " ARBOR__NODE_FMT,
+                               ARBOR__NODE_ARGS(s, slot));
         break;
     case PLACE: {
         arbor_node parent = arbor__handle(s, s->n.parent[slot]), before = next_of(s, slot);
@@ -188,7 +182,7 @@ static void forget(arbor_journal *j, uint32_t first, uint32_t end) {
             j->name_bytes -= name_size(rec->u.name);
             arbor__free(j->s, rec->u.name, name_size(rec->u.name));
         } else if (rec->kind == LIFE && rec->held) {
-            arbor__release_held(j->s, arbor__slot(rec->node), rec->u.place.count);
+            arbor__release_held(j->s, arbor__slot(j->s, rec->node), rec->u.place.count);
             j->held -= rec->u.place.count;
         }
     }
