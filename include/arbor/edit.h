@@ -21,10 +21,10 @@
  * found. A step whose nodes were destroyed, or whose places were taken, by bypassing writes
  * is refused (ARBOR_ERR_DEAD_NODE, ARBOR_ERR_NOT_A_CHILD, ...) with nothing changed.
  *
- * Handles: a node destroyed through the journal keeps its slot and generation while a step
+ * Handles: a node destroyed through the journal keeps its id, generation and storage while a step
  * can bring it back, so its old handle comes back alive on undo (and dies again on redo). When
  * that step is dropped (step limit, redo history replaced by a new edit, journal cleared or
- * destroyed) the slot is retired as any destroyed node's: its handle then stays dead forever.
+ * destroyed) it is retired as any destroyed node is: its handle then stays dead forever.
  *
  * Typical use:
  *     arbor_journal *j;
@@ -84,7 +84,7 @@ ARBOR_API arbor_scene *arbor_journal_scene(const arbor_journal *j);
    as part of the group. A new step drops the redo history. May allocate (the record;
    OUT_OF_MEMORY with nothing changed). Repeated writes of one kind to one node inside one
    group keep one record.
-   destroy_node keeps the destroyed nodes' slots (and everything they held) for undo, so it
+   destroy_node keeps the destroyed nodes' storage (and everything they held) for undo, so it
    costs O(subtree) like arbor_node_destroy and frees nothing until the step is dropped. */
 ARBOR_API arbor_result arbor_journal_create_node(arbor_journal *j, const arbor_node_desc *desc, arbor_node *out);
 ARBOR_API arbor_result arbor_journal_destroy_node(arbor_journal *j, arbor_node root);
@@ -131,7 +131,7 @@ typedef struct arbor_journal_stats {
     uint32_t undo_steps;      /* steps undo can take back */
     uint32_t redo_steps;      /* steps redo can apply again */
     uint32_t records;         /* edits recorded in those steps and the open group */
-    uint32_t held_nodes;      /* destroyed nodes kept for undo (their slots are not reused) */
+    uint32_t held_nodes;      /* destroyed nodes kept for undo (their storage is not reused) */
     uint64_t dropped_steps;   /* steps dropped for the limits since the journal was made */
     size_t bytes;             /* what the steps hold: their records and names, and the scene
                                  storage of held nodes (arrays' spare capacity not counted) */
