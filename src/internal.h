@@ -289,6 +289,10 @@ void arbor__foreign_drop(arbor_scene *s, uint32_t slot);
 void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
 /* An update computed the subtrees of roots[0 .. count), `computed` nodes in all: make the list. */
 void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed);
+/* Nodes the journal holds (0 without a journal), and their slots appended to order[k ..
+   end), each held subtree depth first (a relayout moves them along); returns the new k. */
+uint32_t arbor__journal_held(const arbor_scene *s);
+uint32_t arbor__journal_order_held(const arbor_scene *s, uint32_t *order, uint32_t k, uint32_t end);
 /* Frees the journal, foreign parents and change lists of a scene being destroyed. */
 void arbor__edit_free(arbor_scene *s);
 

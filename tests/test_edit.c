@@ -937,8 +937,9 @@ static void assert_changed(arbor_scene *s, const arbor_node *want, uint32_t coun
 static void test_change_lists(void **state) {
     (void)state;
     arbor_scene *s = arbor_scene_create(NULL);
-    /* x goes under b1, created after it: the storage order no longer puts parents first, so
-       updates follow the links (the path whose order is reads, then subtrees). */
+    /* A hundred idle nodes: each update has little to do, so it follows the links (the path
+       whose order is reads, then subtrees). */
+    for (int i = 0; i < 100; i++) TEST_NODE(s, ARBOR_NONE, "idle", NULL, NULL, NULL);
     arbor_node x = TEST_NODE(s, ARBOR_NONE, "x", NULL, NULL, NULL);
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL), b = TEST_NODE(s, ARBOR_NONE, "b", NULL, NULL, NULL);
     arbor_node a1 = TEST_NODE(s, a, "a1", NULL, NULL, NULL), a2 = TEST_NODE(s, a, "a2", NULL, NULL, NULL);
@@ -1026,24 +1027,40 @@ static void test_change_lists_swept(void **state) {
     assert_int_equal(after.world_composed - before.world_composed, 3); /* n[3] and its two children */
     assert_changed(s, (arbor_node[]){ n[1], n[3], n[4], n[5], n[8] }, 5);
 
-    /* The path follows the storage order, and a subtree the journal holds counts for nothing
-       in it: the order of a two-node change tells which path the update took. */
-    arbor_node late = TEST_NODE(s, ARBOR_NONE, "late", NULL, NULL, NULL);
-    ASSERT_OK(arbor_node_set_parent(s, n[6], late, ARBOR_NONE, ARBOR_KEEP_LOCAL)); /* parent after child */
+    arbor_scene_destroy(s);
+}
+
+/* The scene renumbers its storage (depth first) when an update has much to do after the order
+   broke: nodes the journal holds move along, and come back as they were. */
+static void test_held_nodes_survive_relayout(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
-    const arbor_node by_links[2] = { n[5], n[1] }, in_storage[2] = { n[1], n[5] };
-    for (int step = 0; step < 5; step++) {
-        if (step == 1) ASSERT_OK(arbor_journal_destroy_node(j, late)); /* held: the scene is parents first */
-        if (step == 2) ASSERT_OK(arbor_journal_undo(j));               /* back: it is not */
-        if (step == 3) ASSERT_OK(arbor_journal_redo(j));
-        if (step == 4) arbor_journal_destroy(j);                       /* retired for good */
-        arbor_scene_update(s);
-        ASSERT_OK(arbor_node_set_translation(s, n[5], (arbor_real)step, 0, 0));
-        ASSERT_OK(arbor_node_set_translation(s, n[1], (arbor_real)step, 0, 0));
-        arbor_scene_update(s);
-        assert_changed(s, step == 0 || step == 2 ? by_links : in_storage, 2);
+    arbor_node n[12];
+    for (int i = 0; i < 12; i++) {
+        n[i] = TEST_NODE(s, i % 4 ? n[i - 1] : ARBOR_NONE, i % 2 ? "odd" : "even", V3(i, 0, 0), NULL, NULL);
+        ASSERT_OK(arbor_node_set_mesh(s, n[i], i));
     }
+    arbor_node late = TEST_NODE(s, ARBOR_NONE, "late", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_set_parent(s, n[4], late, ARBOR_NONE, ARBOR_KEEP_WORLD)); /* parent after child */
+    arbor_scene_update(s);
+    snapshot before = snap(s);
+    ASSERT_OK(arbor_journal_destroy_node(j, late)); /* held: late and n[4 .. 7], an inverted link */
+    arbor_node later = TEST_NODE(s, ARBOR_NONE, "later", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_set_parent(s, n[8], later, ARBOR_NONE, ARBOR_KEEP_LOCAL)); /* another, live */
+    arbor_stats a, b;
+    arbor_scene_stats(s, &a);
+    arbor_scene_update(s);
+    arbor_scene_stats(s, &b);
+    assert_int_equal(b.relayouts - a.relayouts, 1);
+    ASSERT_OK(arbor_node_set_parent(s, n[8], ARBOR_NONE, n[12 - 4], ARBOR_KEEP_LOCAL));
+    ASSERT_OK(arbor_node_destroy(s, later));
+    ASSERT_OK(arbor_journal_undo(j));
+    snapshot now = snap(s);
+    SNAP_EQUAL(&now, &before, "undo after the storage was renumbered");
+    snap_free(&now);
+    snap_free(&before);
     arbor_scene_destroy(s);
 }
 
@@ -1237,6 +1254,7 @@ int main(void) {
         cmocka_unit_test(test_attach_to_another_scene),
         cmocka_unit_test(test_change_lists),
         cmocka_unit_test(test_change_lists_swept),
+        cmocka_unit_test(test_held_nodes_survive_relayout),
         cmocka_unit_test(test_change_lists_parallel),
         cmocka_unit_test(test_save_keeps_order),
         cmocka_unit_test(test_save_keeps_order_of_a_loaded_file),

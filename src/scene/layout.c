@@ -24,7 +24,7 @@ static void renumber_links(uint32_t *links, const uint32_t *order, uint32_t coun
 }
 
 bool arbor__relayout(arbor_scene *s) {
-    uint32_t count = s->live + 1; /* slot 0 stays empty */
+    uint32_t count = s->live + arbor__journal_held(s) + 1; /* slot 0 stays empty */
     size_t tmp_size = (size_t)count * 12 * sizeof(arbor_real), order_size = (size_t)count * sizeof(uint32_t);
     uint32_t *order = arbor__alloc(s, order_size);
     void *tmp = order ? arbor__alloc(s, tmp_size) : NULL;
@@ -36,6 +36,7 @@ bool arbor__relayout(arbor_scene *s) {
     uint32_t k = 1, *new_slot = s->n.scratch;
     for (uint32_t root = s->first_root; root && k < count; root = s->n.next_sibling[root])
         for (uint32_t n = root; n && k < count; n = arbor__next_in_subtree(s, root, n, true)) order[k++] = n;
+    k = arbor__journal_order_held(s, order, k, count); /* what the journal holds moves along, last */
     if (k != count) { /* the links do not reach every live node: corrupt, leave it be */
         arbor__walk_bound(s, "renumbering the slots", count);
         arbor__free(s, tmp, tmp_size);

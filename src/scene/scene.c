@@ -290,7 +290,7 @@ void arbor__revive_subtree(arbor_scene *s, uint32_t top, uint32_t count, uint32_
 void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count) { release_subtree(s, top, count, true); }
 
 size_t arbor__slot_bytes(void) {
-#define ARBOR__SUM(field, elem) +(elem)
+#define ARBOR__SUM(field, elem, moves) +(elem)
     return 0 ARBOR__ARRAYS(ARBOR__SUM);
 #undef ARBOR__SUM
 }
