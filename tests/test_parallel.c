@@ -220,6 +220,15 @@ static void test_bulk_writes(void **state) {
 /* The update sweeps the slots in order while parents come first there, and follows the links
    once a reparent under a later node breaks that; invalidation likewise. Every path gives the
    matrices lazy reads give, composing each out-of-date node once. */
+/* After b's update: b's matrices are a's (read lazily), and reading them computes nothing. */
+static void check_updated(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n) {
+    arbor_stats st;
+    arbor_scene_reset_stats(b);
+    check_same_worlds(a, ha, b, hb, n);
+    arbor_scene_stats(b, &st);
+    assert_int_equal(st.world_composed, 0);
+}
+
 /* Both scenes were edited alike, so their nodes have the same ids: the links must agree. */
 static void check_same_structure(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
@@ -289,10 +298,7 @@ static void test_any_storage_order(void **state) {
         /* a full update of a scene out of tree order puts the storage back in order first */
         assert_int_equal(st.relayouts, frame == 2 || frame == 6 ? 1 : 0);
         check_same_structure(lazy, hl, batch, hb, n);
-        arbor_scene_reset_stats(batch);
-        check_same_worlds(lazy, hl, batch, hb, n);
-        arbor_scene_stats(batch, &st);
-        assert_int_equal(st.world_composed, 0); /* the update left nothing for reads to compute */
+        check_updated(lazy, hl, batch, hb, n);
         arbor_scene_reset_stats(batch);
         arbor_scene_update(batch);
         arbor_scene_stats(batch, &st);
@@ -324,11 +330,7 @@ static void test_any_storage_order(void **state) {
     assert_int_equal(arbor_node_set_parent(lazy, hl[3], hl[n - 3], ARBOR_NONE, ARBOR_KEEP_LOCAL),
                      arbor_node_set_parent(batch, hb[3], hb[n - 3], ARBOR_NONE, ARBOR_KEEP_LOCAL));
     arbor_scene_update(batch);
-    arbor_stats st;
-    arbor_scene_reset_stats(batch);
-    check_same_worlds(lazy, hl, batch, hb, n);
-    arbor_scene_stats(batch, &st);
-    assert_int_equal(st.world_composed, 0); /* the update left nothing for reads to compute */
+    check_updated(lazy, hl, batch, hb, n);
     free(half_l);
     free(half_b);
     free(q);
@@ -376,11 +378,7 @@ static void test_parallel_bulk_writes(void **state) {
         }
         arbor_scene_update(serial);
         arbor_scene_update_parallel(par, &ex);
-        arbor_stats st;
-        arbor_scene_reset_stats(par);
-        check_same_worlds(serial, hs, par, hp, n);
-        arbor_scene_stats(par, &st);
-        assert_int_equal(st.world_composed, 0);
+        check_updated(serial, hs, par, hp, n);
     }
     /* refusals: the lowest bad index is reported, and nothing is written */
     arbor_trs before, after;
