@@ -1306,6 +1306,18 @@ static void test_affine_compose_simd_matches_scalar(void **state)
         arbor__rows_store(a, arbor__rows_compose_trs(trs));
         assert_memory_equal(a, scalar, sizeof a);
     }
+    /* four at a time, as an update composes a run of animated nodes */
+    arbor_real trs4[40], four[48], one[12];
+    for (int round = 0; round < 250; ++round) {
+        for (int k = 0; k < 4; ++k) rng_trs(trs4 + 10 * k, trs4 + 10 * k + 3, trs4 + 10 * k + 7, true);
+        if (round % 10 == 1) trs4[round % 40] = -0.0f;
+        if (round % 10 == 2) trs4[round % 40] = (arbor_real)INFINITY;
+        arbor__compose4(four, trs4);
+        for (int k = 0; k < 4; ++k) {
+            arbor__affine_compose_scalar(one, trs4 + 10 * k, trs4 + 10 * k + 3, trs4 + 10 * k + 7);
+            assert_memory_equal(four + 12 * k, one, sizeof one);
+        }
+    }
 }
 
 static void test_affine_mul_aliasing(void **state)

@@ -129,6 +129,41 @@ ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
     return arbor__rows_compose(trs, trs + 3, trs + 7);
 }
 
+/* The locals of four TRS stored one after another as in a scene (10 reals each) into four
+   affine forms one after another: the same expressions, one node per lane. Named registers,
+   not arrays: arrays of vectors go through the stack. */
+#define ARBOR__TRANSPOSE4(m0, m1, m2, m3)                                                                  \
+    do {                                                                                                 \
+        const arbor__v4 t0_ = ARBOR__SHUF(m0, m1, 0, 4, 1, 5), t1_ = ARBOR__SHUF(m0, m1, 2, 6, 3, 7);    \
+        const arbor__v4 t2_ = ARBOR__SHUF(m2, m3, 0, 4, 1, 5), t3_ = ARBOR__SHUF(m2, m3, 2, 6, 3, 7);    \
+        m0 = ARBOR__SHUF(t0_, t2_, 0, 1, 4, 5);                                                          \
+        m1 = ARBOR__SHUF(t0_, t2_, 2, 3, 6, 7);                                                          \
+        m2 = ARBOR__SHUF(t1_, t3_, 0, 1, 4, 5);                                                          \
+        m3 = ARBOR__SHUF(t1_, t3_, 2, 3, 6, 7);                                                          \
+    } while (0)
+
+ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
+    /* per node: a = (tx ty tz qx), b = (qy qz qw sx), d = (qw sx sy sz); transposed, a lane each */
+    arbor__v4 a0 = arbor__v4_load(trs), a1 = arbor__v4_load(trs + 10), a2 = arbor__v4_load(trs + 20), a3 = arbor__v4_load(trs + 30);
+    arbor__v4 b0 = arbor__v4_load(trs + 4), b1 = arbor__v4_load(trs + 14), b2 = arbor__v4_load(trs + 24), b3 = arbor__v4_load(trs + 34);
+    arbor__v4 d0 = arbor__v4_load(trs + 6), d1 = arbor__v4_load(trs + 16), d2 = arbor__v4_load(trs + 26), d3 = arbor__v4_load(trs + 36);
+    ARBOR__TRANSPOSE4(a0, a1, a2, a3);
+    ARBOR__TRANSPOSE4(b0, b1, b2, b3);
+    const arbor__v4 u = ARBOR__SHUF(d0, d1, 2, 6, 3, 7), v = ARBOR__SHUF(d2, d3, 2, 6, 3, 7);
+    const arbor__v4 x = a3, y = b0, z = b1, w = b2, sx = b3, sy = ARBOR__SHUF(u, v, 0, 1, 4, 5), sz = ARBOR__SHUF(u, v, 2, 3, 6, 7);
+    const arbor__v4 xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
+    const arbor__v4 wx = w * x, wy = w * y, wz = w * z;
+    const arbor__v4 one = {1, 1, 1, 1}, two = {2, 2, 2, 2};
+    arbor__v4 r00 = (one - two * (yy + zz)) * sx, r01 = (two * (xy - wz)) * sy, r02 = (two * (xz + wy)) * sz, r03 = a0;
+    arbor__v4 r10 = (two * (xy + wz)) * sx, r11 = (one - two * (xx + zz)) * sy, r12 = (two * (yz - wx)) * sz, r13 = a1;
+    arbor__v4 r20 = (two * (xz - wy)) * sx, r21 = (two * (yz + wx)) * sy, r22 = (one - two * (xx + yy)) * sz, r23 = a2;
+    ARBOR__TRANSPOSE4(r00, r01, r02, r03); /* r0k: row 0 of node k */
+    ARBOR__TRANSPOSE4(r10, r11, r12, r13);
+    ARBOR__TRANSPOSE4(r20, r21, r22, r23);
+    const arbor__v4 rows[12] = {r00, r10, r20, r01, r11, r21, r02, r12, r22, r03, r13, r23};
+    memcpy(out, rows, sizeof rows);
+}
+
 ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {
     arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), arbor__rows_load(b)));
 }
@@ -154,6 +189,9 @@ ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
     arbor__rows out;
     arbor__affine_compose_scalar(out.m, trs, trs + 3, trs + 7);
     return out;
+}
+ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
+    for (int k = 0; k < 4; ++k) arbor__affine_compose_scalar(out + 12 * k, trs + 10 * k, trs + 10 * k + 3, trs + 10 * k + 7);
 }
 #define arbor__affine_mul arbor__affine_mul_scalar
 #define arbor__affine_compose arbor__affine_compose_scalar
@@ -189,20 +227,16 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
    transposes. out may be the same array as the input. */
 #if ARBOR__SIMD
 ARBOR__HOT void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
-    const arbor__rows m = arbor__rows_load(a);
-    const arbor__v4 e = {0, 0, 0, 1};
-    const arbor__v4 t0 = ARBOR__SHUF(m.r[0], m.r[1], 0, 4, 1, 5), t1 = ARBOR__SHUF(m.r[0], m.r[1], 2, 6, 3, 7);
-    const arbor__v4 t2 = ARBOR__SHUF(m.r[2], e, 0, 4, 1, 5), t3 = ARBOR__SHUF(m.r[2], e, 2, 6, 3, 7);
-    const arbor__v4 cols[4] = {ARBOR__SHUF(t0, t2, 0, 1, 4, 5), ARBOR__SHUF(t0, t2, 2, 3, 6, 7),
-                               ARBOR__SHUF(t1, t3, 0, 1, 4, 5), ARBOR__SHUF(t1, t3, 2, 3, 6, 7)};
+    arbor__v4 c0 = arbor__v4_load(a), c1 = arbor__v4_load(a + 4), c2 = arbor__v4_load(a + 8), c3 = {0, 0, 0, 1};
+    ARBOR__TRANSPOSE4(c0, c1, c2, c3);
+    const arbor__v4 cols[4] = {c0, c1, c2, c3};
     memcpy(out, cols, sizeof cols);
 }
 ARBOR__HOT void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16]) {
-    const arbor__v4 c0 = arbor__v4_load(m), c1 = arbor__v4_load(m + 4), c2 = arbor__v4_load(m + 8), c3 = arbor__v4_load(m + 12);
-    const arbor__v4 t0 = ARBOR__SHUF(c0, c1, 0, 4, 1, 5), t1 = ARBOR__SHUF(c0, c1, 2, 6, 3, 7);
-    const arbor__v4 t2 = ARBOR__SHUF(c2, c3, 0, 4, 1, 5), t3 = ARBOR__SHUF(c2, c3, 2, 6, 3, 7);
-    arbor__rows rows = {{ARBOR__SHUF(t0, t2, 0, 1, 4, 5), ARBOR__SHUF(t0, t2, 2, 3, 6, 7), ARBOR__SHUF(t1, t3, 0, 1, 4, 5)}};
-    arbor__rows_store(out, rows);
+    arbor__v4 r0 = arbor__v4_load(m), r1 = arbor__v4_load(m + 4), r2 = arbor__v4_load(m + 8), r3 = arbor__v4_load(m + 12);
+    ARBOR__TRANSPOSE4(r0, r1, r2, r3);
+    const arbor__v4 rows[3] = {r0, r1, r2};
+    memcpy(out, rows, sizeof rows);
 }
 #else
 static inline void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
