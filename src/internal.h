@@ -83,6 +83,25 @@ typedef struct arbor__attachment {
     arbor_light light;
 } arbor__attachment;
 
+/* Subtree boxes (src/bounds/), indexed by slot: the world box of each node's subtree, for
+   arbor_node_subtree_bounds, arbor_node_subtree_sphere and arbor_scene_cull. Allocated at the
+   first such query of a scene that has bounds (a scene without bounds never holds one), grown
+   to the node storage's capacity at the next query after it grew, freed with the scene.
+   An entry is current when its version is the node's world version and not 0: a change above
+   the node changes that version; a change inside its subtree (a transform, a link, a local
+   box) sets the version of the node and of its ancestors to 0 (arbor__bounds_stale).
+   Invariant: an entry at 0 has only ancestors at 0; slots at or past `capacity` count as 0.
+   Slots renumbered: move the entries with their nodes, or set every version to 0 (always
+   correct: everything is recomputed at the next query). */
+typedef struct arbor__subtree_box {
+    arbor_real box[6];   /* world min (3), max (3) over the subtree; no bounds: +inf, -inf */
+    uint64_t version;    /* the node's world version when computed; 0: out of date */
+} arbor__subtree_box;
+typedef struct arbor__subtree_boxes {
+    arbor__subtree_box *entry;  /* NULL until first needed */
+    uint32_t capacity;          /* entries */
+} arbor__subtree_boxes;
+
 struct arbor_scene {
     arbor__nodes n;
     arbor__storage storage[ARBOR__STORAGE_ARRAYS];
@@ -112,6 +131,11 @@ struct arbor_scene {
     struct arbor_journal *journal;
     struct arbor__foreign_table *foreign;
     struct arbor__changes *changes;
+    uint32_t bounded;               /* nodes with a local box */
+    arbor__subtree_boxes boxes;
+    void *instance_table;           /* arbor_scene_gather_instances' hash table, kept warm */
+    uint32_t instance_table_cap;    /* its entries (a power of two, or 0) */
+    uint32_t instance_stamp;        /* entries of other stamps are free (no clearing per call) */
 };
 
 /* TRS layout inside n.trs. */
@@ -183,11 +207,19 @@ static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
     return arbor__quat_normalize_fast(out, q) || arbor_quat_normalize(out, q);
 }
 
+/* ---- bounds (bounds/bounds.c) ---- */
+/* Marks the subtree boxes of slot and of its ancestors out of date: something in slot's
+   subtree moved, came or went. O(1) when its parent's is already out of date. */
+void arbor__bounds_stale(arbor_scene *s, uint32_t slot);
+/* Frees the subtree boxes and the instancing table. */
+void arbor__bounds_free(arbor_scene *s);
+
 /* ---- world (scene/world.c) ---- */
 /* Marks slot's world matrix out of date, and with it its descendants' (stopping at nodes
    already out of date), and keeps the node reachable by the next update. */
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t slot);
 static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
+    if (s->boxes.entry) arbor__bounds_stale(s, slot);
     /* Out of date already and reachable by the update (pending, or under an out-of-date
        parent): nothing to do. This makes writing a node again O(1). */
     uint8_t f = s->n.flags[slot];
@@ -238,6 +270,11 @@ size_t arbor__slot_bytes(void);
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
+/* The record of a live node that carries `part` (ARBOR__HAS_CAMERA or ARBOR__HAS_LIGHT) and
+   its slot; NULL after recording why in *r: the handle (arbor__require), or
+   ARBOR_ERR_INVALID_ARGUMENT when the node carries no such part. */
+const arbor__attachment *arbor__carrying(const arbor_scene *s, arbor_node n, uint32_t part, uint32_t *slot,
+                                         arbor_result *r, const char *fn);
 /* Makes sure the next `count` records nodes ask for can be had; false when out of memory. */
 bool arbor__attachment_reserve(arbor_scene *s, uint32_t count);
 /* The node's record, made (empty) when it has none; NULL when out of memory. */

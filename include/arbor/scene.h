@@ -86,6 +86,7 @@ typedef struct arbor_stats {
     uint64_t allocations;      /* allocations and reallocations made through the allocator */
     uint64_t relayouts;        /* times an update renumbered the storage into tree order (after
                                   reparents under later nodes; handles are unaffected) */
+    uint64_t subtree_boxes;    /* subtree boxes computed (bounds.h) */
 } arbor_stats;
 
 /* Counters since the scene was created or last reset. */

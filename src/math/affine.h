@@ -258,6 +258,9 @@ static inline void arbor__affine_from_mat4(arbor_real out[12], const arbor_real 
 /* Inverse of an affine matrix; false (out untouched) when singular. out may alias a. */
 bool arbor__affine_invert(arbor_real out[12], const arbor_real a[12]);
 
+/* Determinant of the 3x3 part (as arbor_mat4_determinant3): negative for a mirror. */
+arbor_real arbor__affine_det3(const arbor_real a[12]);
+
 /* arbor_mat4_decompose on the affine form: false when there is a shear. */
 bool arbor__affine_decompose(const arbor_real a[12], arbor_real t[3], arbor_real q[4], arbor_real s[3]);
 

@@ -18,6 +18,7 @@ void arbor__attachment_release(arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
     if (!index) return;
     if (s->attachments[index].foreign) arbor__foreign_drop(s, slot);
+    if (s->attachments[index].has & ARBOR__HAS_BOUNDS) s->bounded--;
     s->attachments[index].next_free = s->attachment_free;
     s->attachment_free = index;
     s->n.attachment[slot] = 0;
@@ -128,8 +129,11 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
     if (!slot) return r;
     if (!min != !max) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "min and max must both be given or both be NULL");
     if (!min) {
-        if (s->n.attachment[slot]) {
-            s->attachments[s->n.attachment[slot]].has &= ~(uint32_t)ARBOR__HAS_BOUNDS;
+        arbor__attachment *a = s->n.attachment[slot] ? &s->attachments[s->n.attachment[slot]] : NULL;
+        if (a && (a->has & ARBOR__HAS_BOUNDS)) {
+            a->has &= ~(uint32_t)ARBOR__HAS_BOUNDS;
+            s->bounded--;
+            if (s->boxes.entry) arbor__bounds_stale(s, slot);
             trim(s, slot);
         }
         return ARBOR_OK;
@@ -144,7 +148,9 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
     if (!a) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachment");
     memcpy(a->bounds, min, 3 * sizeof *min);
     memcpy(a->bounds + 3, max, 3 * sizeof *max);
+    if (!(a->has & ARBOR__HAS_BOUNDS)) s->bounded++;
     a->has |= ARBOR__HAS_BOUNDS;
+    if (s->boxes.entry) arbor__bounds_stale(s, slot);
     return ARBOR_OK;
 }
 
@@ -217,15 +223,22 @@ static arbor_result set_part(arbor_scene *s, arbor_node n, uint32_t bit, const v
     return ARBOR_OK;
 }
 
+const arbor__attachment *arbor__carrying(const arbor_scene *s, arbor_node n, uint32_t part, uint32_t *slot,
+                                         arbor_result *r, const char *fn) {
+    if (!(*slot = arbor__require(s, n, fn, r))) return NULL;
+    const arbor__attachment *a = arbor__attachment_of(s, *slot);
+    if (a && (a->has & part)) return a;
+    *r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " has no %s", ARBOR__NODE_ARGS(s, *slot),
+                     part == ARBOR__HAS_CAMERA ? "camera" : "light");
+    return NULL;
+}
+
 /* Copies the part `bit` of the node's record out. */
 static arbor_result get_part(const arbor_scene *s, arbor_node n, uint32_t bit, void *out, size_t size, const char *fn) {
     arbor_result r = ARBOR_OK;
-    uint32_t slot = arbor__require(s, n, fn, &r);
-    if (!slot) return r;
-    const arbor__attachment *a = arbor__attachment_of(s, slot);
-    if (!a || !(a->has & bit))
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " has no %s", ARBOR__NODE_ARGS(s, slot),
-                           bit == ARBOR__HAS_CAMERA ? "camera" : "light");
+    uint32_t slot;
+    const arbor__attachment *a = arbor__carrying(s, n, bit, &slot, &r, fn);
+    if (!a) return r;
     memcpy(out, bit == ARBOR__HAS_CAMERA ? (const void *)&a->camera : (const void *)&a->light, size);
     return ARBOR_OK;
 }

@@ -1,0 +1,39 @@
+/* What the files of src/bounds/ share: boxes as 6 reals (min x y z, max x y z), empty as
+   (+inf, -inf), and the subtree table of internal.h. */
+#ifndef ARBOR_BOUNDS_INTERNAL_H
+#define ARBOR_BOUNDS_INTERNAL_H
+
+#include "internal.h"
+
+static inline bool arbor__box_empty(const arbor_real box[6]) { return !(box[0] <= box[3]); }
+
+/* The node's own box in world space, empty when it has none. slot's world matrix must be
+   current. The same bits as the min and max of its eight corners transformed (each term of
+   the sum is taken at its own extreme, and rounding keeps order). */
+void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]);
+
+/* True when the node carries a local box. */
+static inline bool arbor__has_bounds(const arbor_scene *s, uint32_t slot) {
+    const arbor__attachment *a = arbor__attachment_of(s, slot);
+    return a && (a->has & ARBOR__HAS_BOUNDS);
+}
+
+/* Makes the subtree table cover every slot; false (with the failure recorded for fn) when out
+   of memory. */
+bool arbor__boxes_ready(arbor_scene *s, const char *fn);
+
+/* Brings the subtree box of top, and of every node below it, up to date: recomputes only
+   entries out of date (internal.h), children first; resolves the world matrices it reads. */
+void arbor__subtree_refresh(arbor_scene *s, uint32_t top);
+
+/* One entry of arbor_scene_gather_instances' open-addressing table (scene->instance_table):
+   a (mesh, mirrored) group and the batch it became. */
+typedef struct arbor__instance_group {
+    uint32_t stamp;    /* the call that filled it (scene->instance_stamp); others are free */
+    int32_t mesh;
+    uint32_t mirrored; /* 0 or 1; 2 added once the batch is written */
+    uint32_t batch;    /* order of first appearance */
+    uint32_t count;    /* instances */
+} arbor__instance_group;
+
+#endif

@@ -1,0 +1,11 @@
+/* What the files of src/view/ share. */
+#ifndef ARBOR_VIEW_INTERNAL_H
+#define ARBOR_VIEW_INTERNAL_H
+
+#include "internal.h"
+
+/* The world matrix of a live node given as an argument (4x4); ARBOR_NONE is the world (the
+   identity) when none_is_world, else refused as arbor__require refuses it. */
+arbor_result arbor__world_of(arbor_scene *s, arbor_node n, bool none_is_world, arbor_real out[16], const char *fn);
+
+#endif
