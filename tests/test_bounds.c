@@ -18,6 +18,8 @@
  */
 #include "test_util.h"
 
+#include "arbor/gltf.h"
+
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
 static void set_half_box(arbor_scene *s, arbor_node n, double hx, double hy, double hz) {
@@ -175,6 +177,35 @@ static void test_section11_five_tests(void **state) {
     assert_int_equal(arbor_scene_cull(s, keep_below_m06, 1, out, 4, &st), 1);
     assert_int_equal(st.box_tests, 4);
     ASSERT_NODE_EQ(out[0], r.hand);
+    arbor_scene_destroy(s);
+}
+
+/* The same boxes from examples/robot_arm.gltf: mesh bounds come from the POSITION accessors'
+   min and max at load (the joints are nodes of their own there). */
+static void test_section11_from_gltf(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_gltf *doc = NULL;
+    arbor_error error;
+    ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
+    arbor_real b[6];
+    world_box(s, arbor_scene_find(s, "base"), b);
+    ASSERT_NEAR(b[0], -0.478, TEST_TOL_3DP);
+    ASSERT_NEAR(b[3], 0.478, TEST_TOL_3DP);
+    world_box(s, arbor_scene_find(s, "base/joint/arm"), b);
+    ASSERT_NEAR(b[0], -0.919, TEST_TOL_3DP);
+    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    world_box(s, arbor_scene_find(s, "base/joint/arm/hand"), b);
+    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
+    ASSERT_NEAR(b[3], -0.457, TEST_TOL_3DP);
+    subtree_box(s, arbor_scene_find(s, "base/joint"), b);
+    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
+    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    /* The mirrored hand is the first reflected through the base's yz plane, then yawed. */
+    world_box(s, arbor_scene_find(s, "base/mirror/joint2/arm2/hand2"), b);
+    ASSERT_NEAR((b[0] + b[3]) / 2, 0.78, TEST_TOL_2DP);
+    ASSERT_NEAR((b[2] + b[5]) / 2, -0.45, TEST_TOL_2DP);
+    arbor_gltf_free(doc);
     arbor_scene_destroy(s);
 }
 
@@ -823,6 +854,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_section11_boxes_and_sphere),
         cmocka_unit_test(test_section11_five_tests),
+        cmocka_unit_test(test_section11_from_gltf),
         cmocka_unit_test(test_edit_recomputes_subtree_and_ancestors),
         cmocka_unit_test(test_random_scenes_against_brute_force),
         cmocka_unit_test(test_frustum_planes),
