@@ -12,7 +12,10 @@
  * - `tree`, `info` and `dot` name what they should;
  * - `edit` applies a script and -e commands (every command, undo and redo) and the saved file
  *   has the expected hierarchy, order, indices and transforms; a matrix node goes back to TRS;
- *   each bad command stops with its line and writes nothing.
+ *   each bad command stops with its line and writes nothing;
+ * - `cull` on the robot arm, with a framing camera and with an orthographic one that sees the
+ *   left arm in seven box tests; `render` writes a PNG and an SVG of the right size (when built
+ *   with cairo).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -481,6 +484,82 @@ static void test_edit_command(void **state) {
     assert_output_contains(STDERR_FILE, "missing.txt");
 }
 
+/* ---- cull and render ------------------------------------------------------------------------- */
+
+/* The robot arm with an orthographic camera "eye" looking down -Z at the left arm (x from -2.4
+   to -0.6, y from -1 to 3), saved as a file of its own. */
+static void save_with_eye(const char *path) {
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_gltf *doc = NULL;
+    arbor_error error;
+    arbor_node eye;
+    assert_int_equal(arbor_gltf_load(s, EXAMPLE, NULL, &doc, &error), ARBOR_OK);
+    arbor_node_desc d = { .name = "eye", .translation = { -1.5f, 1, 10 } };
+    assert_int_equal(arbor_node_create(s, &d, &eye), ARBOR_OK);
+    const arbor_camera ortho = { ARBOR_CAMERA_ORTHOGRAPHIC, 0, 0, 0.9f, 2, 0.1f, 100 };
+    assert_int_equal(arbor_node_set_camera(s, eye, &ortho), ARBOR_OK);
+    assert_int_equal(arbor_gltf_save(s, doc, path, &error), ARBOR_OK);
+    arbor_gltf_free(doc);
+    arbor_scene_destroy(s);
+}
+
+/* The first bytes of a file. */
+static void read_head(const char *path, unsigned char *out, size_t size) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(out, 1, size, f), size);
+    fclose(f);
+}
+
+static void test_cull_and_render(void **state) {
+    (void)state;
+    /* No camera in the file: one framing the scene sees everything, in one test. */
+    assert_int_equal(run("cull '" EXAMPLE "'"), 0);
+    assert_output_contains(STDOUT_FILE, "visible: 5 of 5 nodes with bounds, in 1 box test (a test per box: 5)");
+    assert_output_contains(STDOUT_FILE, "one made to frame the scene");
+    assert_output_contains(STDOUT_FILE, "  hand2  mesh 2  (");
+
+    /* The eye sees the left arm and hand: the tree and the base's own box (rejected), the
+       joint's and the arm's subtrees, the arm's own box, the hand, the mirror's subtree
+       (rejected): seven tests. */
+    const char *with_eye = OUT_DIR "/robot_arm_eye.gltf";
+    make_dir(OUT_DIR);
+    save_with_eye(with_eye);
+    assert_int_equal(run("cull '" OUT_DIR "/robot_arm_eye.gltf'"), 0);
+    assert_output_contains(STDOUT_FILE, "camera: the file's first, node \"eye\" (orthographic, xmag 0.9, ymag 2");
+    assert_output_contains(STDOUT_FILE, "visible: 2 of 5 nodes with bounds, in 7 box tests (a test per box: 5)");
+    assert_output_contains(STDOUT_FILE, "  arm  mesh 1  (-0.918948, 0.322866, -0.149886) .. (0.13961, 1.5496, 0.599837)\n"
+                                        "  hand  mesh 2  (");
+    assert_int_equal(run("cull '" OUT_DIR "/robot_arm_eye.gltf' --camera eye"), 0);
+    assert_output_contains(STDOUT_FILE, "visible: 2 of 5");
+    assert_int_equal(run("cull '" EXAMPLE "' --camera nosuch"), 2);
+    assert_output_contains(STDERR_FILE, "has no node \"nosuch\"");
+    assert_int_equal(run("cull '" EXAMPLE "' --camera hand"), 2);
+    assert_output_contains(STDERR_FILE, "carries no camera");
+    assert_int_equal(run("cull '" EXAMPLE "' --camera"), 2);
+    assert_int_equal(run("cull --help"), 0);
+    assert_output_contains(STDOUT_FILE, "usage: arbor cull");
+
+#if defined(ARBOR_CLI_HAS_RENDER)
+    unsigned char head[24];
+    assert_int_equal(run("render '" EXAMPLE "' -o '" OUT_DIR "/robot_arm.png'"), 0);
+    read_head(OUT_DIR "/robot_arm.png", head, sizeof head);
+    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+    /* IHDR: 960 x 720 (the framing camera's 4:3) */
+    assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 960);
+    assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], 720);
+    assert_int_equal(run("render '" OUT_DIR "/robot_arm_eye.gltf' -o '" OUT_DIR "/robot_arm_eye.svg'"), 0);
+    assert_output_contains(OUT_DIR "/robot_arm_eye.svg", "<svg");
+    assert_output_contains(OUT_DIR "/robot_arm_eye.svg", "viewBox=\"0 0 960 2133\""); /* aspect 0.9 / 2: tall */
+    assert_int_equal(run("render '" EXAMPLE "' -o '" OUT_DIR "/robot_arm.jpg'"), 2);
+    assert_int_equal(run("render '" EXAMPLE "'"), 2);
+    assert_output_contains(STDERR_FILE, "-o OUT.svg or -o OUT.png is required");
+#else
+    print_message("render: not built (no cairo); checking it is refused as unknown\n");
+    assert_int_equal(run("render '" EXAMPLE "' -o '" OUT_DIR "/robot_arm.png'"), 2);
+#endif
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_and_exit_codes),
@@ -491,6 +570,7 @@ int main(void) {
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),
         cmocka_unit_test(test_edit_command),
+        cmocka_unit_test(test_cull_and_render),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,10 @@ int cmd_convert(int argc, char **argv);
 int cmd_dot(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_edit(int argc, char **argv);
+int cmd_cull(int argc, char **argv);
+#if defined(ARBOR_HAVE_CAIRO)
+int cmd_render(int argc, char **argv);
+#endif
 
 /* Prints "arbor: <message>" to stderr and returns exit code 2 (a usage error). */
 int cli_usage_error(const char *fmt, ...)
@@ -40,12 +44,14 @@ int cli_load(cli_file *f, const char *path, bool lenient);
 void cli_close(cli_file *f);
 
 /* A command's arguments: FILE operands and the options the command takes. */
-enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4 };
+enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4, CLI_OPT_CAMERA = 8, CLI_OPT_OUTPUT = 16 };
 typedef struct cli_args {
     char **files;        /* the operands, in order (argv reordered in place) */
     int file_count;
     bool lenient, json, scene_given;
     uint32_t scene;      /* --scene N: a 0-based glTF scene index */
+    const char *camera;  /* --camera NAME, or NULL */
+    const char *output;  /* -o FILE, or NULL */
 } cli_args;
 
 /* Parses argv into args, accepting the CLI_OPT_* in `options` and min_files to max_files
@@ -64,6 +70,25 @@ arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count);
 /* Pre-order walk of the subtree of top without recursion: the node after n, ARBOR_NONE at the end. */
 arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node n);
 
+/* A coordinate to print: without a "-0" or a rounding residue such as 1e-17 next to real
+   values (below 1e-6 is 0). */
+double cli_tidy(arbor_real v);
+
 /* The node's name, or "#<glTF index>" written into buf. */
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]);
+
+/* The camera `arbor cull` and `arbor render` look through (cli_view.c). */
+typedef struct cli_view {
+    arbor_node camera;           /* the node carrying the camera */
+    bool made;                   /* made for the occasion (a root of the scene, not the file's) */
+    arbor_real aspect;           /* width / height */
+    arbor_real view_projection[16];
+    char what[192];              /* which camera, in words */
+} cli_view;
+
+/* The camera named `name` (a node label as cli_node_label gives it: its name or #INDEX), else
+   the file's first camera (in node order), else a perspective camera made to frame every box
+   and node origin of the scene. 0, or 2 after a usage error naming cmd (no such node, or no
+   camera on it), or 1 after printing why the view cannot be had (a singular camera). */
+int cli_view_pick(const char *cmd, cli_file *f, const char *name, cli_view *out);
 #endif

@@ -1,5 +1,4 @@
 /* arbor tree: the hierarchy as an indented tree, walked without recursion. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,9 +17,6 @@ static const char help[] =
 /* Deeper levels are not indented further (a million-deep chain stays printable): the depth is
    written instead. */
 #define MAX_INDENT 32
-
-/* A coordinate without a "-0" or a rounding residue such as 1e-17 next to real values. */
-static double tidy(arbor_real v) { return fabs((double)v) < 1e-6 ? 0.0 : (double)v; }
 
 static void print_node(const cli_file *f, arbor_node n, uint32_t level) {
     char label[32];
@@ -43,7 +39,7 @@ static void print_node(const cli_file *f, arbor_node n, uint32_t level) {
     if (arbor_node_light(s, n, &light) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", light");
     if (skin >= 0) used += (size_t)snprintf(carried + used, sizeof carried - used, ", skin %d", (int)skin);
     if (used) printf("  [%s]", carried + 2);
-    printf("  at (%g, %g, %g)\n", tidy(w[12]), tidy(w[13]), tidy(w[14]));
+    printf("  at (%g, %g, %g)\n", cli_tidy(w[12]), cli_tidy(w[13]), cli_tidy(w[14]));
 }
 
 int cmd_tree(int argc, char **argv) {

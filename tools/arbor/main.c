@@ -1,4 +1,5 @@
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,13 @@ static const char usage[] =
     "                                  apply edits (reparent, move, rotate, scale, matrix, delete,\n"
     "                                  clone, rename, undo, redo) in order and save the result\n"
     "  dot FILE                        the hierarchy as a Graphviz digraph\n"
+    "  cull FILE [--camera NAME]       what a camera sees, by hierarchical culling: the visible\n"
+    "                                  nodes and how many box tests that took\n"
+#if defined(ARBOR_HAVE_CAIRO)
+    "  render FILE -o OUT.svg|OUT.png [--camera NAME]\n"
+    "                                  a picture of the scene from a camera: each node's world\n"
+    "                                  box, lines from parents to children, names\n"
+#endif
     "  bench --shape S --frame F [--threads N] [--bulk] [--json]\n"
     "                                  one benchmark workload of WORKLOADS.md (bench/run runs\n"
     "                                  them all beside the peers)\n"
@@ -108,6 +116,12 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
             args->lenient = true;
         } else if ((options & CLI_OPT_JSON) && !strcmp(a, "--json")) {
             args->json = true;
+        } else if ((options & CLI_OPT_CAMERA) && !strcmp(a, "--camera")) {
+            if (i + 1 >= argc) return cli_usage_error("%s: --camera needs a node name", cmd);
+            args->camera = argv[++i];
+        } else if ((options & CLI_OPT_OUTPUT) && !strcmp(a, "-o")) {
+            if (i + 1 >= argc) return cli_usage_error("%s: -o needs a file name", cmd);
+            args->output = argv[++i];
         } else if ((options & CLI_OPT_SCENE) && !strcmp(a, "--scene")) {
             if (i + 1 >= argc || !parse_index(argv[++i], &args->scene))
                 return cli_usage_error("%s: --scene needs a scene index (0, 1, ...)", cmd);
@@ -166,6 +180,8 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
     return ARBOR_NONE;
 }
 
+double cli_tidy(arbor_real v) { return fabs((double)v) < 1e-6 ? 0.0 : (double)v; }
+
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]) {
     const char *name = arbor_node_name(f->scene, n);
     if (name) return name;
@@ -182,6 +198,10 @@ static const command commands[] = {
     { "demo", cmd_demo },         { "info", cmd_info },       { "tree", cmd_tree }, { "dump", cmd_dump },
     { "validate", cmd_validate }, { "convert", cmd_convert }, { "dot", cmd_dot },   { "bench", cmd_bench },
     { "edit", cmd_edit },
+    { "cull", cmd_cull },
+#if defined(ARBOR_HAVE_CAIRO)
+    { "render", cmd_render },
+#endif
 };
 
 int main(int argc, char **argv) {
