@@ -78,8 +78,8 @@ void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]
         arbor_real min = w[9 + r], max = w[9 + r];
         for (int c = 0; c < 3; c++) {
             arbor_real m = w[c * 3 + r], p = m * lo[c], q = m * hi[c];
-            min = min + (p < q ? p : q);
-            max = max + (p < q ? q : p);
+            min = min + (p < q ? p : q); /* two selects, not a branch: the signs are random */
+            max = max + (p > q ? p : q);
         }
         out[r] = min;
         out[3 + r] = max;

@@ -22,7 +22,7 @@ static side classify(const arbor_real box[6], const arbor_real *planes, uint32_t
         arbor_real far = p[3], near = p[3];
         for (int k = 0; k < 3; k++) {
             arbor_real lo = p[k] * box[k], hi = p[k] * box[3 + k];
-            far = far + (lo < hi ? hi : lo);
+            far = far + (lo > hi ? lo : hi);
             near = near + (lo < hi ? lo : hi);
         }
         if (far < 0) return OUTSIDE;
