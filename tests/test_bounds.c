@@ -16,15 +16,26 @@
  * - allocation: none for a scene without bounds, none per frame once warm;
  * - a chain a million deep; error codes.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
 #include "arbor/gltf.h"
+
+#define WL_REAL arbor_real
+#include "../bench/workloads.h" /* the 59-bone skeleton */
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
 static void set_half_box(arbor_scene *s, arbor_node n, double hx, double hy, double hz) {
     ASSERT_OK(arbor_node_set_bounds(s, n, V3(-hx, -hy, -hz), V3(hx, hy, hz)));
 }
+
+/* A box's x extent, as section 11 prints it (three decimals). */
+#define ASSERT_X_RANGE(box, lo, hi)                  \
+    do {                                             \
+        ASSERT_NEAR((box)[0], (lo), TEST_TOL_3DP);   \
+        ASSERT_NEAR((box)[3], (hi), TEST_TOL_3DP);   \
+    } while (0)
 
 /* box: min (3), max (3) */
 static void subtree_box(arbor_scene *s, arbor_node n, arbor_real box[6]) {
@@ -97,21 +108,16 @@ static void test_section11_boxes_and_sphere(void **state) {
     ASSERT_VEC3_NEAR(p, -0.78, 1.47, 0.45, TEST_TOL_2DP);
 
     world_box(s, r.base, b);
-    ASSERT_NEAR(b[0], -0.478, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.478, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -0.478, 0.478);
     world_box(s, r.arm, b);
-    ASSERT_NEAR(b[0], -0.919, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -0.919, 0.140);
     world_box(s, r.hand, b);
-    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], -0.457, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -1.102, -0.457);
 
     subtree_box(s, r.arm, b);
-    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -1.102, 0.140);
     subtree_box(s, r.base, b);
-    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.478, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -1.102, 0.478);
     /* The hand's subtree is the hand. */
     arbor_real own[6];
     subtree_box(s, r.hand, b);
@@ -190,17 +196,13 @@ static void test_section11_from_gltf(void **state) {
     ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
     arbor_real b[6];
     world_box(s, arbor_scene_find(s, "base"), b);
-    ASSERT_NEAR(b[0], -0.478, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.478, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -0.478, 0.478);
     world_box(s, arbor_scene_find(s, "base/joint/arm"), b);
-    ASSERT_NEAR(b[0], -0.919, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -0.919, 0.140);
     world_box(s, arbor_scene_find(s, "base/joint/arm/hand"), b);
-    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], -0.457, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -1.102, -0.457);
     subtree_box(s, arbor_scene_find(s, "base/joint"), b);
-    ASSERT_NEAR(b[0], -1.102, TEST_TOL_3DP);
-    ASSERT_NEAR(b[3], 0.140, TEST_TOL_3DP);
+    ASSERT_X_RANGE(b, -1.102, 0.140);
     /* The mirrored hand is the first reflected through the base's yz plane, then yawed. */
     world_box(s, arbor_scene_find(s, "base/mirror/joint2/arm2/hand2"), b);
     ASSERT_NEAR((b[0] + b[3]) / 2, 0.78, TEST_TOL_2DP);
@@ -211,15 +213,6 @@ static void test_section11_from_gltf(void **state) {
 
 /* ---- what an edit recomputes: the 59-bone skeleton of section 7 ------------------------------------ */
 
-static const int SKELETON_PARENT[59] = {
-    -1, 0, 1, 2, 3, 4, 5, 6, 7,
-    5, 9, 10, 11,
-    12, 13, 14, 12, 16, 17, 12, 19, 20, 12, 22, 23, 12, 25, 26,
-    5, 28, 29, 30,
-    31, 32, 33, 31, 35, 36, 31, 38, 39, 31, 41, 42, 31, 44, 45,
-    0, 47, 48, 49, 50, 51,
-    0, 53, 54, 55, 56, 57,
-};
 
 /* A skeleton with random transforms (WORKLOADS.md's stream) and a small box on every bone. */
 static void build_skeleton(arbor_scene *s, arbor_node bones[59]) {
@@ -228,7 +221,7 @@ static void build_skeleton(arbor_scene *s, arbor_node bones[59]) {
         arbor_real t[3] = { (arbor_real)test_rng_sym(&g), (arbor_real)test_rng_sym(&g), (arbor_real)test_rng_sym(&g) };
         arbor_real q[4];
         test_rng_quat(&g, q);
-        bones[i] = TEST_NODE(s, SKELETON_PARENT[i] < 0 ? ARBOR_NONE : bones[SKELETON_PARENT[i]], NULL, t, q, NULL);
+        bones[i] = TEST_NODE(s, wl_skeleton_parent[i] < 0 ? ARBOR_NONE : bones[wl_skeleton_parent[i]], NULL, t, q, NULL);
         set_half_box(s, bones[i], 0.1, 0.1, 0.1);
     }
 }
@@ -554,29 +547,23 @@ static void test_frustum_planes(void **state) {
 
 /* ---- instancing (section 12) ------------------------------------------------------------------------ */
 
-typedef struct robot_mirrored { arbor_node base, arm, hand, mirror, arm2, hand2; } robot_mirrored;
+typedef struct robot_mirrored { robot3 r; arbor_node mirror, arm2, hand2; } robot_mirrored;
 
-/* The robot of section 6 with its mirrored second arm (examples/robot_arm.gltf's nodes, the
+/* Section 11's robot with section 6's mirrored second arm (examples/robot_arm.gltf's nodes, the
    joints folded into the arms): meshes 0 base, 1 arm, 2 hand. */
 static robot_mirrored build_mirrored(arbor_scene *s) {
-    robot_mirrored r;
-    const double bend = 40.0 * 3.14159265358979323846 / 180.0;
-    arbor_real yaw30[4], bend40[4];
-    test_quat_axis_deg(yaw30, 0, 1, 0, 30);
-    test_quat_axis_deg(bend40, 0, 0, 1, 40);
-    const arbor_real *arm_t = V3(-0.7 * sin(bend), 0.2 + 0.7 * cos(bend), 0);
-    r.base = TEST_NODE(s, ARBOR_NONE, "base", V3(0, 0.2, 0), yaw30, NULL);
-    r.arm = TEST_NODE(s, r.base, "arm", arm_t, bend40, NULL);
-    r.hand = TEST_NODE(s, r.arm, "hand", V3(0, 0.7, 0), NULL, NULL);
-    r.mirror = TEST_NODE(s, r.base, "mirror", NULL, NULL, V3(-1, 1, 1));
-    r.arm2 = TEST_NODE(s, r.mirror, "arm2", arm_t, bend40, NULL);
-    r.hand2 = TEST_NODE(s, r.arm2, "hand2", V3(0, 0.7, 0), NULL, NULL);
-    ASSERT_OK(arbor_node_set_mesh(s, r.base, 0));
-    ASSERT_OK(arbor_node_set_mesh(s, r.arm, 1));
-    ASSERT_OK(arbor_node_set_mesh(s, r.hand, 2));
-    ASSERT_OK(arbor_node_set_mesh(s, r.arm2, 1));
-    ASSERT_OK(arbor_node_set_mesh(s, r.hand2, 2));
-    return r;
+    robot_mirrored m = { .r = build_robot3(s) };
+    arbor_trs arm;
+    ASSERT_OK(arbor_node_get_trs(s, m.r.arm, &arm));
+    m.mirror = TEST_NODE(s, m.r.base, "mirror", NULL, NULL, V3(-1, 1, 1));
+    m.arm2 = TEST_NODE(s, m.mirror, "arm2", arm.translation, arm.rotation, NULL);
+    m.hand2 = TEST_NODE(s, m.arm2, "hand2", V3(0, 0.7, 0), NULL, NULL);
+    ASSERT_OK(arbor_node_set_mesh(s, m.r.base, 0));
+    ASSERT_OK(arbor_node_set_mesh(s, m.r.arm, 1));
+    ASSERT_OK(arbor_node_set_mesh(s, m.r.hand, 2));
+    ASSERT_OK(arbor_node_set_mesh(s, m.arm2, 1));
+    ASSERT_OK(arbor_node_set_mesh(s, m.hand2, 2));
+    return m;
 }
 
 static void check_batch(const arbor_instance_batch *b, int32_t mesh, bool mirrored, uint32_t first, uint32_t count) {
@@ -595,14 +582,15 @@ static void check_mat4(arbor_scene *s, arbor_node n, const float *m) {
 static void test_instances_mirrored_batches(void **state) {
     (void)state;
     arbor_scene *s = arbor_scene_create(NULL);
-    robot_mirrored r = build_mirrored(s);
-    const arbor_node nodes[] = { r.base, r.arm, r.hand, r.mirror, r.arm2, r.hand2 };
+    robot_mirrored rm = build_mirrored(s);
+    const robot3 r = rm.r;
+    const arbor_node nodes[] = { r.base, r.arm, r.hand, rm.mirror, rm.arm2, rm.hand2 };
     float m[6 * 16];
     arbor_instance_batch b[8];
     uint32_t count = 0;
 
     /* det W_arm2 = -1 (section 6): its own batch, and hand2's. The mirror carries no mesh. */
-    assert_true(arbor_node_world_is_mirrored(s, r.arm2));
+    assert_true(arbor_node_world_is_mirrored(s, rm.arm2));
     ASSERT_OK(arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, m, b, 8, &count));
     assert_int_equal(count, 5);
     check_batch(&b[0], 0, false, 0, 1);
@@ -613,8 +601,8 @@ static void test_instances_mirrored_batches(void **state) {
     check_mat4(s, r.base, m);
     check_mat4(s, r.arm, m + 16);
     check_mat4(s, r.hand, m + 32);
-    check_mat4(s, r.arm2, m + 48);
-    check_mat4(s, r.hand2, m + 64);
+    check_mat4(s, rm.arm2, m + 48);
+    check_mat4(s, rm.hand2, m + 64);
     /* The second hand lands at (0.78, 1.47, -0.45), the first reflected (section 6). */
     ASSERT_NEAR(m[64 + 12], 0.78, TEST_TOL_2DP);
     ASSERT_NEAR(m[64 + 13], 1.47, TEST_TOL_2DP);
@@ -644,7 +632,7 @@ static void test_instances_mirrored_batches(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_gather_instances",
                    arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, NULL, b, 8, &count));
     /* Nothing with a mesh: no batch, matrices untouched (may be NULL). */
-    ASSERT_OK(arbor_scene_gather_instances(s, &r.mirror, 1, ARBOR_LAYOUT_MAT4, NULL, b, 8, &count));
+    ASSERT_OK(arbor_scene_gather_instances(s, &rm.mirror, 1, ARBOR_LAYOUT_MAT4, NULL, b, 8, &count));
     assert_int_equal(count, 0);
     arbor_scene_destroy(s);
 }
@@ -715,7 +703,7 @@ static void test_no_memory_without_bounds_none_per_frame(void **state) {
     arbor_scene *s = arbor_scene_create(NULL);
     arbor_node b[59];
     for (int i = 0; i < 59; i++)
-        b[i] = TEST_NODE(s, SKELETON_PARENT[i] < 0 ? ARBOR_NONE : b[SKELETON_PARENT[i]], NULL, V3(0, 1, 0), NULL, NULL);
+        b[i] = TEST_NODE(s, wl_skeleton_parent[i] < 0 ? ARBOR_NONE : b[wl_skeleton_parent[i]], NULL, V3(0, 1, 0), NULL, NULL);
     /* No bounds: queries and culls allocate nothing and store no table. */
     uint64_t before = allocations(s);
     arbor_real box[6], c[3], radius;

@@ -6,7 +6,8 @@
  * - assertions on reals, 3-vectors and 4x4 matrices that print both sides;
  * - splitmix64, the fixed-seed generator of shared/bench/WORKLOADS.md;
  * - a counting allocator that checks the sizes arbor passes back to free and realloc;
- * - a reference TRS composer and product in double, independent of the library.
+ * - a reference TRS composer and product in double, independent of the library;
+ * - the course's robot arm (seed 002 sections 4 and 14).
  *
  * Everything is static inline so each test program takes only what it uses.
  */
@@ -432,6 +433,21 @@ static inline void test_world_origin_(arbor_scene *s, arbor_node n, arbor_real o
     out[2] = w[14];
 }
 #define TEST_WORLD_ORIGIN(s, n, out) test_world_origin_((s), (n), (out), __FILE__, __LINE__)
+
+/* The robot arm of seed 002 sections 4 and 14 at the demo's default pose (yaw 30, bend 40):
+   base T(0,0.2,0) R(0,0.2588,0,0.9659); joint T(0,0.2,0) R(0,0,0.3420,0.9397); arm T(0,0.7,0);
+   hand T(0,0.7,0). */
+typedef struct test_robot { arbor_node base, joint, arm, hand; } test_robot;
+
+static inline test_robot test_build_robot(arbor_scene *s)
+{
+    test_robot r;
+    r.base = TEST_NODE(s, ARBOR_NONE, "base", V3(0, 0.2, 0), Q4(0, 0.2588, 0, 0.9659), NULL);
+    r.joint = TEST_NODE(s, r.base, "joint", V3(0, 0.2, 0), Q4(0, 0, 0.3420, 0.9397), NULL);
+    r.arm = TEST_NODE(s, r.joint, "arm", V3(0, 0.7, 0), NULL, NULL);
+    r.hand = TEST_NODE(s, r.arm, "hand", V3(0, 0.7, 0), NULL, NULL);
+    return r;
+}
 
 /* The library must have been built with this program's arbor_real. */
 static inline void test_check_real_size(void)
