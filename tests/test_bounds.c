@@ -23,6 +23,7 @@
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h" /* the 59-bone skeleton */
+#include "arbor/parallel.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
 
@@ -297,6 +298,38 @@ static void test_edit_recomputes_subtree_and_ancestors(void **state) {
     TEST_WORLD(s, b[40], w);
     world_box(s, b[40], box);
     assert_int_equal(recomputed(s, b[0]), 0);
+    arbor_scene_destroy(s);
+}
+
+/* Bulk writes (parallel.h) mark boxes too, also on their one-pass path for writes to much of a
+   parents-first scene (an eighth of it or more). */
+static void test_bulk_writes_mark_boxes(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_node b[59], leaves[8];
+    build_skeleton(s, b);
+    assert_int_equal(recomputed(s, b[0]), 59);
+    arbor_real q[59 * 4];
+    for (int i = 0; i < 59; i++) test_quat_axis_deg(q + 4 * i, 0, 1, 0, 10 + i);
+    /* The five left fingertips, head_end and both toe ends: 15 finger bones, the hand's chain
+       (12, 11, 10, 9), head_end, head and neck, the spine (5 to 1), the legs (6 each), the hips. */
+    const int leaf[8] = { 15, 18, 21, 24, 27, 8, 52, 58 };
+    for (int i = 0; i < 8; i++) leaves[i] = b[leaf[i]];
+    ASSERT_OK(arbor_scene_set_rotations(s, leaves, q, 8));
+    assert_int_equal(recomputed(s, b[0]), 40);
+    ASSERT_OK(arbor_scene_set_rotations(s, b, q, 59));
+    assert_int_equal(recomputed(s, b[0]), 59);
+    /* And the box is the union of the bones' boxes. */
+    arbor_real box[6], want[6] = { INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY }, own[6];
+    for (int i = 0; i < 59; i++) {
+        world_box(s, b[i], own);
+        for (int k = 0; k < 3; k++) {
+            want[k] = own[k] < want[k] ? own[k] : want[k];
+            want[3 + k] = own[3 + k] > want[3 + k] ? own[3 + k] : want[3 + k];
+        }
+    }
+    subtree_box(s, b[0], box);
+    ASSERT_REALS_BITS_EQUAL(box, want, 6);
     arbor_scene_destroy(s);
 }
 
@@ -844,6 +877,7 @@ int main(void) {
         cmocka_unit_test(test_section11_five_tests),
         cmocka_unit_test(test_section11_from_gltf),
         cmocka_unit_test(test_edit_recomputes_subtree_and_ancestors),
+        cmocka_unit_test(test_bulk_writes_mark_boxes),
         cmocka_unit_test(test_random_scenes_against_brute_force),
         cmocka_unit_test(test_frustum_planes),
         cmocka_unit_test(test_instances_mirrored_batches),

@@ -75,9 +75,9 @@ void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]
     }
     const arbor_real *w = s->n.world + (size_t)slot * 12, *lo = a->bounds, *hi = a->bounds + 3;
     for (int r = 0; r < 3; r++) {
-        arbor_real min = w[9 + r], max = w[9 + r];
+        arbor_real min = w[ARBOR__AT(r, 3)], max = w[ARBOR__AT(r, 3)];
         for (int c = 0; c < 3; c++) {
-            arbor_real m = w[c * 3 + r], p = m * lo[c], q = m * hi[c];
+            arbor_real m = w[ARBOR__AT(r, c)], p = m * lo[c], q = m * hi[c];
             min = min + (p < q ? p : q); /* two selects, not a branch: the signs are random */
             max = max + (p > q ? p : q);
         }

@@ -59,13 +59,13 @@ static void write_matrix(const arbor_scene *s, uint32_t slot, arbor_matrix_layou
     if (layout == ARBOR_LAYOUT_MAT4) {
         float *m = matrices + (size_t)index * 16;
         for (int c = 0; c < 4; c++) {
-            for (int r = 0; r < 3; r++) m[c * 4 + r] = (float)w[c * 3 + r];
+            for (int r = 0; r < 3; r++) m[c * 4 + r] = (float)w[ARBOR__AT(r, c)];
             m[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
         }
     } else {
         float *m = matrices + (size_t)index * 12;
         for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++) m[r * 4 + c] = (float)w[c * 3 + r];
+            for (int c = 0; c < 4; c++) m[r * 4 + c] = (float)w[ARBOR__AT(r, c)];
     }
 }
 

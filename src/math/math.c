@@ -416,7 +416,12 @@ void arbor_mat4_transform_dir(arbor_real out3[3], const arbor_real m[16], const 
     memcpy(out3, r, sizeof r);
 }
 
-arbor_real arbor__affine_det3(const arbor_real a[12]) { return det3_cols(a, a + 3, a + 6); }
+arbor_real arbor__affine_det3(const arbor_real a[12])
+{
+    arbor_real cols[12];
+    to_columns(cols, a);
+    return det3_cols(cols, cols + 3, cols + 6);
+}
 
 arbor_real arbor_mat4_determinant3(const arbor_real m[16])
 {

@@ -71,7 +71,7 @@ arbor_result arbor_light_world_position(arbor_scene *s, arbor_node n, arbor_real
     if (!arbor__carrying(s, n, ARBOR__HAS_LIGHT, &slot, &r, "arbor_light_world_position")) return r;
     arbor__resolve(s, slot);
     const arbor_real *w = s->n.world + (size_t)slot * 12;
-    for (int k = 0; k < 3; k++) out[k] = w[9 + k];
+    for (int k = 0; k < 3; k++) out[k] = w[ARBOR__AT(k, 3)];
     return ARBOR_OK;
 }
 
@@ -87,7 +87,7 @@ arbor_result arbor_light_world_direction(arbor_scene *s, arbor_node n, arbor_rea
     arbor__resolve(s, slot);
     const arbor_real *w = s->n.world + (size_t)slot * 12;
     for (int row = 0; row < 3; row++) {
-        world[row] = w[row] * local[0] + w[3 + row] * local[1] + w[6 + row] * local[2];
+        world[row] = w[ARBOR__AT(row, 0)] * local[0] + w[ARBOR__AT(row, 1)] * local[1] + w[ARBOR__AT(row, 2)] * local[2];
         length += world[row] * world[row];
     }
     length = sqrt(length);
