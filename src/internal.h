@@ -233,7 +233,6 @@ static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
    marked (its TRS written), then one arbor__invalidate_in_order from the lowest written slot
    finishes what arbor__invalidate would have done node by node. */
 static inline void arbor__mark_written(arbor_scene *s, uint32_t slot) {
-    if (s->boxes.entry) arbor__bounds_stale(s, slot);
     uint8_t f = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
     if (!(f & ARBOR__WORLD_DIRTY)) f |= ARBOR__WORLD_DIRTY | ARBOR__QUEUED;
     s->n.flags[slot] = f;

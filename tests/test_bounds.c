@@ -333,6 +333,40 @@ static void test_bulk_writes_mark_boxes(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* A parallel bulk write (every bone but the hips of 300 skeletons, in slot order, on two
+   threads): the boxes are marked on the calling thread; the written bones and the hips above
+   them (whose world versions did not change) are all recomputed. */
+static void test_parallel_bulk_write_marks_boxes(void **state) {
+    (void)state;
+    enum { SKELETONS = 300, N = SKELETONS * 59 };
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_node *b = malloc(sizeof *b * N);
+    arbor_real *q = malloc(sizeof *q * 4 * N);
+    for (int k = 0; k < SKELETONS; k++) build_skeleton(s, b + 59 * k);
+    for (int i = 0; i < N; i++) test_quat_axis_deg(q + 4 * i, 1, 0, 0, i % 90);
+    arbor_pool *pool = arbor_pool_create(2);
+    assert_non_null(pool);
+    arbor_executor ex = arbor_pool_executor(pool);
+    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), N);
+    arbor_node *bones = malloc(sizeof *bones * N);
+    uint32_t count = 0;
+    for (int i = 0; i < N; i++)
+        if (i % 59) bones[count++] = b[i];
+    uint64_t before = boxes_computed(s);
+    ASSERT_OK(arbor_scene_set_rotations_parallel(s, bones, q, count, &ex));
+    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), N);
+    assert_int_equal(boxes_computed(s) - before, N);
+    arbor_real box[6], own[6];
+    subtree_box(s, b[59 * 7 + 12], box); /* a left hand: its box holds its fingertips' */
+    world_box(s, b[59 * 7 + 15], own);
+    for (int k = 0; k < 3; k++) assert_true(box[k] <= own[k] && box[3 + k] >= own[3 + k]);
+    arbor_pool_destroy(pool);
+    free(bones);
+    free(b);
+    free(q);
+    arbor_scene_destroy(s);
+}
+
 /* ---- random scenes against brute force ------------------------------------------------------------- */
 
 #define RANDOM_NODES 500
@@ -878,6 +912,7 @@ int main(void) {
         cmocka_unit_test(test_section11_from_gltf),
         cmocka_unit_test(test_edit_recomputes_subtree_and_ancestors),
         cmocka_unit_test(test_bulk_writes_mark_boxes),
+        cmocka_unit_test(test_parallel_bulk_write_marks_boxes),
         cmocka_unit_test(test_random_scenes_against_brute_force),
         cmocka_unit_test(test_frustum_planes),
         cmocka_unit_test(test_instances_mirrored_batches),

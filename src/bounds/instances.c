@@ -92,7 +92,7 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
     }
     uint32_t groups = 0, instances = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(nodes[i]);
+        uint32_t slot = arbor__slot(s, nodes[i]);
         const arbor__attachment *a = arbor__attachment_of(s, slot);
         if (!a || a->mesh < 0) continue;
         if (!table_room(s, groups + 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory to group %u meshes", groups + 1);
@@ -111,7 +111,7 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
     /* Pass 2: a batch is written where its group is first met, each matrix in its batch. */
     uint32_t first = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(nodes[i]);
+        uint32_t slot = arbor__slot(s, nodes[i]);
         const arbor__attachment *a = arbor__attachment_of(s, slot);
         if (!a || a->mesh < 0) continue;
         uint32_t mirror = mirrored(s, slot);

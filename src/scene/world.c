@@ -41,6 +41,7 @@ void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
         if (f & ARBOR__QUEUED) {
             flags[n] = (uint8_t)(f & ~ARBOR__QUEUED);
             marked++;
+            if (s->boxes.entry) arbor__bounds_stale(s, n); /* a bulk write: here, not on its threads */
             if (!parent_dirty) pending_push(s, n);
         } else if (!(f & ARBOR__WORLD_DIRTY) && parent_dirty) {
             flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);

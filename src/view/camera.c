@@ -55,8 +55,8 @@ static arbor_result camera_projection(const arbor_scene *s, arbor_node camera, a
     if (aspect < 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "aspect %g is negative", (double)aspect);
     if (aspect == 0) aspect = c->aspect;
     if (c->type == ARBOR_CAMERA_PERSPECTIVE && aspect == 0)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u's camera has no aspect ratio and none was given",
-                           slot, s->n.generation[slot]);
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT "'s camera has no aspect ratio and none was given",
+                           ARBOR__NODE_ARGS(s, slot));
     projection(c, (double)aspect, out);
     return ARBOR_OK;
 }
@@ -107,7 +107,7 @@ static arbor_result set_pose(arbor_scene *s, arbor_node camera, const double eye
     uint32_t slot = arbor__require(s, camera, fn, &r);
     if (!slot) return r;
     if (s->n.flags[slot] & ARBOR__LOCKED)
-        return arbor__fail(ARBOR_ERR_LOCKED, fn, "node %uv%u has a locked local matrix", slot, s->n.generation[slot]);
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "node " ARBOR__NODE_FMT " has a locked local matrix", ARBOR__NODE_ARGS(s, slot));
     arbor_trs trs;
     arbor_real basis[16];
     arbor_node_get_trs(s, camera, &trs); /* the scale kept (a matrix's decomposed scale) */

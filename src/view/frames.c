@@ -92,8 +92,8 @@ arbor_result arbor_light_world_direction(arbor_scene *s, arbor_node n, arbor_rea
     }
     length = sqrt(length);
     if (!(length > 0))
-        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node %uv%u flattens the light's direction", slot,
-                           s->n.generation[slot]);
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node " ARBOR__NODE_FMT " flattens the light's direction",
+                           ARBOR__NODE_ARGS(s, slot));
     for (int k = 0; k < 3; k++) out[k] = (arbor_real)(world[k] / length);
     return ARBOR_OK;
 }
