@@ -59,20 +59,22 @@ static uint64_t allocations(const arbor_scene *s) {
     return st.allocations;
 }
 
-/* The plane test of bounds.h written out: outside when the box's corner farthest along the
-   normal is behind, straddling when the nearest is. 0 outside, 1 straddling, 2 inside. */
+/* Where a box lies against planes, by brute force: 0 outside, 1 straddling, 2 inside. Each
+   plane is evaluated at the box's eight corners (d + a x + b y + c z, summed in that order as
+   bounds.h does, so with the same roundings: rounding keeps order, and the extreme corners
+   give the library's extremes bit for bit). */
 static int classify(const arbor_real box[6], const arbor_real *planes, uint32_t count) {
     int result = 2;
     for (uint32_t i = 0; i < count; i++) {
         const arbor_real *p = planes + 4 * i;
-        arbor_real far = p[3], near = p[3];
-        for (int k = 0; k < 3; k++) {
-            arbor_real lo = p[k] * box[k], hi = p[k] * box[3 + k];
-            far = far + (lo > hi ? lo : hi);
-            near = near + (lo < hi ? lo : hi);
+        int behind = 0;
+        for (int corner = 0; corner < 8; corner++) {
+            arbor_real v = p[3];
+            for (int k = 0; k < 3; k++) v = v + p[k] * box[(corner >> k & 1) ? 3 + k : k];
+            behind += v < 0;
         }
-        if (far < 0) return 0;
-        if (near < 0) result = 1;
+        if (behind == 8) return 0;
+        if (behind) result = 1;
     }
     return result;
 }
