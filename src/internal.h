@@ -91,8 +91,8 @@ typedef struct arbor__attachment {
    the node changes that version; a change inside its subtree (a transform, a link, a local
    box) sets the version of the node and of its ancestors to 0 (arbor__bounds_stale).
    Invariant: an entry at 0 has only ancestors at 0; slots at or past `capacity` count as 0.
-   Slots renumbered: move the entries with their nodes, or set every version to 0 (always
-   correct: everything is recomputed at the next query). */
+   Slots renumbered (scene/layout.c): the entries move with their nodes, or are all set to 0
+   (always correct: everything is recomputed at the next query). */
 typedef struct arbor__subtree_box {
     arbor_real box[6];   /* world min (3), max (3) over the subtree; no bounds: +inf, -inf */
     uint64_t version;    /* the node's world version when computed; 0: out of date */
@@ -131,7 +131,8 @@ struct arbor_scene {
     struct arbor_journal *journal;
     struct arbor__foreign_table *foreign;
     struct arbor__changes *changes;
-    uint32_t bounded;               /* nodes with a local box */
+    uint32_t bounded;               /* nodes (live or held) with a local box: kept by every writer
+                                       of ARBOR__HAS_BOUNDS (set_bounds, release, swap, clone) */
     arbor__subtree_boxes boxes;
     void *instance_table;           /* arbor_scene_gather_instances' hash table, kept warm */
     uint32_t instance_table_cap;    /* its entries (a power of two, or 0) */

@@ -23,6 +23,7 @@
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h" /* the 59-bone skeleton */
+#include "arbor/edit.h"
 #include "arbor/parallel.h"
 
 /* ---- helpers ------------------------------------------------------------------------------------ */
@@ -366,6 +367,92 @@ static void test_parallel_bulk_write_marks_boxes(void **state) {
     free(bones);
     free(b);
     free(q);
+    arbor_scene_destroy(s);
+}
+
+/* The subtree box of every root against the union of its nodes' world boxes. */
+static void check_roots(arbor_scene *s) {
+    arbor_node sub[64];
+    for (arbor_node r = arbor_scene_first_root(s); !arbor_node_is_none(r); r = arbor_node_next_sibling(s, r)) {
+        arbor_real got[6], want[6] = { INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY }, box[6];
+        uint32_t size = arbor_node_collect_subtree(s, r, sub, 64);
+        assert_true(size <= 64);
+        for (uint32_t i = 0; i < size; i++) {
+            world_box(s, sub[i], box);
+            for (int k = 0; k < 3; k++) {
+                want[k] = box[k] < want[k] ? box[k] : want[k];
+                want[3 + k] = box[3 + k] > want[3 + k] ? box[3 + k] : want[3 + k];
+            }
+        }
+        subtree_box(s, r, got);
+        ASSERT_REALS_BITS_EQUAL(got, want, 6);
+    }
+}
+
+/* When an update renumbers the storage (scene/layout.c), the subtree boxes move with their
+   nodes: only what changed is recomputed after it. */
+static void test_boxes_survive_relayout(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_node b[4][59];
+    for (int k = 0; k < 4; k++) build_skeleton(s, b[k]);
+    arbor_node late = TEST_NODE(s, ARBOR_NONE, "late", V3(5, 0, 0), NULL, NULL);
+    set_half_box(s, late, 0.5, 0.5, 0.5);
+    check_roots(s);
+    /* The third skeleton's left arm under a node made after it: the order breaks. */
+    ASSERT_OK(arbor_node_set_parent(s, b[2][9], late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    /* Much to do (the first skeleton moved: 59 of 237 nodes): the update renumbers. */
+    ASSERT_OK(arbor_node_set_translation(s, b[0][0], 3, 0, 0));
+    arbor_stats before, after;
+    arbor_scene_stats(s, &before);
+    arbor_scene_update(s);
+    arbor_scene_stats(s, &after);
+    assert_int_equal(after.relayouts - before.relayouts, 1);
+    /* Recomputed: the first skeleton (59), the arm's old chain (5 to 0 in the third: 6) and its
+       new one (the arm's 19 bones have new world matrices, and late): 85. */
+    uint64_t computed = boxes_computed(s);
+    check_roots(s);
+    assert_int_equal(boxes_computed(s) - computed, 59 + 6 + 19 + 1);
+    arbor_scene_destroy(s);
+}
+
+/* What the journal undoes and redoes (edit.h), and clones, keep the boxes right. */
+static void test_journal_and_clones(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    robot3 r = build_robot3(s);
+    arbor_real box[6];
+    subtree_box(s, r.base, box);
+    ASSERT_X_RANGE(box, -1.102, 0.478);
+    /* A bigger box on the hand, undone and redone (the journal swaps the records). */
+    ASSERT_OK(arbor_journal_set_bounds(j, r.hand, V3(-2, -2, -2), V3(2, 2, 2)));
+    subtree_box(s, r.base, box);
+    /* x: -0.779 - 2 (|0.66| + |0.56| + |0.50|), the rotated cube's reach */
+    ASSERT_NEAR(box[0], -4.220, TEST_TOL_3DP);
+    ASSERT_OK(arbor_journal_undo(j));
+    subtree_box(s, r.base, box);
+    ASSERT_X_RANGE(box, -1.102, 0.478);
+    ASSERT_OK(arbor_journal_redo(j));
+    subtree_box(s, r.base, box);
+    ASSERT_NEAR(box[0], -4.220, TEST_TOL_3DP);
+    ASSERT_OK(arbor_journal_undo(j));
+    /* The arm destroyed (held for undo) and brought back. */
+    ASSERT_OK(arbor_journal_destroy_node(j, r.arm));
+    subtree_box(s, r.base, box);
+    ASSERT_X_RANGE(box, -0.478, 0.478);
+    ASSERT_OK(arbor_journal_undo(j));
+    subtree_box(s, r.base, box);
+    ASSERT_X_RANGE(box, -1.102, 0.478);
+    /* A clone into a scene with no bounds of its own: its boxes count. */
+    arbor_scene *other = arbor_scene_create(NULL);
+    arbor_node copy;
+    ASSERT_OK(arbor_node_clone_from(other, s, r.base, ARBOR_NONE, &copy));
+    subtree_box(other, copy, box);
+    ASSERT_X_RANGE(box, -1.102, 0.478);
+    assert_int_equal(arbor_scene_cull(other, NULL, 0, NULL, 0, NULL), 3);
+    arbor_scene_destroy(other);
     arbor_scene_destroy(s);
 }
 
@@ -915,6 +1002,8 @@ int main(void) {
         cmocka_unit_test(test_edit_recomputes_subtree_and_ancestors),
         cmocka_unit_test(test_bulk_writes_mark_boxes),
         cmocka_unit_test(test_parallel_bulk_write_marks_boxes),
+        cmocka_unit_test(test_boxes_survive_relayout),
+        cmocka_unit_test(test_journal_and_clones),
         cmocka_unit_test(test_random_scenes_against_brute_force),
         cmocka_unit_test(test_frustum_planes),
         cmocka_unit_test(test_instances_mirrored_batches),

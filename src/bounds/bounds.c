@@ -156,7 +156,7 @@ static arbor_result subtree_box(arbor_scene *s, arbor_node n, arbor_real box[6],
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, fn, &r);
     if (!slot) return r;
-    if (!s->bounded) {
+    if (!s->bounded && !s->boxes.entry) { /* no bounds ever: no table either */
         box_clear(box);
         return ARBOR_OK;
     }

@@ -78,7 +78,7 @@ uint32_t arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t pla
         arbor__fail(ARBOR_ERR_NONFINITE, fn, "the planes hold a NaN or infinity");
         return 0;
     }
-    if (!s->bounded || !arbor__boxes_ready(s, fn)) return 0;
+    if ((!s->bounded && !s->boxes.entry) || !arbor__boxes_ready(s, fn)) return 0;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
     for (uint32_t root = s->first_root; root && steps <= limit; root = s->n.next_sibling[root], steps++)
         arbor__subtree_refresh(s, root);

@@ -24,6 +24,7 @@ static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t fro
         arbor__attachment *b = arbor__attachment_writable(dst, to); /* reserved: cannot fail */
         copy.foreign = copy.next_free = 0;
         *b = copy;
+        if (copy.has & ARBOR__HAS_BOUNDS) dst->bounded++;
     }
     return to;
 }

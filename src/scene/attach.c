@@ -71,6 +71,9 @@ bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *ot
     }
     arbor__attachment mine = *a;
     *a = *other;
+    uint32_t had = mine.has & ARBOR__HAS_BOUNDS, has = a->has & ARBOR__HAS_BOUNDS;
+    s->bounded = s->bounded - (had ? 1 : 0) + (has ? 1 : 0);
+    if (s->boxes.entry && (had || has)) arbor__bounds_stale(s, slot);
     a->foreign = mine.foreign; /* not part of what is exchanged */
     a->next_free = mine.next_free;
     mine.foreign = mine.next_free = 0;

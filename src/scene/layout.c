@@ -68,6 +68,13 @@ bool arbor__relayout(arbor_scene *s) {
     if (moves) gather(s->n.field, elem, order, count, tmp);
     ARBOR__ARRAYS(ARBOR__GATHER)
 #undef ARBOR__GATHER
+    /* The subtree boxes (bounds/) move with their nodes; a table that does not reach every old
+       slot is forgotten instead (all recomputed at the next query). */
+    _Static_assert(sizeof *s->boxes.entry <= 12 * sizeof(arbor_real), "tmp holds a subtree box per slot");
+    if (s->boxes.entry && s->boxes.capacity >= s->slot_end)
+        gather(s->boxes.entry, sizeof *s->boxes.entry, order, count, tmp);
+    else if (s->boxes.entry)
+        memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
     for (uint32_t i = 1; i < count; i++) s->n.slot_of[s->n.id[i]] = i;
     /* every slot past the live ones is free, in order */
     memset(s->n.flags + count, 0, s->slot_end - count);
