@@ -157,6 +157,10 @@ void *arbor__alloc(arbor_scene *s, size_t size);
    p untouched when out of memory. */
 void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
 void arbor__free(arbor_scene *s, void *p, size_t size);
+/* Allocation through an allocator held apart from a scene (documents, clips): all zero is malloc
+   and free; a size of 0 is taken as 1. */
+void *arbor__alloc_with(const arbor_allocator *a, size_t size);
+void arbor__free_with(const arbor_allocator *a, void *p, size_t size);
 void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

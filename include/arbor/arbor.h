@@ -8,6 +8,7 @@
  * - bounds.h meshes and local bounds on nodes
  * - parallel.h bulk writes, the parallel update, executors and a small thread pool
  * - edit.h   the journal (undo, redo, groups), clones, foreign parents, change lists
+ * - anim.h   keyframe clips playing on nodes, blends, joint matrices of skins
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H
@@ -18,4 +19,5 @@
 #include "arbor/bounds.h"
 #include "arbor/parallel.h"
 #include "arbor/edit.h"
+#include "arbor/anim.h"
 #endif

@@ -47,6 +47,7 @@ ARBOR_API arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const
 /* The node's local box; false (min = +inf, max = -inf) when it has none or is dead. */
 ARBOR_API bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]);
 
+
 /* ---- Boxes up the tree ------------------------------------------------------------------------ */
 
 /* The node's own box in world space: its local box's corners through its world matrix, min

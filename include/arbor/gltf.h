@@ -50,6 +50,7 @@
 #ifndef ARBOR_GLTF_H
 #define ARBOR_GLTF_H
 
+#include "arbor/anim.h"
 #include "arbor/scene.h"
 
 #ifdef __cplusplus
@@ -130,6 +131,36 @@ ARBOR_API int32_t arbor_gltf_node_skin(const arbor_gltf *doc, arbor_node n);
    (NULL to skip; room for cap matrices). Returns 0 for a skin index out of range. */
 ARBOR_API uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
                                    arbor_node *skeleton);
+
+/* ---- Animations and skins (anim.h) ------------------------------------------------------------ */
+
+/* An animation's name (NULL when it has none or the index is out of range), and the index of the
+   first animation named `name` (-1 when none is). */
+ARBOR_API const char *arbor_gltf_animation_name(const arbor_gltf *doc, uint32_t animation);
+ARBOR_API int32_t arbor_gltf_animation_find(const arbor_gltf *doc, const char *name);
+
+typedef struct arbor_gltf_clip_options {  /* all zero: defaults */
+    bool pointer;  /* also the KHR_animation_pointer channels on a node's translation, rotation or
+                      scale ("/nodes/N/rotation"); without it they are left out. Other pointers
+                      (materials, cameras, lights, weights) are always left out. */
+} arbor_gltf_clip_options;
+
+/* A clip of animation `animation`: its targets are the file's node indices (the rig size is the
+   node count, target names the node names), its duration what the animation lasts (the largest
+   keyframe time of all its samplers), its channels those the load accepted (a lenient load
+   leaves out what it warned about; a channel whose data the file does not hold is left out with
+   a warning) and, with options.pointer, the node TRS pointer channels (a regular channel on the
+   same node and path wins). Morph weights channels are kept, one value per morph target. The
+   clip allocates through the document's allocator and does not need the document afterwards.
+   Refused: an index out of range (ARBOR_ERR_INVALID_ARGUMENT), no memory. */
+ARBOR_API arbor_result arbor_gltf_clip(const arbor_gltf *doc, uint32_t animation,
+                                       const arbor_gltf_clip_options *options, arbor_clip **out);
+
+/* Adds to skins every node of the file that has a skin and a mesh, in node index order: the
+   node is the mesh, the skin's joints and inverse bind matrices follow. Nodes or joints
+   destroyed since the load are left out (their skins with them). *added (may be NULL) gets how
+   many were added. Refused as arbor_skins_add is; on failure nothing is added. */
+ARBOR_API arbor_result arbor_gltf_add_skins(const arbor_gltf *doc, arbor_skins *skins, uint32_t *added);
 
 #ifdef __cplusplus
 }

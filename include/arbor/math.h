@@ -69,8 +69,9 @@ ARBOR_API void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real ax
 /* out = q / |q|; returns false (out = identity) when |q| is zero or not finite. out may be q. */
 ARBOR_API bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4]);
 
-/* Spherical interpolation from a (t = 0) to b (t = 1) along the shorter arc; out is unit.
-   Nearly parallel inputs fall back to a normalised linear blend. out may be a or b. */
+/* Spherical interpolation from a (t = 0) to b (t = 1) along the shorter arc; out is unit. Exact
+   down to nearly parallel inputs (no linear fallback; the weights come from a power series, not
+   from acos and sin). out may be a or b. */
 ARBOR_API void arbor_quat_slerp(arbor_real out[4], const arbor_real a[4], const arbor_real b[4], arbor_real t);
 
 /* out = q1 * q2 (apply q2 first). out may be q1 or q2. */

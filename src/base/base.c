@@ -1,4 +1,5 @@
-/* Result codes, the thread's last error, allocation and logging through a scene's hooks. */
+/* Result codes, the thread's last error, allocation (through a scene's hooks or an allocator given
+   apart) and logging. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,20 @@ void arbor__free(arbor_scene *s, void *p, size_t size) {
     if (!p) return;
     if (s->allocator.free)
         s->allocator.free(s->allocator.user, p, size);
+    else
+        free(p);
+}
+
+void *arbor__alloc_with(const arbor_allocator *a, size_t size) {
+    if (size == 0) size = 1;
+    return a->alloc ? a->alloc(a->user, size) : malloc(size);
+}
+
+void arbor__free_with(const arbor_allocator *a, void *p, size_t size) {
+    if (!p) return;
+    if (size == 0) size = 1;
+    if (a->free)
+        a->free(a->user, p, size);
     else
         free(p);
 }

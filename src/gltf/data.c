@@ -1,8 +1,9 @@
 /* Accessors and the bytes behind them: the layout of elements in a bufferView (alignment,
    stride, length, with 64-bit overflow checks), reading one component (sparse substitution
-   included), and the checks arbor makes on buffer data: floats finite, min and max exact, sparse
+   included), the checks arbor makes on buffer data (floats finite, min and max exact, sparse
    indices increasing, inverse bind matrices affine, animation times increasing and rotations
-   unit. Data checks run only where the bytes are at hand, as the Khronos validator does. */
+   unit; only where the bytes are at hand, as the Khronos validator does), and the animations'
+   data decoded for the document. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -265,9 +266,11 @@ static bool animation_data(ld *L, const ld_anim_check *C) {
     if (C->kind == LD_TIMES) {
         for (uint64_t e = 0; e < A->count; e++) {
             double t = arbor__ld_read(L, A, e, 0), prev = e ? arbor__ld_read(L, A, e - 1, 0) : -1;
-            if (t < 0 || (e && t <= prev))
+            if (t < 0 || (e && t <= prev)) {
+                L->samplers[C->sampler].ok = false; /* lenient: its channels are left out */
                 return BAD(AT("/animations/%u/samplers/%u/input", C->anim, C->index), "keyframe %llu at time %g is %s",
                            (unsigned long long)e, t, t < 0 ? "negative" : "not after the one before");
+            }
         }
         return true;
     }
@@ -295,4 +298,114 @@ bool arbor__ld_data(ld *L) {
     for (uint32_t k = 0; k < L->n_anim_checks; k++)
         if (!animation_data(L, &L->anim_checks[k])) return false;
     return true;
+}
+
+/* ---- animations for the document ------------------------------------------------------------- */
+
+/* Elements that can be read: from bytes at hand, or zeros (and sparse values) without a view. */
+static bool readable(const ld *L, const ld_accessor *A) {
+    return A->ok && !A->bad_layout && (A->view == LD_NONE || arbor__ld_has_data(L, A));
+}
+
+/* Why channel i cannot be used as decoded (NULL when it can). */
+static const char *unusable(const ld *L, const ld_channel *C, const float *data, const size_t *times,
+                            const size_t *values) {
+    const ld_sampler *S = &L->samplers[C->sampler];
+    const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
+    const float *t = data + times[S->input];
+    for (uint64_t k = 0; k < in->count; k++)
+        if (!(t[k] >= 0) || (k && !(t[k] > t[k - 1]))) return "its keyframe times do not increase";
+    if (C->path != ARBOR_ANIM_ROTATION) return NULL;
+    bool cubic = S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE;
+    const float *v = data + values[C->sampler];
+    for (uint64_t e = cubic ? 1 : 0; e < out->count; e += cubic ? 3 : 1) {
+        const float *q = v + e * 4;
+        if (!((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3] > 0))
+            return "a rotation has no length";
+    }
+    return NULL;
+}
+
+bool arbor__ld_decode_animations(ld *L, arbor_gltf *doc) {
+    uint32_t usable = 0;
+    size_t floats = 0;
+    /* where each input accessor's times and each sampler's values go in anim_data */
+    size_t *times = arbor__ld_calloc(L, L->n_accessors, sizeof *times);
+    size_t *values = arbor__ld_calloc(L, L->n_samplers, sizeof *values);
+    bool *use = arbor__ld_calloc(L, L->n_channels, sizeof *use);
+    bool ok = times && values && use;
+    for (uint32_t i = 0; ok && i < L->n_accessors; i++) times[i] = SIZE_MAX;
+    for (uint32_t i = 0; ok && i < L->n_samplers; i++) values[i] = SIZE_MAX;
+    for (uint32_t a = 0; ok && a < L->n_animations; a++)
+        for (uint32_t c = 0; c < L->animations[a].nchannels; c++) {
+            uint32_t i = L->animations[a].channel0 + c;
+            const ld_channel *C = &L->channels[i];
+            const ld_sampler *S = C->ok ? &L->samplers[C->sampler] : NULL;
+            if (!S || !S->ok || S->interpolation < 0) continue;
+            if (!readable(L, &L->acc[S->input]) || !readable(L, &L->acc[S->output])) {
+                arbor__log(L->s, ARBOR_LOG_WARN, "%s: /animations/%u/channels/%u: its data is not in the file: left out",
+                           L->file, a, c);
+                continue;
+            }
+            use[i] = true;
+            if (times[S->input] == SIZE_MAX) times[S->input] = floats, floats += L->acc[S->input].count;
+            const ld_accessor *out = &L->acc[S->output];
+            if (values[C->sampler] == SIZE_MAX) values[C->sampler] = floats, floats += out->count * out->ncomp;
+        }
+    if (ok && floats && !(doc->anim_data = arbor__ld_calloc(L, floats, sizeof *doc->anim_data))) ok = false;
+    if (ok) doc->anim_floats = floats;
+    for (uint32_t i = 0; ok && i < L->n_accessors; i++) /* decode */
+        for (uint64_t k = 0; times[i] != SIZE_MAX && k < L->acc[i].count; k++)
+            doc->anim_data[times[i] + k] = (float)arbor__ld_read(L, &L->acc[i], k, 0);
+    for (uint32_t i = 0; ok && i < L->n_samplers; i++) {
+        const ld_accessor *A = &L->acc[L->samplers[i].output];
+        for (uint64_t e = 0; values[i] != SIZE_MAX && e < A->count; e++)
+            for (uint32_t c = 0; c < A->ncomp; c++)
+                doc->anim_data[values[i] + e * A->ncomp + c] = (float)arbor__ld_normalize(A, arbor__ld_read(L, A, e, c));
+    }
+    for (uint32_t a = 0; ok && a < L->n_animations; a++)
+        for (uint32_t c = 0; c < L->animations[a].nchannels; c++) {
+            uint32_t i = L->animations[a].channel0 + c;
+            const char *why = use[i] ? unusable(L, &L->channels[i], doc->anim_data, times, values) : NULL;
+            if (why) {
+                arbor__log(L->s, ARBOR_LOG_WARN, "%s: /animations/%u/channels/%u: %s: left out", L->file, a, c, why);
+                use[i] = false;
+            }
+            usable += use[i];
+        }
+    /* each count set as its array is made, so that arbor_gltf_free frees what there is */
+    if (ok && (ok = (doc->animations = arbor__ld_calloc(L, L->n_animations, sizeof *doc->animations)) != NULL))
+        doc->animation_count = L->n_animations;
+    if (ok && (ok = (doc->anim_samplers = arbor__ld_calloc(L, L->n_samplers, sizeof *doc->anim_samplers)) != NULL))
+        doc->anim_sampler_count = L->n_samplers;
+    if (ok && (ok = (doc->anim_channels = arbor__ld_calloc(L, usable, sizeof *doc->anim_channels)) != NULL))
+        doc->anim_channel_count = usable;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; ok && i < L->n_samplers; i++) {
+        const ld_sampler *S = &L->samplers[i];
+        if (values[i] == SIZE_MAX) continue;
+        const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
+        uint64_t per = in->count * (S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? 3u : 1u);
+        doc->anim_samplers[i] = (arbor__gltf_sampler){ .interpolation = S->interpolation,
+                                                       .keys = (uint32_t)in->count,
+                                                       .width = (uint32_t)(out->count * out->ncomp / per),
+                                                       .times = times[S->input],
+                                                       .values = values[i] };
+    }
+    for (uint32_t a = 0; ok && a < L->n_animations; a++) {
+        arbor__gltf_animation *D = &doc->animations[a];
+        D->channel0 = kept;
+        D->duration = L->animations[a].duration;
+        for (uint32_t c = 0; c < L->animations[a].nchannels; c++) {
+            const ld_channel *C = &L->channels[L->animations[a].channel0 + c];
+            if (!use[L->animations[a].channel0 + c]) continue;
+            doc->anim_channels[kept++] =
+                (arbor__gltf_channel){ .node = C->node, .sampler = C->sampler, .path = C->path, .pointer = C->pointer };
+        }
+        D->channel_count = kept - D->channel0;
+    }
+    arbor__ld_free(L, times, L->n_accessors, sizeof *times);
+    arbor__ld_free(L, values, L->n_samplers, sizeof *values);
+    arbor__ld_free(L, use, L->n_channels, sizeof *use);
+    return ok;
 }

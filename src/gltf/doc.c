@@ -1,5 +1,5 @@
-/* The document's lifetime and queries, and the helpers every glTF file uses (allocation through
-   the scene's allocator, error messages, reading a whole file). */
+/* The document's lifetime and queries, and the helpers every glTF file uses (error messages,
+   reading a whole file). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
@@ -11,20 +11,6 @@
 #include "gltf/gltf_internal.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */
-
-void *arbor__gltf_alloc(const arbor_allocator *a, size_t size) {
-    if (size == 0) size = 1;
-    return a->alloc ? a->alloc(a->user, size) : malloc(size);
-}
-
-void arbor__gltf_free(const arbor_allocator *a, void *p, size_t size) {
-    if (!p) return;
-    if (size == 0) size = 1;
-    if (a->free)
-        a->free(a->user, p, size);
-    else
-        free(p);
-}
 
 arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,
                                const char *fmt, ...) {
@@ -54,7 +40,7 @@ arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, u
         return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "%s is not a readable file", path);
     }
     size_t n = (size_t)st.st_size;
-    uint8_t *p = arbor__gltf_alloc(a, n);
+    uint8_t *p = arbor__alloc_with(a, n);
     if (!p) {
         fclose(f);
         return arbor__gltf_error(error, ARBOR_ERR_OUT_OF_MEMORY, file_for_messages, pointer,
@@ -63,7 +49,7 @@ arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, u
     size_t got = n ? fread(p, 1, n, f) : 0;
     fclose(f);
     if (got != n) {
-        arbor__gltf_free(a, p, n);
+        arbor__free_with(a, p, n);
         return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "cannot read %s", path);
     }
     *data = p;
@@ -77,26 +63,30 @@ void arbor_gltf_free(arbor_gltf *doc) {
     if (!doc) return;
     const arbor_allocator a = doc->allocator;
     if (doc->root) json_decref(doc->root);
-    if (doc->path) arbor__gltf_free(&a, doc->path, strlen(doc->path) + 1);
-    if (doc->base_dir) arbor__gltf_free(&a, doc->base_dir, strlen(doc->base_dir) + 1);
-    arbor__gltf_free(&a, doc->nodes, (size_t)doc->node_count * sizeof *doc->nodes);
-    arbor__gltf_free(&a, doc->by_id, (size_t)doc->node_count * sizeof *doc->by_id);
-    arbor__gltf_free(&a, doc->by_id_index, (size_t)doc->node_count * sizeof *doc->by_id_index);
-    arbor__gltf_free(&a, doc->node_skin, (size_t)doc->node_count * sizeof *doc->node_skin);
+    if (doc->path) arbor__free_with(&a, doc->path, strlen(doc->path) + 1);
+    if (doc->base_dir) arbor__free_with(&a, doc->base_dir, strlen(doc->base_dir) + 1);
+    arbor__free_with(&a, doc->nodes, (size_t)doc->node_count * sizeof *doc->nodes);
+    arbor__free_with(&a, doc->by_id, (size_t)doc->node_count * sizeof *doc->by_id);
+    arbor__free_with(&a, doc->by_id_index, (size_t)doc->node_count * sizeof *doc->by_id_index);
+    arbor__free_with(&a, doc->node_skin, (size_t)doc->node_count * sizeof *doc->node_skin);
     if (doc->buffers) {
         for (uint32_t i = 0; i < doc->buffer_count; i++)
-            arbor__gltf_free(&a, doc->buffers[i].data, doc->buffers[i].size);
-        arbor__gltf_free(&a, doc->buffers, (size_t)doc->buffer_count * sizeof *doc->buffers);
+            arbor__free_with(&a, doc->buffers[i].data, doc->buffers[i].size);
+        arbor__free_with(&a, doc->buffers, (size_t)doc->buffer_count * sizeof *doc->buffers);
     }
     if (doc->skins) {
         for (uint32_t i = 0; i < doc->skin_count; i++) {
             arbor__gltf_skin *k = &doc->skins[i];
-            arbor__gltf_free(&a, k->joints, (size_t)k->joint_count * sizeof *k->joints);
-            arbor__gltf_free(&a, k->ibm, (size_t)k->joint_count * 16 * sizeof *k->ibm);
+            arbor__free_with(&a, k->joints, (size_t)k->joint_count * sizeof *k->joints);
+            arbor__free_with(&a, k->ibm, (size_t)k->joint_count * 16 * sizeof *k->ibm);
         }
-        arbor__gltf_free(&a, doc->skins, (size_t)doc->skin_count * sizeof *doc->skins);
+        arbor__free_with(&a, doc->skins, (size_t)doc->skin_count * sizeof *doc->skins);
     }
-    arbor__gltf_free(&a, doc, sizeof *doc);
+    arbor__free_with(&a, doc->animations, (size_t)doc->animation_count * sizeof *doc->animations);
+    arbor__free_with(&a, doc->anim_channels, (size_t)doc->anim_channel_count * sizeof *doc->anim_channels);
+    arbor__free_with(&a, doc->anim_samplers, (size_t)doc->anim_sampler_count * sizeof *doc->anim_samplers);
+    arbor__free_with(&a, doc->anim_data, doc->anim_floats * sizeof *doc->anim_data);
+    arbor__free_with(&a, doc, sizeof *doc);
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */

@@ -28,6 +28,25 @@ typedef struct arbor__gltf_skin {
     float *ibm;          /* 16 per joint, NULL: identity */
 } arbor__gltf_skin;
 
+/* Animations as the load accepted them, their data decoded to floats (normalized integers
+   converted) in one array; samplers sharing an input accessor share its times. */
+typedef struct arbor__gltf_sampler {
+    int interpolation;   /* arbor_interpolation */
+    uint32_t keys, width; /* keyframes; floats per element */
+    size_t times, values; /* offsets into anim_data */
+} arbor__gltf_sampler;
+
+typedef struct arbor__gltf_channel {
+    uint32_t node, sampler; /* sampler: into anim_samplers */
+    int path;               /* arbor_anim_path */
+    bool pointer;           /* a KHR_animation_pointer channel */
+} arbor__gltf_channel;
+
+typedef struct arbor__gltf_animation {
+    uint32_t channel0, channel_count; /* into anim_channels */
+    double duration;                  /* the largest input max of all its samplers */
+} arbor__gltf_animation;
+
 struct arbor_gltf {
     arbor_allocator allocator;   /* the scene's, copied: the document may outlive the scene */
     arbor_scene *scene;          /* queries need it alive */
@@ -46,11 +65,13 @@ struct arbor_gltf {
     arbor__gltf_buffer *buffers;
     uint32_t skin_count;
     arbor__gltf_skin *skins;
+    uint32_t animation_count, anim_channel_count, anim_sampler_count;
+    arbor__gltf_animation *animations;
+    arbor__gltf_channel *anim_channels;
+    arbor__gltf_sampler *anim_samplers;
+    float *anim_data;
+    size_t anim_floats;
 };
-
-/* Allocation through the document's (the scene's) allocator. */
-void *arbor__gltf_alloc(const arbor_allocator *a, size_t size);
-void arbor__gltf_free(const arbor_allocator *a, void *p, size_t size);
 
 /* Fills error (may be NULL) with "FILE: POINTER: reason" and returns code. */
 arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,

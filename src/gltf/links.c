@@ -1,7 +1,8 @@
 /* What ties the file's objects together: the hierarchy (one parent at most, no rings, depth
    within the scene's limit, and the creation order), scenes' roots, skins (joints with a common
    root, the skeleton above them, inverse bind matrices), what nodes ask of their mesh, and
-   animations (samplers, channels, their accessors). Every walk is iterative and O(nodes). */
+   animations (samplers, channels, their accessors, KHR_animation_pointer targets on a node's TRS),
+   recorded for the document. Every walk is iterative and O(nodes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,50 +291,67 @@ static bool node_links(ld *L) {
 
 /* ---- animations ------------------------------------------------------------------------------ */
 
-enum { INTERP_LINEAR, INTERP_STEP, INTERP_CUBIC, INTERP_UNKNOWN };
-enum { PATH_T, PATH_R, PATH_S, PATH_W, PATH_POINTER, PATH_UNKNOWN };
-
-typedef struct sampler_info {
-    uint32_t input, output;
-    int interp;
-    bool ok;
-} sampler_info;
+/* Paths beyond arbor_anim_path's. */
+enum { PATH_POINTER = ARBOR_ANIM_WEIGHTS + 1, PATH_UNKNOWN };
 
 static bool is_float_or_normalized(const ld_accessor *A) {
     return A->ctype == 5126 || (A->normalized && A->csize <= 2);
 }
 
-static bool sampler(ld *L, json_t *o, const char *base, sampler_info *S, uint32_t a, uint32_t s) {
+static bool sampler(ld *L, json_t *o, const char *base, uint32_t a, uint32_t s, ld_sampler *S) {
     const char *interp = "LINEAR";
-    *S = (sampler_info){.input = LD_NONE, .output = LD_NONE, .interp = INTERP_LINEAR};
     ld_got gi = arbor__ld_index(L, o, base, "input", L->n_accessors, "accessor", &S->input);
     ld_got go = arbor__ld_index(L, o, base, "output", L->n_accessors, "accessor", &S->output);
     ld_got gp = arbor__ld_string(L, o, base, "interpolation", &interp);
     if (!arbor__ld_required(L, gi, base, "input") || !arbor__ld_required(L, go, base, "output") || gp == LD_STOP)
         return false;
-    S->interp = !strcmp(interp, "LINEAR")        ? INTERP_LINEAR
-                : !strcmp(interp, "STEP")        ? INTERP_STEP
-                : !strcmp(interp, "CUBICSPLINE") ? INTERP_CUBIC
-                                                 : INTERP_UNKNOWN;
-    if (S->interp == INTERP_UNKNOWN)
-        arbor__ld_note(L, AT("%s/interpolation", base), "unknown interpolation %s", interp);
+    S->interpolation = !strcmp(interp, "LINEAR")        ? ARBOR_INTERPOLATION_LINEAR
+                       : !strcmp(interp, "STEP")        ? ARBOR_INTERPOLATION_STEP
+                       : !strcmp(interp, "CUBICSPLINE") ? ARBOR_INTERPOLATION_CUBICSPLINE
+                                                        : -1;
+    if (S->interpolation < 0) arbor__ld_note(L, AT("%s/interpolation", base), "unknown interpolation %s", interp);
     if (gi != LD_GOT || go != LD_GOT) return true;
     const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
     const char *why = !in->ok || in->ncomp != 1 || in->ctype != 5126     ? "must be SCALAR of floats"
                       : !in->has_min || !in->has_max                     ? "needs min and max"
                       : in->view != LD_NONE && L->views[in->view].stride ? "must not use a byteStride"
-                      : S->interp == INTERP_CUBIC && in->count < 2       ? "needs 2 keyframes or more for CUBICSPLINE"
-                                                                         : NULL;
+                      : S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE && in->count < 2
+                          ? "needs 2 keyframes or more for CUBICSPLINE"
+                          : NULL;
     if (why) return BAD(AT("%s/input", base), "accessor %u %s", S->input, why);
     if (out->ok && out->view != LD_NONE && L->views[out->view].stride)
         return BAD(AT("%s/output", base), "accessor %u must not use a byteStride", S->output);
     S->ok = out->ok;
-    L->anim_checks[L->n_anim_checks++] = (ld_anim_check){.accessor = S->input, .anim = a, .index = s, .kind = LD_TIMES};
+    if (in->max[0] > L->animations[a].duration) L->animations[a].duration = in->max[0];
+    L->anim_checks[L->n_anim_checks++] = (ld_anim_check){
+        .accessor = S->input, .anim = a, .index = s, .sampler = (uint32_t)(S - L->samplers), .kind = LD_TIMES};
     return true;
 }
 
-static bool channel(ld *L, json_t *o, const char *base, const sampler_info *samplers, uint32_t nsamplers, uint32_t a,
-                    uint32_t c, uint32_t *stamp, uint32_t *firsts) {
+/* A KHR_animation_pointer target: *node and *path set when it points at a node's translation,
+   rotation or scale ("/nodes/3/rotation"); other pointers are left alone. */
+static bool pointer_target(ld *L, json_t *target, const char *tb, uint32_t *node, int *path) {
+    json_t *khr = json_object_get(json_object_get(target, "extensions"), "KHR_animation_pointer");
+    const char *p = json_string_value(json_object_get(khr, "pointer"));
+    if (!p) return BAD(AT("%s/extensions", tb), "a pointer channel needs KHR_animation_pointer's pointer");
+    if (strncmp(p, "/nodes/", 7) || p[7] < '0' || p[7] > '9') return true;
+    char *end;
+    unsigned long long i = strtoull(p + 7, &end, 10);
+    static const char *const paths[] = {"/translation", "/rotation", "/scale"};
+    int k = 0;
+    while (k < 3 && strcmp(end, paths[k])) k++;
+    if (k == 3) return true;
+    if (i >= L->n_nodes)
+        return BAD(AT("%s/extensions/KHR_animation_pointer/pointer", tb), "node %llu does not exist (the file has %u)", i,
+                   L->n_nodes);
+    *node = (uint32_t)i;
+    *path = k;
+    return true;
+}
+
+static bool channel(ld *L, json_t *o, const char *base, uint32_t a, uint32_t c, uint32_t nsamplers, uint32_t *stamp,
+                    uint32_t *firsts) {
+    ld_channel *C = &L->channels[L->animations[a].channel0 + c];
     json_t *target = NULL;
     uint32_t s = LD_NONE, node = LD_NONE;
     const char *path = NULL;
@@ -351,48 +369,63 @@ static bool channel(ld *L, json_t *o, const char *base, const sampler_info *samp
     int p = 0;
     while (p < PATH_UNKNOWN && strcmp(path, names[p])) p++;
     if (p == PATH_UNKNOWN) arbor__ld_note(L, AT("%s/path", tb), "unknown path %s", path);
-    if (p >= PATH_POINTER) return true; /* KHR_animation_pointer's or unknown: passed through */
+    if (p == PATH_POINTER) {
+        node = LD_NONE;
+        if (!pointer_target(L, target, tb, &node, &p)) return false;
+        C->pointer = true;
+    }
+    if (p >= PATH_POINTER) return true; /* other pointers and unknown paths: passed through */
+    bool ok = node != LD_NONE; /* glTF: a channel without a node is ignored */
     uint32_t targets = 1;
     if (node != LD_NONE) {
         const ld_node *N = &L->nodes[node];
         uint32_t *first = firsts + (size_t)node * 4; /* per path, the first channel on this node */
         if (stamp[node] != a) first[0] = first[1] = first[2] = first[3] = LD_NONE;
         stamp[node] = a;
-        if (first[p] != LD_NONE && !BAD(AT("/animations/%u/channels/%u/target", a, first[p]),
-                                        "channel %u of animation %u targets node %u's "
-                                        "%s too",
-                                        c, a, node, path))
-            return false;
-        if (first[p] == LD_NONE) first[p] = c;
-        if (p != PATH_W && N->matrix != LD_NONE &&
-            !BAD(tb, "node %u has a matrix: its %s cannot be animated", node, path))
-            return false;
-        if (p == PATH_W) {
+        if (!C->pointer && first[p] != LD_NONE) {
+            if (!BAD(AT("/animations/%u/channels/%u/target", a, first[p]),
+                     "channel %u of animation %u targets node %u's %s too", c, a, node, path))
+                return false;
+            ok = false;
+        }
+        if (!C->pointer && first[p] == LD_NONE) first[p] = c;
+        if (p != ARBOR_ANIM_WEIGHTS && N->matrix != LD_NONE) {
+            if (!BAD(tb, "node %u has a matrix: its %s cannot be animated", node, names[p])) return false;
+            ok = false;
+        }
+        if (p == ARBOR_ANIM_WEIGHTS) {
             targets = N->mesh >= 0 ? L->meshes[N->mesh].targets : 0;
-            if (targets == 0 && !BAD(tb, "node %u has no mesh with morph targets", node)) return false;
+            if (targets == 0) {
+                if (!BAD(tb, "node %u has no mesh with morph targets", node)) return false;
+                ok = false;
+            }
         }
     }
-    if (gs != LD_GOT || !samplers[s].ok) return true;
-    const sampler_info *S = &samplers[s];
+    if (gs != LD_GOT) return true;
+    const ld_sampler *S = &L->samplers[L->animations[a].sampler0 + s];
+    if (!S->ok) return true;
     const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
-    bool format = p == PATH_W   ? out->ncomp == 1 && out->cols == 1 && is_float_or_normalized(out)
-                  : p == PATH_R ? out->rows == 4 && out->cols == 1 && is_float_or_normalized(out)
-                                : out->rows == 3 && out->cols == 1 && out->ctype == 5126;
-    if (!format) return BAD(AT("%s/sampler", base), "output accessor %u has the wrong format for %s", S->output, path);
-    if (S->interp == INTERP_UNKNOWN || (p == PATH_W && node == LD_NONE)) return true;
-    uint64_t per = (uint64_t)targets * (S->interp == INTERP_CUBIC ? 3u : 1u);
+    bool format = p == ARBOR_ANIM_WEIGHTS ? out->ncomp == 1 && out->cols == 1 && is_float_or_normalized(out)
+                  : p == ARBOR_ANIM_ROTATION ? out->rows == 4 && out->cols == 1 && is_float_or_normalized(out)
+                                             : out->rows == 3 && out->cols == 1 && out->ctype == 5126;
+    if (!format) return BAD(AT("%s/sampler", base), "output accessor %u has the wrong format for %s", S->output, names[p]);
+    if (S->interpolation < 0 || (p == ARBOR_ANIM_WEIGHTS && node == LD_NONE)) return true;
+    uint64_t per = (uint64_t)targets * (S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? 3u : 1u);
     bool overflow = per && in->count > UINT64_MAX / per;
-    if ((overflow || in->count * per != out->count) &&
-        !BAD(AT("%s/sampler", base), "output accessor %u has %llu elements, %llu keyframes need %llu", S->output,
-             (unsigned long long)out->count, (unsigned long long)in->count,
-             overflow ? 0ull : (unsigned long long)(in->count * per)))
-        return false;
-    if (p == PATH_R)
+    if (overflow || in->count * per != out->count) {
+        if (!BAD(AT("%s/sampler", base), "output accessor %u has %llu elements, %llu keyframes need %llu", S->output,
+                 (unsigned long long)out->count, (unsigned long long)in->count,
+                 overflow ? 0ull : (unsigned long long)(in->count * per)))
+            return false;
+        ok = false;
+    }
+    if (p == ARBOR_ANIM_ROTATION)
         L->anim_checks[L->n_anim_checks++] =
             (ld_anim_check){.accessor = S->output,
                             .anim = a,
                             .index = c,
-                            .kind = S->interp == INTERP_CUBIC ? LD_CUBIC_ROTATIONS : LD_ROTATIONS};
+                            .kind = S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? LD_CUBIC_ROTATIONS : LD_ROTATIONS};
+    *C = (ld_channel){.node = node, .sampler = L->animations[a].sampler0 + s, .path = p, .pointer = C->pointer, .ok = ok};
     return true;
 }
 
@@ -405,38 +438,47 @@ static bool animation(ld *L, uint32_t a, uint32_t *stamp, uint32_t *firsts) {
     ld_got gs = arbor__ld_array(L, o, base, "samplers", true, &samplers);
     if (!arbor__ld_required(L, gc, base, "channels") || !arbor__ld_required(L, gs, base, "samplers")) return false;
     uint32_t ns = (uint32_t)json_array_size(samplers);
-    sampler_info *info = arbor__ld_calloc(L, ns, sizeof *info);
-    bool ok = info != NULL;
+    bool ok = true;
     for (uint32_t s = 0; ok && s < ns; s++) {
         char sb[80];
         snprintf(sb, sizeof sb, "%s/samplers/%u", base, s);
         json_t *so = json_array_get(samplers, s);
-        info[s] = (sampler_info){.input = LD_NONE, .output = LD_NONE};
-        ok = json_is_object(so) ? sampler(L, so, sb, &info[s], a, s) : BAD(sb, "a sampler must be an object");
+        ld_sampler *S = &L->samplers[L->animations[a].sampler0 + s];
+        ok = json_is_object(so) ? sampler(L, so, sb, a, s, S) : BAD(sb, "a sampler must be an object");
     }
     for (uint32_t c = 0; ok && c < json_array_size(channels); c++) {
         char cb[80];
         snprintf(cb, sizeof cb, "%s/channels/%u", base, c);
         json_t *co = json_array_get(channels, c);
-        ok = json_is_object(co) ? channel(L, co, cb, info, ns, a, c, stamp, firsts)
-                                : BAD(cb, "a channel must be an object");
+        ok = json_is_object(co) ? channel(L, co, cb, a, c, ns, stamp, firsts) : BAD(cb, "a channel must be an object");
     }
-    arbor__ld_free(L, info, ns, sizeof *info);
     return ok;
 }
 
 static bool animations(ld *L, uint32_t *stamp) {
-    size_t checks = 0;
+    size_t samplers = 0, channels = 0;
+    if (!(L->animations = arbor__ld_calloc(L, L->n_animations, sizeof *L->animations))) return false;
     for (uint32_t a = 0; a < L->n_animations; a++) {
         json_t *o = json_array_get(L->j_animations, a);
-        checks += json_array_size(json_object_get(o, "samplers")) + json_array_size(json_object_get(o, "channels"));
+        L->animations[a].sampler0 = (uint32_t)samplers;
+        L->animations[a].channel0 = (uint32_t)channels;
+        samplers += json_array_size(json_object_get(o, "samplers"));
+        channels += json_array_size(json_object_get(o, "channels"));
+        L->animations[a].nchannels = (uint32_t)(channels - L->animations[a].channel0);
+        if (samplers + channels >= LD_NONE)
+            return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/animations", "too many samplers and channels");
     }
-    if (checks >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/animations", "too many samplers and channels");
     size_t nf = L->n_animations ? (size_t)L->n_nodes * 4 : 0;
     uint32_t *firsts = arbor__ld_calloc(L, nf, sizeof *firsts);
-    L->cap_anim_checks = checks;
-    L->anim_checks = arbor__ld_calloc(L, checks, sizeof *L->anim_checks);
-    bool ok = firsts && L->anim_checks;
+    L->n_samplers = (uint32_t)samplers;
+    L->n_channels = (uint32_t)channels;
+    L->cap_anim_checks = samplers + channels;
+    L->anim_checks = arbor__ld_calloc(L, L->cap_anim_checks, sizeof *L->anim_checks);
+    L->samplers = arbor__ld_calloc(L, samplers, sizeof *L->samplers);
+    L->channels = arbor__ld_calloc(L, channels, sizeof *L->channels);
+    bool ok = firsts && L->anim_checks && L->samplers && L->channels;
+    for (uint32_t i = 0; ok && i < samplers; i++) L->samplers[i] = (ld_sampler){.input = LD_NONE, .output = LD_NONE};
+    for (uint32_t i = 0; ok && i < channels; i++) L->channels[i] = (ld_channel){.node = LD_NONE, .sampler = LD_NONE};
     for (uint32_t i = 0; ok && i < L->n_nodes; i++) stamp[i] = LD_NONE;
     for (uint32_t a = 0; ok && a < L->n_animations; a++) ok = animation(L, a, stamp, firsts);
     arbor__ld_free(L, firsts, nf, sizeof *firsts);

@@ -68,7 +68,7 @@ void *arbor__ld_calloc(ld *L, size_t n, size_t size) {
         arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "%zu elements of %zu bytes are too many", n, size);
         return NULL;
     }
-    void *p = arbor__gltf_alloc(L->a, n * size);
+    void *p = arbor__alloc_with(L->a, n * size);
     if (!p) {
         arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for %zu bytes", n * size);
         return NULL;
@@ -77,7 +77,7 @@ void *arbor__ld_calloc(ld *L, size_t n, size_t size) {
     return p;
 }
 
-void arbor__ld_free(ld *L, void *p, size_t n, size_t size) { arbor__gltf_free(L->a, p, n * size); }
+void arbor__ld_free(ld *L, void *p, size_t n, size_t size) { arbor__free_with(L->a, p, n * size); }
 
 /* ---- the document ---------------------------------------------------------------------------- */
 
@@ -118,6 +118,7 @@ static arbor_gltf *new_doc(ld *L, const char *base_dir) {
         for (uint32_t j = 0; ok && j < K->njoints; j++)
             for (uint32_t c = 0; c < 16; c++) D->ibm[j * 16 + c] = (float)arbor__ld_read(L, A, j, c);
     }
+    ok = ok && arbor__ld_decode_animations(L, doc);
     if (!ok) {
         arbor_gltf_free(doc);
         return NULL;
@@ -254,6 +255,9 @@ static void free_context(ld *L) {
     arbor__ld_free(L, L->scenes, L->n_scenes, sizeof *L->scenes);
     arbor__ld_free(L, L->roots, L->cap_roots, sizeof *L->roots);
     arbor__ld_free(L, L->anim_checks, L->cap_anim_checks, sizeof *L->anim_checks);
+    arbor__ld_free(L, L->animations, L->n_animations, sizeof *L->animations);
+    arbor__ld_free(L, L->samplers, L->n_samplers, sizeof *L->samplers);
+    arbor__ld_free(L, L->channels, L->n_channels, sizeof *L->channels);
     arbor__ld_free(L, L->order, L->n_nodes, sizeof *L->order);
     arbor__ld_free(L, L->tree, L->n_nodes, sizeof *L->tree);
     json_decref(L->ext_used);
@@ -344,7 +348,7 @@ arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_
         bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
                    has_glb_magic(data, size);
         r = load(&L, data, size, glb, dir, out);
-        arbor__gltf_free(L.a, data, size);
+        arbor__free_with(L.a, data, size);
     }
     if (dir != dir_buf) arbor__ld_free(&L, dir, dir_len + 1, 1);
     return L.code;

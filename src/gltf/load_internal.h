@@ -83,8 +83,30 @@ typedef struct ld_scene {
 enum { LD_TIMES, LD_ROTATIONS, LD_CUBIC_ROTATIONS };
 typedef struct ld_anim_check { /* an animation data check left for data.c */
     uint32_t accessor, anim, index; /* index: the sampler (times) or the channel (rotations) */
+    uint32_t sampler; /* times: the ld_sampler they belong to (a lenient load drops it when bad) */
     int kind;
 } ld_anim_check;
+
+/* Animations as links.c accepts them: what new_doc decodes into the document. ok is false for
+   what a lenient load warned about (and for what arbor leaves aside: unknown interpolations,
+   pointers other than a node's translation, rotation or scale). */
+typedef struct ld_sampler {
+    uint32_t input, output;
+    int interpolation; /* arbor_interpolation, or -1: unknown */
+    bool ok;
+} ld_sampler;
+
+typedef struct ld_channel {
+    uint32_t node, sampler; /* sampler: an index into samplers (all animations') */
+    int path; /* arbor_anim_path */
+    bool pointer; /* a KHR_animation_pointer channel on the node's TRS */
+    bool ok;
+} ld_channel;
+
+typedef struct ld_animation {
+    uint32_t sampler0, channel0, nchannels; /* into samplers and channels */
+    double duration; /* the largest input max of its samplers */
+} ld_animation;
 
 typedef struct ld {
     arbor_scene *s;
@@ -128,6 +150,10 @@ typedef struct ld {
 
     ld_anim_check *anim_checks;
     uint32_t n_anim_checks;
+    ld_animation *animations; /* n_animations */
+    ld_sampler *samplers;
+    ld_channel *channels;
+    uint32_t n_samplers, n_channels; /* totals over all animations */
     json_t *ext_used; /* extensionsUsed as a set (a JSON object, keys only) */
 
     /* hierarchy, from links.c */
@@ -205,6 +231,11 @@ bool arbor__ld_accessor_layout(ld *L);
 /* data.c: buffer data: floats finite, min and max exact, sparse indices, IBM rows, animation
    input times and output quaternions. */
 bool arbor__ld_data(ld *L);
+
+/* data.c: the accepted animations decoded into the document (channels whose data the file does
+   not hold, or whose times or rotations cannot be used, are left out with a warning); false
+   when out of memory. */
+bool arbor__ld_decode_animations(ld *L, arbor_gltf *doc);
 
 /* ---- reading accessors (data.c) ---- */
 /* Whether the accessor's elements come from bytes at hand (its bufferView's buffer has data). */

@@ -223,6 +223,28 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
     return true;
 }
 
+/* The weights of spherical interpolation from a to b at u: wa = sin((1 - u) theta) / sin theta
+   and wb = sin(u theta) / sin theta, where d = cos theta = dot(a, b) is in [0, 1] (the shorter
+   arc). Summed from their power series in (d - 1) (D. Eberly, "A fast and accurate algorithm for
+   computing SLERP"): no trigonometry, and exact as theta goes to 0, where it becomes the linear
+   blend. For d >= 0 each term is at most half the one before; the sums stop when a term no
+   longer changes them (a few terms for keyframes a few degrees apart). */
+ARBOR__HOT void arbor__slerp_weights(arbor_real u, arbor_real d, arbor_real *wa, arbor_real *wb) {
+    const arbor_real x = d - 1, s = 1 - u, ss = s * s, uu = u * u;
+    arbor_real ta = s, tb = u, sa = s, sb = u;
+    for (int i = 1; i < 64; ++i) {
+        const arbor_real ii = (arbor_real)(i * i), k = x / (arbor_real)(i * (2 * i + 1));
+        ta = ta * ((ss - ii) * k);
+        tb = tb * ((uu - ii) * k);
+        const arbor_real na = sa + ta, nb = sb + tb;
+        if (na == sa && nb == sb) break;
+        sa = na;
+        sb = nb;
+    }
+    *wa = sa;
+    *wb = sb;
+}
+
 /* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row):
    transposes. out may be the same array as the input. */
 #if ARBOR__SIMD

@@ -44,7 +44,6 @@ static inline arbor_real real_sqrt(arbor_real x) { return REAL_FN(sqrt)(x); }
 static inline arbor_real real_fabs(arbor_real x) { return REAL_FN(fabs)(x); }
 static inline arbor_real real_sin(arbor_real x) { return REAL_FN(sin)(x); }
 static inline arbor_real real_cos(arbor_real x) { return REAL_FN(cos)(x); }
-static inline arbor_real real_acos(arbor_real x) { return REAL_FN(acos)(x); }
 
 static inline bool real_isfinite(arbor_real x) { return isfinite(x) != 0; }
 
@@ -479,19 +478,10 @@ void arbor_quat_slerp(arbor_real out[4], const arbor_real a[4], const arbor_real
         }
         d = -d;
     }
-    arbor_real r[4];
-    if (d > R(0.9995)) {
-        for (int i = 0; i < 4; ++i) {
-            r[i] = qa[i] + t * (qb[i] - qa[i]);
-        }
-    } else {
-        const arbor_real theta = real_acos(d);
-        const arbor_real sin_theta = real_sin(theta);
-        const arbor_real wa = real_sin((R(1) - t) * theta) / sin_theta;
-        const arbor_real wb = real_sin(t * theta) / sin_theta;
-        for (int i = 0; i < 4; ++i) {
-            r[i] = wa * qa[i] + wb * qb[i];
-        }
+    arbor_real wa, wb, r[4];
+    arbor__slerp_weights(t, d, &wa, &wb);
+    for (int i = 0; i < 4; ++i) {
+        r[i] = wa * qa[i] + wb * qb[i];
     }
     arbor_quat_normalize(out, r);
 }

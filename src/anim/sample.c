@@ -1,0 +1,105 @@
+/* The hot loop of animation: where a time falls among keyframes (a cursor per timeline, so time
+   moving forward costs O(1) amortised, a binary search otherwise), and a channel's value there
+   (STEP, LINEAR with slerp for rotations, CUBICSPLINE Hermite). */
+#include <math.h>
+#include <string.h>
+
+#include "anim/anim_internal.h"
+
+/* Steps tried forward from the cursor before a binary search. */
+#define FORWARD_STEPS 4u
+
+double arbor__clip_time(const arbor_clip *clip, double time, arbor_wrap wrap) {
+    if (wrap != ARBOR_WRAP_LOOP) return time;
+    double d = clip->duration;
+    if (!(d > 0)) return 0;
+    double t = time - floor(time / d) * d;
+    return t >= 0 && t < d ? t : 0; /* rounding can land on d itself: that is the next loop's 0 */
+}
+
+/* The first k in [lo, hi) with times[k] > t (hi when none). */
+static uint32_t upper_bound(const float *times, uint32_t lo, uint32_t hi, double t) {
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((double)times[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, double t, uint32_t *cursor) {
+    const float *times = clip->times + tl->first;
+    uint32_t n = tl->count, k = *cursor < n ? *cursor : 0;
+    if (!(t > (double)times[0])) { /* at or before the first keyframe */
+        *cursor = 0;
+        return (arbor__key){ 0, 0, 0 };
+    }
+    if (t >= (double)times[n - 1]) {
+        *cursor = n - 1;
+        return (arbor__key){ n - 1, 0, 0 };
+    }
+    /* now times[0] < t < times[n - 1]: find k with times[k] <= t < times[k + 1] */
+    if ((double)times[k] <= t) {
+        uint32_t steps = 0;
+        while ((double)times[k + 1] <= t && steps++ < FORWARD_STEPS) k++;
+        if ((double)times[k + 1] <= t) k = upper_bound(times, k + 1, n, t) - 1;
+    } else {
+        k = upper_bound(times, 0, k, t) - 1;
+    }
+    *cursor = k;
+    double t0 = times[k], dt = (double)times[k + 1] - t0;
+    return (arbor__key){ k, (arbor_real)((t - t0) / dt), (arbor_real)dt };
+}
+
+static inline void normalize4(arbor_real *q) {
+    if (!arbor__quat_normalize_fast(q, q)) arbor_quat_normalize(q, q);
+}
+
+/* LINEAR between unit quaternions a and b: slerp along the shorter arc. */
+static inline void slerp(arbor_real *out, const float *a, const float *b, arbor_real u) {
+    arbor_real qa[4] = { a[0], a[1], a[2], a[3] }, qb[4] = { b[0], b[1], b[2], b[3] };
+    arbor_real d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
+    if (d < 0) {
+        d = -d;
+        for (int i = 0; i < 4; i++) qb[i] = -qb[i];
+    }
+    arbor_real wa, wb;
+    arbor__slerp_weights(u, d, &wa, &wb);
+    for (int i = 0; i < 4; i++) out[i] = wa * qa[i] + wb * qb[i];
+    normalize4(out);
+}
+
+void arbor__sample_channel(const arbor_clip *clip, const arbor__channel *c, arbor__key key, arbor_real *out) {
+    const uint32_t w = c->width;
+    const float *v = clip->values + c->values;
+    if (c->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE) {
+        /* per key: in-tangent, value, out-tangent (w each) */
+        const float *p0 = v + (size_t)(3 * key.k + 1) * w;
+        if (key.u == 0) {
+            for (uint32_t i = 0; i < w; i++) out[i] = p0[i];
+        } else {
+            const float *m0 = p0 + w, *m1 = p0 + 2 * (size_t)w, *p1 = p0 + 3 * (size_t)w;
+            const arbor_real u = key.u, u2 = u * u, u3 = u2 * u;
+            const arbor_real h00 = 2 * u3 - 3 * u2 + 1, h10 = (u3 - 2 * u2 + u) * key.dt;
+            const arbor_real h01 = 3 * u2 - 2 * u3, h11 = (u3 - u2) * key.dt;
+            for (uint32_t i = 0; i < w; i++) out[i] = h00 * p0[i] + h10 * m0[i] + h01 * p1[i] + h11 * m1[i];
+        }
+        if (c->path == ARBOR_ANIM_ROTATION) normalize4(out);
+        return;
+    }
+    const float *a = v + (size_t)key.k * w;
+    if (key.u == 0 || c->interpolation == ARBOR_INTERPOLATION_STEP) {
+        for (uint32_t i = 0; i < w; i++) out[i] = a[i]; /* keyframe rotations are unit already */
+    } else if (c->path == ARBOR_ANIM_ROTATION) {
+        slerp(out, a, a + 4, key.u);
+    } else {
+        const arbor_real u = key.u, s = 1 - u;
+        for (uint32_t i = 0; i < w; i++) out[i] = s * a[i] + u * a[w + i];
+    }
+}
+
+void arbor__channel_first(const arbor_clip *clip, const arbor__channel *c, arbor_real *out) {
+    arbor__sample_channel(clip, c, (arbor__key){ 0, 0, 0 }, out);
+}

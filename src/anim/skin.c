@@ -1,0 +1,183 @@
+/* Skin sets: the skinned meshes of a scene and their joints, and every joint matrix in one call,
+   J = W_mesh^-1 * W_joint * IBM, written as floats for the GPU. The checks, the lazy world
+   matrices and the inverses run on the calling thread; the products may run on an executor. */
+#include <string.h>
+
+#include "anim/anim_internal.h"
+
+typedef struct skin_record {
+    arbor_node mesh;
+    uint32_t first, count;       /* joints[first .. first + count) */
+    arbor_real mesh_inverse[12]; /* compute's workspace */
+} skin_record;
+
+typedef struct joint_record {
+    arbor_node node;
+    arbor_real ibm[12];          /* affine */
+} joint_record;
+
+struct arbor_skins {
+    arbor_scene *s;
+    uint32_t count, cap;         /* skins */
+    skin_record *skins;
+    uint32_t joint_total, joint_cap;
+    joint_record *joints;
+};
+
+arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out) {
+    if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_skins_create", "scene and out are required");
+    arbor_skins *k = arbor__alloc(s, sizeof *k);
+    if (!k) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, "arbor_skins_create", "no memory for a skin set");
+    *k = (arbor_skins){ .s = s };
+    *out = k;
+    return ARBOR_OK;
+}
+
+void arbor_skins_free(arbor_skins *k) {
+    if (!k) return;
+    arbor_scene *s = k->s;
+    arbor__free(s, k->skins, (size_t)k->cap * sizeof *k->skins);
+    arbor__free(s, k->joints, (size_t)k->joint_cap * sizeof *k->joints);
+    arbor__free(s, k, sizeof *k);
+}
+
+/* Grows *p to hold `want` elements of size bytes (doubling *cap); false (unchanged) when out of
+   memory. */
+static bool grow(arbor_scene *s, void **p, uint32_t *cap, uint64_t want, size_t size) {
+    if (want <= *cap) return true;
+    uint64_t next = *cap ? 2 * (uint64_t)*cap : 8;
+    if (next < want) next = want;
+    if (next > UINT32_MAX) return false;
+    void *grown = arbor__realloc(s, *p, (size_t)*cap * size, (size_t)next * size);
+    if (!grown) return false;
+    *p = grown;
+    *cap = (uint32_t)next;
+    return true;
+}
+
+arbor_result arbor_skins_add(arbor_skins *k, const arbor_skin_desc *d, uint32_t *index) {
+    static const char *const fn = "arbor_skins_add";
+    if (!k || !d) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skins and desc are required");
+    arbor_result r = ARBOR_OK;
+    if (!arbor__require(k->s, d->mesh, fn, &r)) return r;
+    if (d->joint_count == 0 || !d->joints) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a skin needs joints");
+    for (uint32_t j = 0; j < d->joint_count; j++) {
+        if (!arbor__require(k->s, d->joints[j], fn, &r)) return r;
+        const float *m = d->inverse_bind ? d->inverse_bind + (size_t)j * 16 : NULL;
+        if (!m) continue;
+        for (int e = 0; e < 16; e++)
+            if (m[e] - m[e] != 0) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "inverse bind matrix %u holds %g", j, (double)m[e]);
+        if (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "inverse bind matrix %u's last row is not 0, 0, 0, 1", j);
+    }
+    if (!grow(k->s, (void **)&k->skins, &k->cap, (uint64_t)k->count + 1, sizeof *k->skins) ||
+        !grow(k->s, (void **)&k->joints, &k->joint_cap, (uint64_t)k->joint_total + d->joint_count, sizeof *k->joints))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the skin");
+    uint32_t first = k->joint_total;
+    for (uint32_t j = 0; j < d->joint_count; j++) {
+        arbor_real m[16], *a = k->joints[first + j].ibm;
+        k->joints[first + j].node = d->joints[j];
+        if (d->inverse_bind) {
+            for (int e = 0; e < 16; e++) m[e] = (arbor_real)d->inverse_bind[(size_t)j * 16 + e];
+        } else {
+            arbor_mat4_identity(m);
+        }
+        arbor__affine_from_mat4(a, m);
+    }
+    k->skins[k->count] = (skin_record){ .mesh = d->mesh, .first = first, .count = d->joint_count };
+    if (index) *index = k->count;
+    k->count++;
+    k->joint_total += d->joint_count;
+    return ARBOR_OK;
+}
+
+void arbor__skins_truncate(arbor_skins *k, uint32_t count) {
+    if (count >= k->count) return;
+    k->joint_total = k->skins[count].first;
+    k->count = count;
+}
+
+uint32_t arbor_skins_count(const arbor_skins *k) { return k ? k->count : 0; }
+uint32_t arbor_skins_joint_total(const arbor_skins *k) { return k ? k->joint_total : 0; }
+uint32_t arbor_skins_first_joint(const arbor_skins *k, uint32_t skin) {
+    return k && skin < k->count ? k->skins[skin].first : 0;
+}
+
+/* ---- joint matrices -------------------------------------------------------------------------- */
+
+/* The node's world matrix, current (computed first when out of date); NULL for a dead node. */
+static const arbor_real *world_of(arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    if (!slot) return NULL;
+    if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve(s, slot);
+    return s->n.world + (size_t)slot * 12;
+}
+
+typedef struct skin_job {
+    arbor_skins *k;
+    arbor_matrix_layout layout;
+    float *out;
+    uint32_t tasks;
+} skin_job;
+
+static void store(float *out, const arbor_real a[12], arbor_matrix_layout layout) {
+    if (layout == ARBOR_LAYOUT_MAT4) {
+        for (int c = 0; c < 4; c++) {
+            for (int r = 0; r < 3; r++) out[c * 4 + r] = (float)a[c * 3 + r];
+            out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+        }
+    } else {
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++) out[r * 4 + c] = (float)a[c * 3 + r];
+    }
+}
+
+static void skin_task(void *user, uint32_t index) {
+    const skin_job *job = user;
+    arbor_skins *k = job->k;
+    const arbor_scene *s = k->s;
+    uint32_t first = (uint32_t)((uint64_t)k->count * index / job->tasks);
+    uint32_t end = (uint32_t)((uint64_t)k->count * (index + 1) / job->tasks);
+    size_t stride = job->layout == ARBOR_LAYOUT_MAT4 ? 16 : 12;
+    for (uint32_t i = first; i < end; i++) {
+        const skin_record *sk = &k->skins[i];
+        for (uint32_t j = sk->first; j < sk->first + sk->count; j++) {
+            const joint_record *joint = &k->joints[j];
+            arbor_real m[12];
+            arbor__affine_mul(m, s->n.world + (size_t)arbor__slot(joint->node) * 12, joint->ibm);
+            arbor__affine_mul(m, sk->mesh_inverse, m);
+            store(job->out + (size_t)j * stride, m, job->layout);
+        }
+    }
+}
+
+/* Below this many joints the products stay on the calling thread. */
+#define PARALLEL_MIN_JOINTS 4096u
+#define MAX_TASKS 256u
+
+arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, float *out, uint32_t matrix_cap,
+                                 const arbor_executor *executor) {
+    static const char *const fn = "arbor_skins_compute";
+    if (!k || (!out && k->joint_total)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skins and out are required");
+    if ((unsigned)layout > ARBOR_LAYOUT_MAT3X4) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "unknown layout %d", (int)layout);
+    if (matrix_cap < k->joint_total)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out holds %u matrices, the skins have %u joints", matrix_cap,
+                           k->joint_total);
+    arbor_scene *s = k->s;
+    for (uint32_t i = 0; i < k->count; i++) {
+        skin_record *sk = &k->skins[i];
+        for (uint32_t j = sk->first; j < sk->first + sk->count; j++)
+            if (!world_of(s, k->joints[j].node))
+                return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: joint %u was destroyed", i, j - sk->first);
+        const arbor_real *mesh = world_of(s, sk->mesh);
+        if (!mesh) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
+        if (!arbor__affine_invert(sk->mesh_inverse, mesh))
+            return arbor__fail(ARBOR_ERR_SINGULAR, fn, "skin %u: the mesh node's world matrix cannot be inverted", i);
+    }
+    skin_job job = { k, layout, out, k->count < MAX_TASKS ? k->count : MAX_TASKS };
+    if (executor && executor->parallel_for && k->joint_total >= PARALLEL_MIN_JOINTS && job.tasks > 1)
+        executor->parallel_for(executor->user, job.tasks, skin_task, &job);
+    else if (k->count)
+        skin_task(&(skin_job){ k, layout, out, 1 }, 0);
+    return ARBOR_OK;
+}
