@@ -255,6 +255,12 @@ void arbor__compose_local(arbor_scene *s, uint32_t slot);
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
 bool arbor__reserve(arbor_scene *s, uint32_t extra);
 
+/* Bulk writes once checked (the bulk setters' second half, scene/scene.c): nodes[i] alive and
+   unlocked gets values[i * k .. i * k + k - 1] at `offset` of its TRS (ARBOR__T, ARBOR__R or
+   ARBOR__S), rotations normalised when asked; then invalidation as for any write. */
+void arbor__write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count, int offset,
+                       int k, bool normalize);
+
 /* ---- storage order (scene/layout.c) ---- */
 /* Renumbers the slots depth first (parents first, each subtree one range); false when out of
    memory (nothing changed). */

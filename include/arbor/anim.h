@@ -31,8 +31,8 @@
  * - Keyframe search: each player keeps a cursor per keyframe timeline (channels with the same
  *   times share one), so time moving forward costs O(1) amortised; a jump is a binary search.
  *
- * Writes go through the bulk setters of parallel.h, so invalidation and world versions follow
- * as for any write; only the components a clip animates are written.
+ * Writes take the path of the bulk setters of parallel.h, so invalidation and world versions
+ * follow as for any write; only the components a clip animates are written.
  *
  * Typical use (a glTF character):
  *     arbor_clip *clip;

@@ -1,6 +1,7 @@
 /* Players: a clip bound to nodes, with its keyframe cursors. Every operation checks first (the
-   nodes, the arguments), then samples (touching only the player), then writes through the bulk
-   setters, which cannot fail by then: a clip's values are finite and bounded by construction. */
+   nodes, the arguments), then samples (touching only the player), then writes with the bulk
+   setters' write (arbor__write_many), which cannot fail by then: the nodes were checked, and a
+   clip's values are finite and bounded by construction. */
 #include <math.h>
 #include <string.h>
 
@@ -36,9 +37,6 @@ struct arbor_player {
     arbor_real *scratch_values; /* the first blend */
     uint32_t scratch_cap;
 };
-
-typedef arbor_result (*bulk_setter)(arbor_scene *, const arbor_node *, const arbor_real *, uint32_t);
-static const bulk_setter setters[3] = { arbor_scene_set_translations, arbor_scene_set_rotations, arbor_scene_set_scales };
 
 static uint32_t lane_width(int path) { return path == R ? 4 : 3; }
 
@@ -186,18 +184,16 @@ static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *we
         p->keys[i] = arbor__find_key(clip, &clip->timelines[i], t, &p->cursors[i]);
     for (int q = 0; q < PATHS; q++) {
         const lane *L = &p->lanes[q];
-        for (uint32_t e = 0; e < L->count; e++) {
-            const arbor__channel *c = &clip->channels[L->channels[e]];
-            arbor_real *out = q == W ? weights + L->weight_at[e] : L->values + (size_t)e * lane_width(q);
-            arbor__sample_channel(clip, c, p->keys[c->timeline], out);
-        }
+        arbor__sample_lane(clip, p->keys, L->channels, L->count, q, q == W ? weights : L->values, L->weight_at);
     }
 }
 
-/* Writes the lanes' values to their nodes (checked before: cannot fail). */
+/* Writes the lanes' values to their nodes: the bulk setters' write, the nodes checked before and
+   the values finite and unit by construction. */
 static void write_lanes(const arbor_player *p) {
     for (int q = 0; q < 3; q++)
-        if (p->lanes[q].count) setters[q](p->s, p->lanes[q].nodes, p->lanes[q].values, p->lanes[q].count);
+        arbor__write_many(p->s, p->lanes[q].nodes, p->lanes[q].values, p->lanes[q].count, arbor__path_offset((uint32_t)q),
+                          (int)lane_width(q), false);
 }
 
 /* ---- apply ----------------------------------------------------------------------------------- */
@@ -347,7 +343,8 @@ arbor_result arbor_player_blend(arbor_player *a, double time_a, arbor_player *b,
             mix(q, x, y, weight, a->scratch_values + (size_t)count * lane_width(q));
             a->scratch_nodes[count++] = ma ? a->rig[i] : b->rig[i];
         }
-        if (count) setters[q](a->s, a->scratch_nodes, a->scratch_values, count);
+        arbor__write_many(a->s, a->scratch_nodes, a->scratch_values, count, arbor__path_offset((uint32_t)q),
+                          (int)lane_width(q), false);
     }
     const lane *La = &a->lanes[W], *Lb = &b->lanes[W];
     for (uint32_t e = 0; e < La->count; e++) {

@@ -71,8 +71,9 @@ static inline void slerp(arbor_real *out, const float *a, const float *b, arbor_
     normalize4(out);
 }
 
-void arbor__sample_channel(const arbor_clip *clip, const arbor__channel *c, arbor__key key, arbor_real *out) {
-    const uint32_t w = c->width;
+/* Channel c's value at key into out; w is c's width, a constant where the compiler can see one. */
+ARBOR__HOT void sample_width(const arbor_clip *clip, const arbor__channel *c, arbor__key key, arbor_real *out,
+                             const uint32_t w) {
     const float *v = clip->values + c->values;
     if (c->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE) {
         /* per key: in-tangent, value, out-tangent (w each) */
@@ -86,13 +87,13 @@ void arbor__sample_channel(const arbor_clip *clip, const arbor__channel *c, arbo
             const arbor_real h01 = 3 * u2 - 2 * u3, h11 = (u3 - u2) * key.dt;
             for (uint32_t i = 0; i < w; i++) out[i] = h00 * p0[i] + h10 * m0[i] + h01 * p1[i] + h11 * m1[i];
         }
-        if (c->path == ARBOR_ANIM_ROTATION) normalize4(out);
+        if (w == 4 && c->path == ARBOR_ANIM_ROTATION) normalize4(out);
         return;
     }
     const float *a = v + (size_t)key.k * w;
     if (key.u == 0 || c->interpolation == ARBOR_INTERPOLATION_STEP) {
         for (uint32_t i = 0; i < w; i++) out[i] = a[i]; /* keyframe rotations are unit already */
-    } else if (c->path == ARBOR_ANIM_ROTATION) {
+    } else if (w == 4 && c->path == ARBOR_ANIM_ROTATION) {
         slerp(out, a, a + 4, key.u);
     } else {
         const arbor_real u = key.u, s = 1 - u;
@@ -100,6 +101,30 @@ void arbor__sample_channel(const arbor_clip *clip, const arbor__channel *c, arbo
     }
 }
 
+void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+                        int path, arbor_real *out, const uint32_t *weight_at) {
+    const arbor__channel *all = clip->channels;
+    switch (path) {
+    case ARBOR_ANIM_ROTATION:
+        for (uint32_t e = 0; e < count; e++) {
+            const arbor__channel *c = &all[channels[e]];
+            sample_width(clip, c, keys[c->timeline], out + 4 * (size_t)e, 4);
+        }
+        break;
+    case ARBOR_ANIM_WEIGHTS:
+        for (uint32_t e = 0; e < count; e++) {
+            const arbor__channel *c = &all[channels[e]];
+            sample_width(clip, c, keys[c->timeline], out + weight_at[e], c->width);
+        }
+        break;
+    default:
+        for (uint32_t e = 0; e < count; e++) {
+            const arbor__channel *c = &all[channels[e]];
+            sample_width(clip, c, keys[c->timeline], out + 3 * (size_t)e, 3);
+        }
+    }
+}
+
 void arbor__channel_first(const arbor_clip *clip, const arbor__channel *c, arbor_real *out) {
-    arbor__sample_channel(clip, c, (arbor__key){ 0, 0, 0 }, out);
+    sample_width(clip, c, (arbor__key){ 0, 0, 0 }, out, c->width);
 }

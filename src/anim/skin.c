@@ -8,7 +8,8 @@
 typedef struct skin_record {
     arbor_node mesh;
     uint32_t first, count;       /* joints[first .. first + count) */
-    arbor_real mesh_inverse[12]; /* compute's workspace */
+    arbor_real mesh_inverse[12]; /* compute's workspace ... */
+    bool mesh_identity;          /* ... and whether it is the identity (the usual mesh at the origin) */
 } skin_record;
 
 typedef struct joint_record {
@@ -145,7 +146,7 @@ static void skin_task(void *user, uint32_t index) {
             const joint_record *joint = &k->joints[j];
             arbor_real m[12];
             arbor__affine_mul(m, s->n.world + (size_t)arbor__slot(joint->node) * 12, joint->ibm);
-            arbor__affine_mul(m, sk->mesh_inverse, m);
+            if (!sk->mesh_identity) arbor__affine_mul(m, sk->mesh_inverse, m);
             store(job->out + (size_t)j * stride, m, job->layout);
         }
     }
@@ -173,6 +174,8 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
         if (!mesh) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
         if (!arbor__affine_invert(sk->mesh_inverse, mesh))
             return arbor__fail(ARBOR_ERR_SINGULAR, fn, "skin %u: the mesh node's world matrix cannot be inverted", i);
+        static const arbor_real identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+        sk->mesh_identity = !memcmp(mesh, identity, sizeof identity); /* then the product is the same */
     }
     skin_job job = { k, layout, out, k->count < MAX_TASKS ? k->count : MAX_TASKS };
     if (executor && executor->parallel_for && k->joint_total >= PARALLEL_MIN_JOINTS && job.tasks > 1)

@@ -418,19 +418,34 @@ static arbor_result bulk_refusal(arbor_scene *s, arbor_node n, const arbor_real 
     return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
 }
 
-/* Writes nodes[i] (checked) as a bulk write does; in_order: marked for one
-   arbor__invalidate_in_order afterwards, else invalidated now. */
-ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value, int offset, int k, bool in_order) {
+/* Writes nodes[i] (checked) as a bulk write does (rotations normalised when asked); in_order:
+   marked for one arbor__invalidate_in_order afterwards, else invalidated now. */
+ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value, int offset, int k, bool in_order,
+                           bool normalize) {
     arbor_real v[4];
     uint32_t slot = arbor__slot(s, n);
     memcpy(v, value, (size_t)k * sizeof *v);
-    if (k == 4) arbor__unit_quat(v, v);
+    if (k == 4 && normalize) arbor__unit_quat(v, v);
     if (!in_order) {
         write_trs(s, slot, offset, v, k);
         return;
     }
     store_trs(s, slot, offset, v, k);
     arbor__mark_written(s, slot);
+}
+
+/* The writes of a bulk write, every node checked before (arbor__write_many in internal.h). */
+ARBOR__HOT void write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count, int offset,
+                           int k, bool normalize) {
+    /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards
+       rather than node by node (a walk down each subtree). */
+    bool in_order = s->order_inversions == 0 && (uint64_t)count * 8 >= s->slot_end;
+    uint32_t lowest = UINT32_MAX;
+    for (uint32_t i = 0; i < count; i++) {
+        bulk_write(s, nodes[i], values + (size_t)i * (size_t)k, offset, k, in_order, normalize);
+        if (arbor__slot(s, nodes[i]) < lowest) lowest = arbor__slot(s, nodes[i]);
+    }
+    if (in_order && count) arbor__invalidate_in_order(s, lowest);
 }
 
 ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
@@ -440,16 +455,16 @@ ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const 
         const arbor_real *v = values + (size_t)i * (size_t)k;
         if (!bulk_value_ok(s, nodes[i], v, k)) return bulk_refusal(s, nodes[i], v, k, i, fn);
     }
-    /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards
-       rather than node by node (a walk down each subtree). */
-    bool in_order = s->order_inversions == 0 && (uint64_t)count * 8 >= s->slot_end;
-    uint32_t lowest = UINT32_MAX;
-    for (uint32_t i = 0; i < count; i++) {
-        bulk_write(s, nodes[i], values + (size_t)i * (size_t)k, offset, k, in_order);
-        if (arbor__slot(s, nodes[i]) < lowest) lowest = arbor__slot(s, nodes[i]);
-    }
-    if (in_order && count) arbor__invalidate_in_order(s, lowest);
+    write_many(s, nodes, values, count, offset, k, k == 4);
     return ARBOR_OK;
+}
+
+void arbor__write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count, int offset,
+                       int k, bool normalize) {
+    if (k == 4)
+        write_many(s, nodes, values, count, offset, 4, normalize);
+    else
+        write_many(s, nodes, values, count, offset, 3, normalize);
 }
 
 /* A bulk write shared out on an executor: the checks, then the writes, in ranges of nodes.
@@ -476,7 +491,7 @@ ARBOR__HOT void bulk_task(void *user, uint32_t index, int offset, int k) {
     for (uint32_t i = first; i < end; i++) {
         const arbor_real *v = job->values + (size_t)i * (size_t)k;
         if (job->writing) {
-            bulk_write(job->s, job->nodes[i], v, offset, k, true);
+            bulk_write(job->s, job->nodes[i], v, offset, k, true, true);
             continue;
         }
         if (i && arbor__slot(job->s, job->nodes[i]) <= arbor__slot(job->s, job->nodes[i - 1])) atomic_store(&job->unordered, true);

@@ -20,6 +20,7 @@ int cmd_cull(int argc, char **argv);
 #if defined(ARBOR_HAVE_CAIRO)
 int cmd_render(int argc, char **argv);
 #endif
+int cmd_animate(int argc, char **argv);
 
 /* Prints "arbor: <message>" to stderr and returns exit code 2 (a usage error). */
 int cli_usage_error(const char *fmt, ...)
@@ -73,6 +74,10 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
 /* A coordinate to print: without a "-0" or a rounding residue such as 1e-17 next to real
    values (below 1e-6 is 0). */
 double cli_tidy(arbor_real v);
+
+/* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands): 0, or 1
+   after saying on stderr that the output could not be written (cmd names the command). */
+int cli_dump_json(cli_file *f, const char *cmd);
 
 /* The node's name, or "#<glTF index>" written into buf. */
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]);

@@ -90,6 +90,20 @@ static void print_node(const cli_file *f, uint32_t index) {
     putchar('}');
 }
 
+int cli_dump_json(cli_file *f, const char *cmd) {
+    static char buffer[1 << 20];
+    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    print_scenes(f);
+    uint32_t count = arbor_gltf_node_count(f->doc);
+    for (uint32_t i = 0; i < count; i++) print_node(f, i);
+    fputs("\n]}\n", stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "arbor: %s: cannot write the output\n", cmd);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_dump(int argc, char **argv) {
     if (cli_wants_help(argc, argv, help)) return 0;
     cli_args args;
@@ -97,16 +111,7 @@ int cmd_dump(int argc, char **argv) {
     int status = cli_parse_args("dump", argc, argv, CLI_OPT_JSON | CLI_OPT_LENIENT, 1, 1, &args);
     if (status) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    static char buffer[1 << 20];
-    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
-    print_scenes(&f);
-    uint32_t count = arbor_gltf_node_count(f.doc);
-    for (uint32_t i = 0; i < count; i++) print_node(&f, i);
-    fputs("\n]}\n", stdout);
+    status = cli_dump_json(&f, "dump");
     cli_close(&f);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fputs("arbor: dump: cannot write the output\n", stderr);
-        return 1;
-    }
-    return 0;
+    return status;
 }

@@ -23,6 +23,10 @@ static const char usage[] =
     "                                  carries, world position\n"
     "  dump FILE --json                every node (index order) with parent, children, local\n"
     "                                  and world matrices, as JSON\n"
+    "  animate FILE --time T [--animation A] [--loop] [--pointer] [--json]\n"
+    "                                  the nodes posed by an animation at T seconds, printed as\n"
+    "                                  dump prints them; with --fps F --frames N instead of\n"
+    "                                  --time, the animation played and timed per frame\n"
     "  validate FILE... [--lenient]    load each file: \"FILE: ok\", or the reason it is refused\n"
     "  convert IN OUT                  glTF to GLB and back (by OUT's extension)\n"
     "  edit FILE -o OUT [-e COMMAND]... [--script FILE]\n"
@@ -202,6 +206,7 @@ static const command commands[] = {
 #if defined(ARBOR_HAVE_CAIRO)
     { "render", cmd_render },
 #endif
+    { "animate", cmd_animate },
 };
 
 int main(int argc, char **argv) {
