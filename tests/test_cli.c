@@ -50,23 +50,8 @@ static int run(const char *args) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* A whole file as a string (free it), NULL when it cannot be read. */
-static char *slurp(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = fread(text, 1, (size_t)n, f);
-    fclose(f);
-    text[got] = '\0';
-    if (size) *size = got;
-    return text;
-}
-
 static void assert_output_contains(const char *file, const char *needle) {
-    char *text = slurp(file, NULL);
+    char *text = read_file(file, NULL);
     assert_non_null(text);
     if (!strstr(text, needle)) fail_msg("%s does not contain \"%s\":\n%s", file, needle, text);
     free(text);
@@ -104,7 +89,7 @@ static void test_demo_save_is_the_example(void **state) {
     (void)state;
     assert_int_equal(run("demo --save '" OUT_DIR "/robot_arm.gltf'"), 0);
     size_t made_size = 0, example_size = 0;
-    char *made = slurp(OUT_DIR "/robot_arm.gltf", &made_size), *example = slurp(EXAMPLE, &example_size);
+    char *made = read_file(OUT_DIR "/robot_arm.gltf", &made_size), *example = read_file(EXAMPLE, &example_size);
     assert_non_null(made);
     assert_non_null(example);
     if (arbor_real_size() == sizeof(float)) {

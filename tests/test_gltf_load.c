@@ -16,7 +16,7 @@
  * message when that folder is absent. Files written go to ARBOR_TEST_OUTPUT_DIR "/gltf_load".
  */
 #define _XOPEN_SOURCE 700 /* nftw, mkdir, symlink */
-#include "test_util.h"
+#include "test_samples.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -54,24 +54,6 @@ static bool have_shared(void)
         if (!have_shared()) skip();                                                                                    \
     } while (0)
 
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    if (p) p[n] = 0;
-    if (size) *size = (size_t)n;
-    return p;
-}
-
 static void write_all(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -82,16 +64,11 @@ static void write_all(const char *path, const void *data, size_t size)
 
 static void write_text(const char *path, const char *text) { write_all(path, text, strlen(text)); }
 
-static void make_dir(const char *path)
-{
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) fail_msg("mkdir %s: %s", path, strerror(errno));
-}
-
 /* The JSON of a .gltf or .glb, parsed by jansson here (not by arbor). */
 static json_t *file_json(const char *path)
 {
     size_t size = 0;
-    char *data = read_all(path, &size);
+    char *data = read_file(path, &size);
     assert_non_null(data);
     json_error_t je;
     json_t *root;
@@ -171,35 +148,6 @@ static arbor_gltf *expect_loaded_(arbor_scene *s, const char *json, const arbor_
     return doc;
 }
 #define EXPECT_LOADED(s, json, o) expect_loaded_((s), (json), (o), __FILE__, __LINE__)
-
-static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void base64(char *out, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        out[o++] = b64_alphabet[v >> 18 & 63];
-        out[o++] = b64_alphabet[v >> 12 & 63];
-        out[o++] = i + 1 < n ? b64_alphabet[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? b64_alphabet[v & 63] : '=';
-    }
-    out[o] = 0;
-}
-
-static size_t unbase64(unsigned char *out, const char *s)
-{
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t n = 0;
-    for (; *s && *s != '='; s++) {
-        const char *c = strchr(b64_alphabet, *s);
-        acc = acc << 6 | (uint32_t)(c - b64_alphabet);
-        if ((bits += 6) >= 8) out[n++] = (unsigned char)(acc >> (bits -= 8));
-    }
-    return n;
-}
 
 /* ---- the validator's test files -------------------------------------------------------------- */
 

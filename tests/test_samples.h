@@ -1,7 +1,7 @@
 /*
  * tests/test_samples.h: what the glTF tests share: the sample corpus (ARBOR_SHARED_DIR
- * "/gltf/samples"), the main file of each sample folder in a stable order, and loading a file
- * into a scene of its own. POSIX (dirent); the includer defines _POSIX_C_SOURCE 200809L before
+ * "/gltf/samples"), the main file of each sample folder in a stable order, loading a file into a
+ * scene of its own, reading a whole file, base64 for data: URIs. POSIX (dirent); the includer defines _POSIX_C_SOURCE 200809L before
  * any system header.
  */
 #ifndef ARBOR_TEST_SAMPLES_H
@@ -28,6 +28,53 @@ static inline int compare_strings(const void *a, const void *b) { return strcmp(
 static inline bool ends_with(const char *s, const char *tail) {
     size_t n = strlen(s), t = strlen(tail);
     return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* A whole file, NUL-terminated (free it); NULL when it cannot be read. */
+static inline char *read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    if (p) p[n] = 0;
+    if (size) *size = p ? (size_t)n : 0;
+    return p;
+}
+
+static const char base64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* n bytes as base64 into out (4 characters per 3 bytes, NUL-terminated). */
+static inline void base64(char *out, const void *data, size_t n) {
+    const unsigned char *p = data;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out[o++] = base64_alphabet[v >> 18 & 63];
+        out[o++] = base64_alphabet[v >> 12 & 63];
+        out[o++] = i + 1 < n ? base64_alphabet[v >> 6 & 63] : '=';
+        out[o++] = i + 2 < n ? base64_alphabet[v & 63] : '=';
+    }
+    out[o] = 0;
+}
+
+/* base64 text (up to '=' or its end) into out; the byte count. */
+static inline size_t unbase64(unsigned char *out, const char *s) {
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t n = 0;
+    for (; *s && *s != '='; s++) {
+        const char *c = strchr(base64_alphabet, *s);
+        acc = acc << 6 | (uint32_t)(c - base64_alphabet);
+        if ((bits += 6) >= 8) out[n++] = (unsigned char)(acc >> (bits -= 8));
+    }
+    return n;
 }
 
 /* The main file of each sample folder (its one .gltf or .glb), sorted; 0 when there are none. */
