@@ -1,7 +1,8 @@
 /*
- * libFuzzer target: bytes as a .gltf or .glb, loaded strictly and leniently, updated, saved as
- * .glb and loaded back. A crash, a sanitizer report, a leak or a refused save of a scene that
- * loaded is a bug. External URIs are refused (no base folder), so inputs touch no other file.
+ * libFuzzer target: bytes as a .gltf or .glb, loaded strictly and leniently, updated, its
+ * animations played and its skins computed, saved as .glb and loaded back. A crash, a sanitizer
+ * report, a leak, a refused save of a scene that loaded, or a clip of a loaded file that cannot
+ * be made or played is a bug. External URIs are refused (no base folder), so inputs touch no other file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -24,6 +25,40 @@ static const char *out_path(void) {
     return path;
 }
 
+/* Every animation (the first 8) played at a few times, pointer channels included, and every
+   skin's joint matrices. */
+static void play(arbor_scene *s, const arbor_gltf *doc) {
+    arbor_gltf_counts counts;
+    arbor_gltf_counts_get(doc, &counts);
+    uint32_t n = arbor_gltf_node_count(doc);
+    arbor_node *rig = malloc(((size_t)n + 1) * sizeof *rig);
+    if (!rig) abort();
+    for (uint32_t i = 0; i < n; i++) rig[i] = arbor_gltf_node(doc, i);
+    for (uint32_t a = 0; a < counts.animations && a < 8; a++) {
+        arbor_clip *clip;
+        arbor_player *player;
+        if (arbor_gltf_clip(doc, a, &(arbor_gltf_clip_options){ .pointer = true }, &clip) != ARBOR_OK ||
+            arbor_player_create(clip, s, rig, n, &player) != ARBOR_OK)
+            abort();
+        double d = arbor_clip_duration(clip);
+        const double times[] = { -1, 0, 0.37 * d, d, d + 1 };
+        for (int t = 0; t < 5; t++)
+            if (arbor_player_apply(player, times[t], t % 2 ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP) != ARBOR_OK) abort();
+        arbor_player_free(player);
+        arbor_clip_free(clip);
+    }
+    free(rig);
+    arbor_skins *skins;
+    if (arbor_skins_create(s, &skins) != ARBOR_OK || arbor_gltf_add_skins(doc, skins, NULL) != ARBOR_OK) abort();
+    uint32_t joints = arbor_skins_joint_total(skins);
+    float *out = malloc(((size_t)joints + 1) * 12 * sizeof *out);
+    arbor_scene_update(s);
+    arbor_result r = arbor_skins_compute(skins, ARBOR_LAYOUT_MAT3X4, out, joints, NULL);
+    if (r != ARBOR_OK && r != ARBOR_ERR_SINGULAR) abort();
+    free(out);
+    arbor_skins_free(skins);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int lenient = 0; lenient < 2; lenient++) {
         arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .log = quiet });
@@ -37,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 arbor_real w[16];
                 if (arbor_node_world_matrix(s, n, w) != ARBOR_OK) abort();
             }
+            play(s, doc);
             arbor_result saved = arbor_gltf_save(s, doc, out_path(), &error);
             if (saved != ARBOR_OK && saved != ARBOR_ERR_IO) {
                 fprintf(stderr, "a loaded scene was not saved: %s\n", error.message);

@@ -42,6 +42,11 @@
  * - Data checks (floats finite, min and max exact, sparse indices, inverse bind matrices' last
  *   rows, animation times increasing and rotations unit) run where the bytes are at hand, as the
  *   Khronos validator's do.
+ * - KHR_animation_pointer channels on a node's translation, rotation or scale
+ *   ("/nodes/3/rotation") are checked as regular channels are (the node exists and has no
+ *   matrix, the output fits the path and the keyframes); other pointers pass through unread.
+ * - Animations are decoded at the load for arbor_gltf_clip (floats; normalized integers
+ *   converted).
  * - Lenient loads repair instead of refusing: a bad or second parent link is dropped (the first
  *   parent stays), a ring opens above its lowest node, a bad reference leaves the attachment
  *   off, a non-unit rotation is normalised, a matrix that is not a TRS stays unlocked. Broken
@@ -148,9 +153,10 @@ typedef struct arbor_gltf_clip_options {  /* all zero: defaults */
 /* A clip of animation `animation`: its targets are the file's node indices (the rig size is the
    node count, target names the node names), its duration what the animation lasts (the largest
    keyframe time of all its samplers), its channels those the load accepted (a lenient load
-   leaves out what it warned about; a channel whose data the file does not hold is left out with
-   a warning) and, with options.pointer, the node TRS pointer channels (a regular channel on the
-   same node and path wins). Morph weights channels are kept, one value per morph target. The
+   leaves out what it warned about; a channel whose data the file does not hold, or that
+   arbor_clip_create would refuse, was left out at the load with a warning) and, with
+   options.pointer, the node TRS pointer channels (a regular channel on the same node and path
+   wins). Morph weights channels are kept, one value per morph target. The
    clip allocates through the document's allocator and does not need the document afterwards.
    Refused: an index out of range (ARBOR_ERR_INVALID_ARGUMENT), no memory. */
 ARBOR_API arbor_result arbor_gltf_clip(const arbor_gltf *doc, uint32_t animation,
@@ -158,8 +164,10 @@ ARBOR_API arbor_result arbor_gltf_clip(const arbor_gltf *doc, uint32_t animation
 
 /* Adds to skins every node of the file that has a skin and a mesh, in node index order: the
    node is the mesh, the skin's joints and inverse bind matrices follow. Nodes or joints
-   destroyed since the load are left out (their skins with them). *added (may be NULL) gets how
-   many were added. Refused as arbor_skins_add is; on failure nothing is added. */
+   destroyed since the load are left out (their skins with them), and so are skins whose inverse
+   bind matrices arbor_skins_add refuses (a lenient load lets a NaN through). *added (may be
+   NULL) gets how many were added. Refused: NULL arguments (ARBOR_ERR_INVALID_ARGUMENT), no
+   memory (ARBOR_ERR_OUT_OF_MEMORY, and then nothing is added). */
 ARBOR_API arbor_result arbor_gltf_add_skins(const arbor_gltf *doc, arbor_skins *skins, uint32_t *added);
 
 #ifdef __cplusplus

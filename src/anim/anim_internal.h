@@ -44,6 +44,9 @@ typedef struct arbor__key {
     arbor_real u, dt;
 } arbor__key;
 
+/* clip.c: everything arbor_clip_create refuses in channel i of a clip (rig_size 0: any target),
+   said through arbor__fail as arbor_clip_create says it. */
+arbor_result arbor__clip_check_channel(const arbor_channel_desc *c, uint32_t i, uint32_t rig_size);
 /* sample.c: the keyframe of t on tl, starting the search at *cursor, which is updated. */
 arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, double t, uint32_t *cursor);
 /* sample.c: the channels[0 .. count) of one path at keys (per timeline) into out: 3 or 4 values

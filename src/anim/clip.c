@@ -20,8 +20,7 @@ static uint32_t elements_of(const arbor_channel_desc *c) {
     return c->key_count * (c->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? 3u : 1u);
 }
 
-/* Everything arbor_clip_create refuses in one channel. */
-static arbor_result check_channel(const arbor_channel_desc *c, uint32_t i, uint32_t rig_size) {
+arbor_result arbor__clip_check_channel(const arbor_channel_desc *c, uint32_t i, uint32_t rig_size) {
     if ((unsigned)c->path > ARBOR_ANIM_WEIGHTS)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "channel %u: unknown path %d", i, (int)c->path);
     if ((unsigned)c->interpolation > ARBOR_INTERPOLATION_CUBICSPLINE)
@@ -104,7 +103,7 @@ arbor_result arbor_clip_create(const arbor_clip_desc *desc, arbor_clip **out) {
     double last = 0;
     uint64_t floats = 0, names = 0;
     for (uint32_t i = 0; i < n; i++) {
-        arbor_result r = check_channel(&ch[i], i, rig_size);
+        arbor_result r = arbor__clip_check_channel(&ch[i], i, rig_size);
         if (r) return r;
         if (ch[i].times[ch[i].key_count - 1] > last) last = ch[i].times[ch[i].key_count - 1];
         floats += (uint64_t)elements_of(&ch[i]) * width_of(&ch[i]);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "anim/anim_internal.h"
 #include "gltf/load_internal.h"
 
 
@@ -307,23 +308,23 @@ static bool readable(const ld *L, const ld_accessor *A) {
     return A->ok && !A->bad_layout && (A->view == LD_NONE || arbor__ld_has_data(L, A));
 }
 
-/* Why channel i cannot be used as decoded (NULL when it can). */
+/* Why a decoded channel cannot be used (NULL when it can): what arbor_clip_create would refuse
+   (times that do not increase, a rotation of length zero, values out of range). */
 static const char *unusable(const ld *L, const ld_channel *C, const float *data, const size_t *times,
                             const size_t *values) {
     const ld_sampler *S = &L->samplers[C->sampler];
     const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
-    const float *t = data + times[S->input];
-    for (uint64_t k = 0; k < in->count; k++)
-        if (!(t[k] >= 0) || (k && !(t[k] > t[k - 1]))) return "its keyframe times do not increase";
-    if (C->path != ARBOR_ANIM_ROTATION) return NULL;
-    bool cubic = S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE;
-    const float *v = data + values[C->sampler];
-    for (uint64_t e = cubic ? 1 : 0; e < out->count; e += cubic ? 3 : 1) {
-        const float *q = v + e * 4;
-        if (!((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3] > 0))
-            return "a rotation has no length";
-    }
-    return NULL;
+    uint64_t per = in->count * (S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? 3u : 1u);
+    arbor_channel_desc desc = { .path = (arbor_anim_path)C->path,
+                                .interpolation = (arbor_interpolation)S->interpolation,
+                                .key_count = (uint32_t)in->count,
+                                .times = data + times[S->input],
+                                .values = data + values[C->sampler],
+                                .width = C->path == ARBOR_ANIM_WEIGHTS ? (uint32_t)(out->count * out->ncomp / per) : 0 };
+    if (in->count > UINT32_MAX / 4) return "too many keyframes";
+    if (!arbor__clip_check_channel(&desc, 0, 0)) return NULL;
+    const char *why = strstr(arbor_last_error(), "channel 0: "); /* "arbor_clip_create: channel 0: ..." */
+    return why ? why + 11 : arbor_last_error();
 }
 
 bool arbor__ld_decode_animations(ld *L, arbor_gltf *doc) {
