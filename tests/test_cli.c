@@ -42,13 +42,7 @@
 /* ---- running the command -------------------------------------------------------------------- */
 
 /* Runs `arbor ARGS` (ARGS is shell text), stdout and stderr into files; the exit status. */
-static int run(const char *args) {
-    char command[8192];
-    make_dir(OUT_DIR);
-    snprintf(command, sizeof command, "'%s' %s >'%s' 2>'%s'", ARBOR_CLI_PATH, args, STDOUT_FILE, STDERR_FILE);
-    int status = system(command);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+static int run(const char *args) { return run_arbor(OUT_DIR, args); }
 
 static void assert_output_contains(const char *file, const char *needle) {
     char *text = read_file(file, NULL);

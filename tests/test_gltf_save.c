@@ -465,18 +465,6 @@ static void test_delete_and_create_remap(void **state) {
 
 /* ---- a scene built in code, no document --------------------------------------------------------- */
 
-typedef struct log_count {
-    int warnings;
-    char last[512];
-} log_count;
-
-static void count_log(void *user, arbor_log_level level, const char *message) {
-    log_count *c = user;
-    if (level != ARBOR_LOG_WARN) return;
-    c->warnings++;
-    snprintf(c->last, sizeof c->last, "%s", message);
-}
-
 static void test_scene_without_document(void **state) {
     (void)state;
     make_dir(OUT_DIR);

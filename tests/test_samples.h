@@ -1,7 +1,8 @@
 /*
  * tests/test_samples.h: what the glTF tests share: the sample corpus (ARBOR_SHARED_DIR
  * "/gltf/samples"), the main file of each sample folder in a stable order, loading a file into a
- * scene of its own, reading a whole file, base64 for data: URIs. POSIX (dirent); the includer defines _POSIX_C_SOURCE 200809L before
+ * scene of its own, reading a whole file, base64 for data: URIs, counting a scene's warnings,
+ * running the arbor command. POSIX (dirent); the includer defines _POSIX_C_SOURCE 200809L before
  * any system header.
  */
 #ifndef ARBOR_TEST_SAMPLES_H
@@ -11,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test_util.h"
 
@@ -130,6 +132,33 @@ static inline void unload(loaded *l) {
     arbor_gltf_free(l->doc);
     arbor_scene_destroy(l->s);
 }
+
+/* A scene log hook that counts warnings and keeps the last one. */
+typedef struct log_count {
+    int warnings;
+    char last[512];
+} log_count;
+
+static inline void count_log(void *user, arbor_log_level level, const char *message) {
+    log_count *c = user;
+    if (level != ARBOR_LOG_WARN) return;
+    c->warnings++;
+    snprintf(c->last, sizeof c->last, "%s", message);
+}
+
+#ifdef ARBOR_CLI_PATH
+/* Runs `arbor ARGS` (ARGS is shell text), stdout and stderr into out_dir/stdout.txt and
+   out_dir/stderr.txt; the exit status. */
+static inline int run_arbor(const char *out_dir, const char *args) {
+    make_dir(out_dir);
+    size_t size = strlen(ARBOR_CLI_PATH) + strlen(args) + 2 * strlen(out_dir) + 64;
+    char *command = malloc(size);
+    snprintf(command, size, "'%s' %s >'%s/stdout.txt' 2>'%s/stderr.txt'", ARBOR_CLI_PATH, args, out_dir, out_dir);
+    int status = system(command);
+    free(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+#endif
 
 /* The node's index in the loaded file, -1 for ARBOR_NONE. */
 static inline int64_t index_of(const loaded *l, arbor_node n) {
