@@ -27,7 +27,8 @@
  *   (slerp) along the shorter arc. STEP holds a keyframe until the next. CUBICSPLINE is the
  *   cubic Hermite spline with glTF's in- and out-tangents scaled by the keyframe interval.
  * - Rotations are unit: keyframe values are normalised when the clip is made, every sampled
- *   rotation is normalised again.
+ *   rotation is normalised again. Keyframes are kept as floats, as glTF stores them, in double
+ *   builds too (the sampling itself runs in arbor_real).
  * - Keyframe search: each player keeps a cursor per keyframe timeline (channels with the same
  *   times share one), so time moving forward costs O(1) amortised; a jump is a binary search.
  *
@@ -161,9 +162,10 @@ ARBOR_API const arbor_clip *arbor_player_clip(const arbor_player *player);
    (ARBOR_ERR_INVALID_ARGUMENT). Allocates nothing. */
 ARBOR_API arbor_result arbor_player_apply(arbor_player *player, double time, arbor_wrap wrap);
 
-/* The same for many players (of one scene or several), their sampling spread over the executor
-   (NULL: serial), the writes made on the calling thread. times[i] is players[i]'s. Refused as
-   a whole when any player would be. */
+/* The same for many players (of one scene or several; each player at most once), their
+   sampling spread over the executor (NULL: serial), the writes made on the calling thread in
+   the players' order. times[i] is players[i]'s. Refused as a whole, nothing written, when any
+   player would be. */
 ARBOR_API arbor_result arbor_players_apply(arbor_player *const *players, const double *times, uint32_t count,
                                            arbor_wrap wrap, const arbor_executor *executor);
 

@@ -92,7 +92,8 @@ ARBOR__HOT void sample_width(const arbor_clip *clip, const arbor__channel *c, ar
     }
     const float *a = v + (size_t)key.k * w;
     if (key.u == 0 || c->interpolation == ARBOR_INTERPOLATION_STEP) {
-        for (uint32_t i = 0; i < w; i++) out[i] = a[i]; /* keyframe rotations are unit already */
+        for (uint32_t i = 0; i < w; i++) out[i] = a[i];
+        if (w == 4 && c->path == ARBOR_ANIM_ROTATION) normalize4(out); /* unit in arbor_real, not only in float */
     } else if (w == 4 && c->path == ARBOR_ANIM_ROTATION) {
         slerp(out, a, a + 4, key.u);
     } else {
