@@ -121,16 +121,18 @@ typedef struct skin_job {
     uint32_t tasks;
 } skin_job;
 
+/* a as 16 floats (MAT4, column-major) or 12 (MAT3X4, row by row). */
 static void store(float *out, const arbor_real a[12], arbor_matrix_layout layout) {
-    if (layout == ARBOR_LAYOUT_MAT4) {
-        for (int c = 0; c < 4; c++) {
-            for (int r = 0; r < 3; r++) out[c * 4 + r] = (float)a[c * 3 + r];
-            out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
-        }
-    } else {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++) out[r * 4 + c] = (float)a[c * 3 + r];
-    }
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++) out[layout == ARBOR_LAYOUT_MAT4 ? c * 4 + r : r * 4 + c] = (float)a[ARBOR__AT(r, c)];
+    if (layout == ARBOR_LAYOUT_MAT4) out[3] = out[7] = out[11] = 0, out[15] = 1;
+}
+
+static bool is_identity(const arbor_real a[12]) {
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            if (a[ARBOR__AT(r, c)] != (r == c)) return false;
+    return true;
 }
 
 static void skin_task(void *user, uint32_t index) {
@@ -174,8 +176,7 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
         if (!mesh) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
         if (!arbor__affine_invert(sk->mesh_inverse, mesh))
             return arbor__fail(ARBOR_ERR_SINGULAR, fn, "skin %u: the mesh node's world matrix cannot be inverted", i);
-        static const arbor_real identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
-        sk->mesh_identity = !memcmp(mesh, identity, sizeof identity); /* then the product is the same */
+        sk->mesh_identity = is_identity(mesh); /* then the product would change nothing */
     }
     skin_job job = { k, layout, out, k->count < MAX_TASKS ? k->count : MAX_TASKS };
     if (executor && executor->parallel_for && k->joint_total >= PARALLEL_MIN_JOINTS && job.tasks > 1)
