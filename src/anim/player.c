@@ -161,8 +161,8 @@ static arbor_result check_node(const arbor_scene *s, arbor_node node, uint32_t t
         return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "rig entry %u, node %uv%u, was destroyed", target,
                            (unsigned)(uint32_t)node.id, (unsigned)(node.id >> 32));
     if (s->n.flags[slot] & ARBOR__LOCKED)
-        return arbor__fail(ARBOR_ERR_LOCKED, fn, "rig entry %u, node %uv%u, has a locked local matrix", target, slot,
-                           s->n.generation[slot]);
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "rig entry %u, node %uv%u, has a locked local matrix", target,
+                           (unsigned)(uint32_t)node.id, (unsigned)(node.id >> 32));
     return ARBOR_OK;
 }
 

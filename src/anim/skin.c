@@ -147,7 +147,7 @@ static void skin_task(void *user, uint32_t index) {
         for (uint32_t j = sk->first; j < sk->first + sk->count; j++) {
             const joint_record *joint = &k->joints[j];
             arbor_real m[12];
-            arbor__affine_mul(m, s->n.world + (size_t)arbor__slot(joint->node) * 12, joint->ibm);
+            arbor__affine_mul(m, s->n.world + (size_t)arbor__slot(s, joint->node) * 12, joint->ibm);
             if (!sk->mesh_identity) arbor__affine_mul(m, sk->mesh_inverse, m);
             store(job->out + (size_t)j * stride, m, job->layout);
         }
