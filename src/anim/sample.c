@@ -53,8 +53,20 @@ arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, do
     return (arbor__key){ k, (arbor_real)((t - t0) / dt), (arbor_real)dt };
 }
 
+/* q / |q| by one division and four products (a sampled rotation is near unit: the range check
+   of arbor_quat_normalize, which takes the rest, is for the setters' arbitrary input). */
 static inline void normalize4(arbor_real *q) {
-    if (!arbor__quat_normalize_fast(q, q)) arbor_quat_normalize(q, q);
+    const arbor_real sum = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(sum > (arbor_real)1e-30 && sum < (arbor_real)1e30)) {
+        arbor_quat_normalize(q, q);
+        return;
+    }
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor_real inverse = 1 / sqrt(sum);
+#else
+    const arbor_real inverse = 1 / sqrtf(sum);
+#endif
+    for (int i = 0; i < 4; i++) q[i] = q[i] * inverse;
 }
 
 /* LINEAR between unit quaternions a and b: slerp along the shorter arc. */
