@@ -2,7 +2,6 @@
    moving forward costs O(1) amortised, a binary search otherwise), and a channel's value there
    (STEP, LINEAR with slerp for rotations, CUBICSPLINE Hermite). */
 #include <math.h>
-#include <string.h>
 
 #include "anim/anim_internal.h"
 
