@@ -68,18 +68,33 @@ static inline void normalize4(arbor_real *q) {
     for (int i = 0; i < 4; i++) q[i] = q[i] * inverse;
 }
 
-/* LINEAR between unit quaternions a and b: slerp along the shorter arc. */
-static inline void slerp(arbor_real *out, const float *a, const float *b, arbor_real u) {
-    arbor_real qa[4] = { a[0], a[1], a[2], a[3] }, qb[4] = { b[0], b[1], b[2], b[3] };
-    arbor_real d = qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3];
-    if (d < 0) {
-        d = -d;
-        for (int i = 0; i < 4; i++) qb[i] = -qb[i];
+/* LINEAR between unit quaternions: slerp along the shorter arc, in three steps so that four
+   channels can share the middle one (arbor__slerp_weights4). */
+typedef struct arc {
+    arbor_real a[4], b[4]; /* b on a's side */
+    arbor_real d, u;
+} arc;
+
+static inline arc arc_of(const float *a, const float *b, arbor_real u) {
+    arc r = { { a[0], a[1], a[2], a[3] }, { b[0], b[1], b[2], b[3] }, 0, u };
+    r.d = r.a[0] * r.b[0] + r.a[1] * r.b[1] + r.a[2] * r.b[2] + r.a[3] * r.b[3];
+    if (r.d < 0) {
+        r.d = -r.d;
+        for (int i = 0; i < 4; i++) r.b[i] = -r.b[i];
     }
-    arbor_real wa, wb;
-    arbor__slerp_weights(u, d, &wa, &wb);
-    for (int i = 0; i < 4; i++) out[i] = wa * qa[i] + wb * qb[i];
+    return r;
+}
+
+static inline void arc_finish(const arc *r, arbor_real wa, arbor_real wb, arbor_real *out) {
+    for (int i = 0; i < 4; i++) out[i] = wa * r->a[i] + wb * r->b[i];
     normalize4(out);
+}
+
+static inline void slerp(arbor_real *out, const float *a, const float *b, arbor_real u) {
+    arc r = arc_of(a, b, u);
+    arbor_real wa, wb;
+    arbor__slerp_weights(r.u, r.d, &wa, &wb);
+    arc_finish(&r, wa, wb, out);
 }
 
 /* Channel c's value at key into out; w is c's width, a constant where the compiler can see one. */
@@ -113,15 +128,52 @@ ARBOR__HOT void sample_width(const arbor_clip *clip, const arbor__channel *c, ar
     }
 }
 
+/* Rotation channels: those between two LINEAR keyframes go four at a time through
+   arbor__slerp_weights4 (the same bits as one at a time), the others one by one. */
+static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+                             arbor_real *out) {
+#if ARBOR__SIMD
+    arc arcs[4];
+    arbor_real *outs[4];
+    int pending = 0;
+#endif
+    for (uint32_t e = 0; e < count; e++) {
+        const arbor__channel *c = &clip->channels[channels[e]];
+        const arbor__key key = keys[c->timeline];
+        if (key.u == 0 || c->interpolation != ARBOR_INTERPOLATION_LINEAR) {
+            sample_width(clip, c, key, out + 4 * (size_t)e, 4);
+            continue;
+        }
+        const float *a = clip->values + c->values + (size_t)key.k * 4;
+#if ARBOR__SIMD
+        arcs[pending] = arc_of(a, a + 4, key.u);
+        outs[pending++] = out + 4 * (size_t)e;
+        if (pending < 4) continue;
+        const arbor__v4 u = { arcs[0].u, arcs[1].u, arcs[2].u, arcs[3].u };
+        const arbor__v4 d = { arcs[0].d, arcs[1].d, arcs[2].d, arcs[3].d };
+        arbor__v4 wa, wb;
+        arbor__slerp_weights4(u, d, &wa, &wb);
+        for (int i = 0; i < 4; i++) arc_finish(&arcs[i], wa[i], wb[i], outs[i]);
+        pending = 0;
+#else
+        slerp(out + 4 * (size_t)e, a, a + 4, key.u);
+#endif
+    }
+#if ARBOR__SIMD
+    for (int i = 0; i < pending; i++) {
+        arbor_real wa, wb;
+        arbor__slerp_weights(arcs[i].u, arcs[i].d, &wa, &wb);
+        arc_finish(&arcs[i], wa, wb, outs[i]);
+    }
+#endif
+}
+
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
                         int path, arbor_real *out, const uint32_t *weight_at) {
     const arbor__channel *all = clip->channels;
     switch (path) {
     case ARBOR_ANIM_ROTATION:
-        for (uint32_t e = 0; e < count; e++) {
-            const arbor__channel *c = &all[channels[e]];
-            sample_width(clip, c, keys[c->timeline], out + 4 * (size_t)e, 4);
-        }
+        sample_rotations(clip, keys, channels, count, out);
         break;
     case ARBOR_ANIM_WEIGHTS:
         for (uint32_t e = 0; e < count; e++) {

@@ -237,13 +237,17 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
 #else
 #define ARBOR__SLERP_TERMS 6
 #endif
-ARBOR__HOT void arbor__slerp_weights(arbor_real u, arbor_real d, arbor_real *wa, arbor_real *wb) {
-    /* 1 / (i (2 i + 1)), the series' coefficients */
+/* The series' coefficients 1 / (i (2 i + 1)). */
+ARBOR__HOT arbor_real arbor__slerp_coefficient(int i) {
     static const arbor_real c[14] = { 0, (arbor_real)(1.0 / 3), (arbor_real)(1.0 / 10), (arbor_real)(1.0 / 21),
                                       (arbor_real)(1.0 / 36), (arbor_real)(1.0 / 55), (arbor_real)(1.0 / 78),
                                       (arbor_real)(1.0 / 105), (arbor_real)(1.0 / 136), (arbor_real)(1.0 / 171),
                                       (arbor_real)(1.0 / 210), (arbor_real)(1.0 / 253), (arbor_real)(1.0 / 300),
                                       (arbor_real)(1.0 / 351) };
+    return c[i];
+}
+
+ARBOR__HOT void arbor__slerp_weights(arbor_real u, arbor_real d, arbor_real *wa, arbor_real *wb) {
     /* the arc's ends as combinations of a and b: from = fa a + fb b, to = ta a + tb b */
     arbor_real fa = 1, fb = 0, ta = 0, tb = 1;
     for (int halvings = 0; halvings < 2 && d < (arbor_real)0.9; ++halvings) {
@@ -264,7 +268,7 @@ ARBOR__HOT void arbor__slerp_weights(arbor_real u, arbor_real d, arbor_real *wa,
     const arbor_real x = d - 1, s = 1 - u, ss = s * s, uu = u * u;
     arbor_real term_from = s, term_to = u, w_from = s, w_to = u;
     for (int i = 1; i <= ARBOR__SLERP_TERMS; ++i) {
-        const arbor_real ii = (arbor_real)(i * i), k = x * c[i];
+        const arbor_real ii = (arbor_real)(i * i), k = x * arbor__slerp_coefficient(i);
         term_from = term_from * ((ss - ii) * k);
         term_to = term_to * ((uu - ii) * k);
         w_from = w_from + term_from;
@@ -273,6 +277,59 @@ ARBOR__HOT void arbor__slerp_weights(arbor_real u, arbor_real d, arbor_real *wa,
     *wa = w_from * fa + w_to * ta;
     *wb = w_from * fb + w_to * tb;
 }
+
+#if ARBOR__SIMD
+/* arbor__slerp_weights on four lanes at once (four rotation channels): the same operations in
+   the same order lane by lane, so the same bits (tests/test_anim.c checks). A lane that does
+   not halve keeps its values through the selects. */
+#if ARBOR_REAL_IS_DOUBLE
+typedef int64_t arbor__mask4 __attribute__((vector_size(4 * sizeof(int64_t))));
+#else
+typedef int32_t arbor__mask4 __attribute__((vector_size(4 * sizeof(int32_t))));
+#endif
+ARBOR__HOT arbor__v4 arbor__select4(arbor__mask4 m, arbor__v4 yes, arbor__v4 no) {
+    return (arbor__v4)(((arbor__mask4)yes & m) | ((arbor__mask4)no & ~m));
+}
+ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, arbor__v4 *wb) {
+    const arbor__v4 one = {1, 1, 1, 1}, zero = {0, 0, 0, 0};
+    const arbor__v4 wide = {(arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9};
+    const arbor__v4 half = {(arbor_real)0.5, (arbor_real)0.5, (arbor_real)0.5, (arbor_real)0.5};
+    arbor__v4 fa = one, fb = zero, ta = zero, tb = one;
+    for (int halvings = 0; halvings < 2; ++halvings) {
+        const arbor__mask4 halve = d < wide;
+        if (!(halve[0] | halve[1] | halve[2] | halve[3])) break;
+        arbor__v4 root;
+        for (int i = 0; i < 4; ++i) {
+#if ARBOR_REAL_IS_DOUBLE
+            root[i] = sqrt(2 + 2 * d[i]);
+#else
+            root[i] = sqrtf(2 + 2 * d[i]);
+#endif
+        }
+        const arbor__v4 inverse = one / root;
+        const arbor__v4 ma = (fa + ta) * inverse, mb = (fb + tb) * inverse;
+        const arbor__mask4 low = u < half, lower = halve & low, upper = halve & ~low;
+        ta = arbor__select4(lower, ma, ta);
+        tb = arbor__select4(lower, mb, tb);
+        fa = arbor__select4(upper, ma, fa);
+        fb = arbor__select4(upper, mb, fb);
+        u = arbor__select4(halve, arbor__select4(low, 2 * u, 2 * u - 1), u);
+        d = arbor__select4(halve, (1 + d) * inverse, d);
+    }
+    const arbor__v4 x = d - 1, s = 1 - u, ss = s * s, uu = u * u;
+    arbor__v4 term_from = s, term_to = u, w_from = s, w_to = u;
+    for (int i = 1; i <= ARBOR__SLERP_TERMS; ++i) {
+        const arbor_real ii = (arbor_real)(i * i);
+        const arbor__v4 k = x * arbor__slerp_coefficient(i);
+        term_from = term_from * ((ss - ii) * k);
+        term_to = term_to * ((uu - ii) * k);
+        w_from = w_from + term_from;
+        w_to = w_to + term_to;
+    }
+    *wa = w_from * fa + w_to * ta;
+    *wb = w_from * fb + w_to * tb;
+}
+#endif
 
 /* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row):
    transposes. out may be the same array as the input. */
