@@ -264,6 +264,27 @@ static void free_context(ld *L) {
     json_decref(L->root);
 }
 
+/* The JSON, or NULL after stopping the load. jansson does not always say that its allocator
+   failed: a failed allocation may come out with no message, or as a syntax error at a good
+   token. A broken file fails the same way twice; a parse that fails otherwise the second time
+   ran out of memory, and one that succeeds the second time is kept. */
+static json_t *parse_json(ld *L, const uint8_t *json, size_t size) {
+    json_error_t first, again;
+    json_t *root = json_loadb((const char *)json, size, JSON_REJECT_DUPLICATES, &first);
+    if (root) return root;
+    bool memory = json_error_code(&first) == json_error_out_of_memory || !first.text[0];
+    if (!memory) {
+        if ((root = json_loadb((const char *)json, size, JSON_REJECT_DUPLICATES, &again))) return root;
+        memory = json_error_code(&again) != json_error_code(&first) || again.position != first.position ||
+                 strcmp(again.text, first.text) != 0;
+    }
+    if (memory)
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "out of memory while parsing the JSON (near line %d)", first.line);
+    else
+        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line %d, column %d: %s", first.line, first.column, first.text);
+    return NULL;
+}
+
 static bool has_glb_magic(const uint8_t *data, size_t size) { return size >= 4 && !memcmp(data, "glTF", 4); }
 
 static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, const char *base_dir, arbor_gltf **out) {
@@ -280,12 +301,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
         arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line 1, column 1: a byte order mark is not allowed");
         goto done;
     }
-    json_error_t je;
-    L->root = json_loadb((const char *)json, json_size, JSON_REJECT_DUPLICATES, &je);
-    if (!L->root) {
-        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line %d, column %d: %s", je.line, je.column, je.text);
-        goto done;
-    }
+    if (!(L->root = parse_json(L, json, json_size))) goto done;
     if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_images(L) || !arbor__ld_buffers(L) ||
         !arbor__ld_data(L))
         goto done;
