@@ -317,6 +317,32 @@ static void free_string(saver *sv, char *p) {
     if (p) arbor__free(sv->s, p, strlen(p) + 1);
 }
 
+/* jansson's setters, checked: a value that could not be made or stored (jansson out of memory:
+   v or the container is NULL, or the store failed) fails the save rather than leaving a hole
+   in the file. Each takes v over, as json_object_set_new does. */
+static void put(saver *sv, json_t *object, const char *key, json_t *v) {
+    if (json_object_set_new(object, key, v)) fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory (JSON)");
+}
+
+static void push(saver *sv, json_t *array, json_t *v) {
+    if (json_array_append_new(array, v)) fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory (JSON)");
+}
+
+static void replace(saver *sv, json_t *array, size_t index, json_t *v) {
+    if (json_array_set_new(array, index, v)) fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory (JSON)");
+}
+
+/* A copy of v (deep: of everything in it), or NULL (v NULL, or out of memory: then the save
+   fails). jansson's copies leave out what they had no memory for, without a word: a copy is
+   kept only when it equals v. */
+static json_t *copied(saver *sv, bool deep, json_t *v) {
+    json_t *copy = deep ? json_deep_copy(v) : json_copy(v);
+    if (!v || json_equal(copy, v)) return copy;
+    json_decref(copy);
+    fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory (JSON)");
+    return NULL;
+}
+
 /* The document's top-level array (or NULL). */
 static json_t *top(const saver *sv, const char *key) { return sv->root ? json_object_get(sv->root, key) : NULL; }
 
@@ -360,23 +386,23 @@ static bool camera_matches(const json_t *j, const arbor_camera *c) {
            close_to(number_or(o, "znear", -1), c->znear) && close_to(number_or(o, "zfar", -1), c->zfar);
 }
 
-static json_t *camera_json(const arbor_camera *c) {
+static json_t *camera_json(saver *sv, const arbor_camera *c) {
     json_t *params = json_object();
     if (c->type == ARBOR_CAMERA_PERSPECTIVE) {
-        if (c->aspect > 0) json_object_set_new(params, "aspectRatio", json_real(real_for_json(c->aspect)));
-        json_object_set_new(params, "yfov", json_real(real_for_json(c->yfov)));
-        if (c->zfar > 0) json_object_set_new(params, "zfar", json_real(real_for_json(c->zfar)));
-        json_object_set_new(params, "znear", json_real(real_for_json(c->znear)));
+        if (c->aspect > 0) put(sv, params, "aspectRatio", json_real(real_for_json(c->aspect)));
+        put(sv, params, "yfov", json_real(real_for_json(c->yfov)));
+        if (c->zfar > 0) put(sv, params, "zfar", json_real(real_for_json(c->zfar)));
+        put(sv, params, "znear", json_real(real_for_json(c->znear)));
     } else {
-        json_object_set_new(params, "xmag", json_real(real_for_json(c->xmag)));
-        json_object_set_new(params, "ymag", json_real(real_for_json(c->ymag)));
-        json_object_set_new(params, "zfar", json_real(real_for_json(c->zfar)));
-        json_object_set_new(params, "znear", json_real(real_for_json(c->znear)));
+        put(sv, params, "xmag", json_real(real_for_json(c->xmag)));
+        put(sv, params, "ymag", json_real(real_for_json(c->ymag)));
+        put(sv, params, "zfar", json_real(real_for_json(c->zfar)));
+        put(sv, params, "znear", json_real(real_for_json(c->znear)));
     }
     const char *type = c->type == ARBOR_CAMERA_PERSPECTIVE ? "perspective" : "orthographic";
     json_t *camera = json_object();
-    json_object_set_new(camera, "type", json_string(type));
-    json_object_set_new(camera, type, params);
+    put(sv, camera, "type", json_string(type));
+    put(sv, camera, type, params);
     return camera;
 }
 
@@ -411,24 +437,24 @@ static bool light_matches(const json_t *j, const arbor_light *l) {
            close_to(number_or(spot, "outerConeAngle", SPOT_OUTER_DEFAULT), outer);
 }
 
-static json_t *light_json(const arbor_light *l) {
+static json_t *light_json(saver *sv, const arbor_light *l) {
     json_t *light = json_object();
-    json_object_set_new(light, "type", json_string(light_type_name(l->type)));
+    put(sv, light, "type", json_string(light_type_name(l->type)));
     if (l->color[0] != 1 || l->color[1] != 1 || l->color[2] != 1) {
         json_t *color = json_array();
-        for (int i = 0; i < 3; i++) json_array_append_new(color, json_real(real_for_json(l->color[i])));
-        json_object_set_new(light, "color", color);
+        for (int i = 0; i < 3; i++) push(sv, color, json_real(real_for_json(l->color[i])));
+        put(sv, light, "color", color);
     }
-    if (l->intensity != 1) json_object_set_new(light, "intensity", json_real(real_for_json(l->intensity)));
+    if (l->intensity != 1) put(sv, light, "intensity", json_real(real_for_json(l->intensity)));
     if (l->range > 0 && l->type != ARBOR_LIGHT_DIRECTIONAL)
-        json_object_set_new(light, "range", json_real(real_for_json(l->range)));
+        put(sv, light, "range", json_real(real_for_json(l->range)));
     if (l->type == ARBOR_LIGHT_SPOT) {
         double inner, outer;
         light_cones(l, &inner, &outer);
         json_t *spot = json_object();
-        json_object_set_new(spot, "innerConeAngle", json_real(real_for_json((arbor_real)inner)));
-        json_object_set_new(spot, "outerConeAngle", json_real(real_for_json((arbor_real)outer)));
-        json_object_set_new(light, "spot", spot);
+        put(sv, spot, "innerConeAngle", json_real(real_for_json((arbor_real)inner)));
+        put(sv, spot, "outerConeAngle", json_real(real_for_json((arbor_real)outer)));
+        put(sv, light, "spot", spot);
     }
     return light;
 }
@@ -800,11 +826,11 @@ static void write_scenes(saver *sv, jw *w) {
 /* ---- what passes through, remapped ------------------------------------------------------------ */
 
 static json_t *build_asset(saver *sv) {
-    json_t *asset = json_is_object(top(sv, "asset")) ? json_copy(top(sv, "asset")) : json_object();
+    json_t *asset = json_is_object(top(sv, "asset")) ? copied(sv, false, top(sv, "asset")) : json_object();
     char generator[64];
     snprintf(generator, sizeof generator, "arbor %s", arbor_version());
-    if (!json_object_get(asset, "version")) json_object_set_new(asset, "version", json_string("2.0"));
-    json_object_set_new(asset, "generator", json_string(generator));
+    if (!json_object_get(asset, "version")) put(sv, asset, "version", json_string("2.0"));
+    put(sv, asset, "generator", json_string(generator));
     return asset;
 }
 
@@ -812,17 +838,17 @@ static json_t *build_skins(saver *sv) {
     json_t *skins = top(sv, "skins"), *out = json_array();
     for (uint32_t i = 0; i < sv->skin_count; i++) {
         if (sv->skin_map[i] < 0) continue;
-        json_t *skin = json_deep_copy(json_array_get(skins, i));
+        json_t *skin = copied(sv, true, json_array_get(skins, i));
         json_t *joints = json_object_get(skin, "joints");
         for (size_t j = 0; j < json_array_size(joints); j++)
-            json_array_set_new(joints, j, json_integer(map_node(sv, json_array_get(joints, j))));
+            replace(sv, joints, j, json_integer(map_node(sv, json_array_get(joints, j))));
         json_t *skeleton = json_object_get(skin, "skeleton");
         if (skeleton) {
             uint32_t k = map_node(sv, skeleton);
             if (k == NO_INDEX) json_object_del(skin, "skeleton");
-            else json_object_set_new(skin, "skeleton", json_integer(k));
+            else put(sv, skin, "skeleton", json_integer(k));
         }
-        json_array_append_new(out, skin);
+        push(sv, out, skin);
     }
     return out;
 }
@@ -839,7 +865,7 @@ static bool remap_pointer(saver *sv, json_t *holder) {
     char *rewritten = zalloc(sv, len, 1);
     if (!rewritten) return true;
     snprintf(rewritten, len, "/nodes/%" PRIu32 "%s", sv->file_to_out[i], end);
-    json_object_set_new(holder, "pointer", json_string(rewritten));
+    put(sv, holder, "pointer", json_string(rewritten));
     arbor__free(sv->s, rewritten, len);
     return true;
 }
@@ -847,7 +873,7 @@ static bool remap_pointer(saver *sv, json_t *holder) {
 static json_t *build_animations(saver *sv) {
     json_t *animations = top(sv, "animations"), *out = json_array();
     for (size_t a = 0; a < json_array_size(animations); a++) {
-        json_t *animation = json_deep_copy(json_array_get(animations, a));
+        json_t *animation = copied(sv, true, json_array_get(animations, a));
         json_t *channels = json_object_get(animation, "channels");
         for (size_t c = 0; c < json_array_size(channels);) {
             json_t *target = json_object_get(json_array_get(channels, c), "target");
@@ -857,7 +883,7 @@ static json_t *build_animations(saver *sv) {
             if (keep && node) {
                 uint32_t k = map_node(sv, node);
                 keep = k != NO_INDEX;
-                if (keep) json_object_set_new(target, "node", json_integer(k));
+                if (keep) put(sv, target, "node", json_integer(k));
             }
             if (keep) {
                 c++;
@@ -872,17 +898,17 @@ static json_t *build_animations(saver *sv) {
             json_decref(animation);
             continue;
         }
-        json_array_append_new(out, animation);
+        push(sv, out, animation);
     }
     return out;
 }
 
 static json_t *build_cameras(saver *sv) {
-    json_t *out = json_is_array(top(sv, "cameras")) ? json_copy(top(sv, "cameras")) : json_array();
+    json_t *out = json_is_array(top(sv, "cameras")) ? copied(sv, false, top(sv, "cameras")) : json_array();
     for (uint32_t k = 0; k < sv->count; k++) {
         const out_node *o = &sv->nodes[k];
         if (o->camera >= (int32_t)sv->cameras_kept)
-            json_array_append_new(out, camera_json(&arbor__attachment_of(sv->s, o->slot)->camera));
+            push(sv, out, camera_json(sv, &arbor__attachment_of(sv->s, o->slot)->camera));
     }
     return out;
 }
@@ -890,30 +916,30 @@ static json_t *build_cameras(saver *sv) {
 /* The top-level extensions with the new lights appended to KHR_lights_punctual's. */
 static json_t *build_extensions(saver *sv) {
     json_t *file = top(sv, "extensions");
-    json_t *out = json_is_object(file) ? json_copy(file) : json_object();
+    json_t *out = json_is_object(file) ? copied(sv, false, file) : json_object();
     if (!sv->lights_added) return out;
     json_t *khr = json_object_get(out, "KHR_lights_punctual");
-    khr = json_is_object(khr) ? json_copy(khr) : json_object();
-    json_t *lights = json_is_array(document_lights(sv)) ? json_copy(document_lights(sv)) : json_array();
+    khr = json_is_object(khr) ? copied(sv, false, khr) : json_object();
+    json_t *lights = json_is_array(document_lights(sv)) ? copied(sv, false, document_lights(sv)) : json_array();
     for (uint32_t k = 0; k < sv->count; k++) {
         const out_node *o = &sv->nodes[k];
         if (o->light >= (int32_t)sv->lights_kept)
-            json_array_append_new(lights, light_json(&arbor__attachment_of(sv->s, o->slot)->light));
+            push(sv, lights, light_json(sv, &arbor__attachment_of(sv->s, o->slot)->light));
     }
-    json_object_set_new(khr, "lights", lights);
-    json_object_set_new(out, "KHR_lights_punctual", khr);
+    put(sv, khr, "lights", lights);
+    put(sv, out, "KHR_lights_punctual", khr);
     return out;
 }
 
 static json_t *build_extensions_used(saver *sv) {
     json_t *file = top(sv, "extensionsUsed");
-    json_t *out = json_is_array(file) ? json_copy(file) : json_array();
+    json_t *out = json_is_array(file) ? copied(sv, false, file) : json_array();
     bool listed = false;
     for (size_t i = 0; i < json_array_size(out); i++) {
         const char *name = json_string_value(json_array_get(out, i));
         listed |= name && !strcmp(name, "KHR_lights_punctual");
     }
-    if (sv->lights_used && !listed) json_array_append_new(out, json_string("KHR_lights_punctual"));
+    if (sv->lights_used && !listed) push(sv, out, json_string("KHR_lights_punctual"));
     return out;
 }
 
@@ -1071,7 +1097,7 @@ static json_t *build_images(saver *sv) {
     json_t *images = top(sv, "images");
     const char *source_dir = !sv->doc || !sv->doc->base_dir ? NULL : sv->doc->base_dir[0] ? sv->doc->base_dir : ".";
     bool copy = source_dir && !same_folder(source_dir, sv->dir);
-    json_t *out = json_deep_copy(images);
+    json_t *out = copied(sv, true, images);
     for (size_t i = 0; i < json_array_size(out) && copy && !sv->result; i++) {
         json_t *image = json_array_get(out, i);
         const char *uri = json_string_value(json_object_get(image, "uri"));
@@ -1085,7 +1111,7 @@ static json_t *build_images(saver *sv) {
         if (from && to) {
             if (inside) make_parent_dirs(to);
             copy_file(sv, from, to);
-            if (!inside) json_object_set_new(image, "uri", uri_of_name(base));
+            if (!inside) put(sv, image, "uri", uri_of_name(base));
         }
         free_string(sv, from);
         free_string(sv, to);
@@ -1097,7 +1123,7 @@ static json_t *build_images(saver *sv) {
 /* .gltf: each buffer that came from a file or the GLB chunk is written as <stem>.bin (or
    <stem>_N.bin when there are several) beside the output; data: URIs stay. */
 static json_t *build_gltf_buffers(saver *sv) {
-    json_t *out = json_deep_copy(top(sv, "buffers"));
+    json_t *out = copied(sv, true, top(sv, "buffers"));
     uint32_t to_write = 0;
     for (size_t i = 0; i < json_array_size(out); i++) {
         const char *uri = json_string_value(json_object_get(json_array_get(out, i), "uri"));
@@ -1114,7 +1140,7 @@ static json_t *build_gltf_buffers(saver *sv) {
         if (!file) break;
         write_bytes_file(sv, file, sv->doc->buffers[i].data, sv->doc->buffers[i].size);
         free_string(sv, file);
-        json_object_set_new(buffer, "uri", uri_of_name(name));
+        put(sv, buffer, "uri", uri_of_name(name));
     }
     return out;
 }
@@ -1159,25 +1185,25 @@ static json_t *build_glb_buffers(saver *sv) {
     json_t *buffers = top(sv, "buffers"), *out = json_array();
     if (sv->bin_size) {
         json_t *bin = json_object();
-        json_object_set_new(bin, "byteLength", json_integer((json_int_t)sv->bin_size));
-        json_array_append_new(out, bin);
+        put(sv, bin, "byteLength", json_integer((json_int_t)sv->bin_size));
+        push(sv, out, bin);
     }
     for (size_t i = 0; i < json_array_size(buffers); i++)
-        if (!buffer_merged(sv, i)) json_array_append(out, json_array_get(buffers, i));
+        if (!buffer_merged(sv, i)) push(sv, out, json_incref(json_array_get(buffers, i)));
     return out;
 }
 
 static json_t *build_glb_buffer_views(saver *sv) {
-    json_t *out = json_deep_copy(top(sv, "bufferViews"));
+    json_t *out = copied(sv, true, top(sv, "bufferViews"));
     size_t buffer_count = json_array_size(top(sv, "buffers"));
     for (size_t i = 0; i < json_array_size(out); i++) {
         json_t *view = json_array_get(out, i);
         int64_t b = json_index(json_object_get(view, "buffer"), buffer_count);
         if (b < 0) continue;
         size_t bi = (size_t)b;
-        json_object_set_new(view, "buffer", json_integer(sv->buffer_map[bi]));
+        put(sv, view, "buffer", json_integer(sv->buffer_map[bi]));
         uint64_t offset = (uint64_t)number_or(view, "byteOffset", 0) + (buffer_merged(sv, bi) ? sv->buffer_offset[bi] : 0);
-        if (offset) json_object_set_new(view, "byteOffset", json_integer((json_int_t)offset));
+        if (offset) put(sv, view, "byteOffset", json_integer((json_int_t)offset));
     }
     return out;
 }
@@ -1187,7 +1213,7 @@ static json_t *build_glb_buffer_views(saver *sv) {
 /* The top level, in the document's order (asset first), with placeholders for nodes and scenes. */
 static json_t *build_top(saver *sv) {
     json_t *out = json_object();
-    json_object_set_new(out, "asset", build_asset(sv));
+    put(sv, out, "asset", build_asset(sv));
     const char *key;
     json_t *value;
     json_object_foreach(sv->root, key, value) {
@@ -1204,17 +1230,17 @@ static json_t *build_top(saver *sv) {
         else if (!strcmp(key, "bufferViews") && sv->glb) v = build_glb_buffer_views(sv);
         else if (!strcmp(key, "scene") && json_index(value, json_array_size(top(sv, "scenes"))) < 0) continue;
         else v = json_incref(value);
-        json_object_set_new(out, key, v);
+        put(sv, out, key, v);
         if (!strcmp(key, "scenes") && !json_object_get(sv->root, "nodes"))
-            json_object_set_new(out, "nodes", json_true());  /* new nodes follow their scenes */
+            put(sv, out, "nodes", json_true());  /* new nodes follow their scenes */
     }
     /* What the document did not have. */
-    if (!sv->doc) json_object_set_new(out, "scene", json_integer(0));
-    if (!json_object_get(out, "scenes") && !sv->doc) json_object_set_new(out, "scenes", json_true());
-    if (!json_object_get(out, "nodes")) json_object_set_new(out, "nodes", json_true());
-    if (!json_object_get(out, "cameras")) json_object_set_new(out, "cameras", build_cameras(sv));
-    if (!json_object_get(out, "extensionsUsed")) json_object_set_new(out, "extensionsUsed", build_extensions_used(sv));
-    if (!json_object_get(out, "extensions")) json_object_set_new(out, "extensions", build_extensions(sv));
+    if (!sv->doc) put(sv, out, "scene", json_integer(0));
+    if (!json_object_get(out, "scenes") && !sv->doc) put(sv, out, "scenes", json_true());
+    if (!json_object_get(out, "nodes")) put(sv, out, "nodes", json_true());
+    if (!json_object_get(out, "cameras")) put(sv, out, "cameras", build_cameras(sv));
+    if (!json_object_get(out, "extensionsUsed")) put(sv, out, "extensionsUsed", build_extensions_used(sv));
+    if (!json_object_get(out, "extensions")) put(sv, out, "extensions", build_extensions(sv));
     return out;
 }
 
