@@ -251,7 +251,8 @@ static inline void test_rng_quat(test_rng *r, arbor_real q[4])
 
 /* Counts calls and live bytes, and checks that the size arbor passes back to free and realloc is the
    size it asked for (each block carries a hidden header holding its size). fail_all makes every
-   alloc and realloc return NULL; limited with allow = k lets only k more succeed. */
+   alloc and realloc return NULL; limited with allow = k lets only k more succeed; fail_at = k
+   refuses the k-th call alone (counted in calls) and lets the ones after it succeed. */
 typedef struct test_counting_allocator {
     uint64_t allocs;         /* alloc calls that succeeded */
     uint64_t reallocs;       /* realloc calls that succeeded */
@@ -263,12 +264,15 @@ typedef struct test_counting_allocator {
     bool fail_all;
     bool limited;            /* with limited, only `allow` more allocs/reallocs succeed */
     uint64_t allow;
+    uint64_t calls;          /* alloc and realloc calls, granted or refused */
+    uint64_t fail_at;        /* nonzero: the call that makes `calls` equal to it is refused */
 } test_counting_allocator;
 
-/* True when this alloc or realloc must fail (fail_all, or the `allow` budget is spent). */
+/* True when this alloc or realloc must fail (fail_all, fail_at, or the `allow` budget is spent). */
 static inline bool test_count_refuse_(test_counting_allocator *c)
 {
-    if (c->fail_all || (c->limited && c->allow == 0)) {
+    c->calls++;
+    if (c->fail_all || (c->limited && c->allow == 0) || c->calls == c->fail_at) {
         c->failed++;
         return true;
     }
@@ -303,6 +307,14 @@ static inline void test_count_free(void *user, void *ptr, size_t size)
     c->live_bytes -= (int64_t)real;
     c->live_blocks--;
     free(p);
+}
+
+/* free for a caller that does not know the size (jansson's hook): the block's own. */
+static inline void test_count_free_unsized(void *user, void *ptr)
+{
+    size_t size = 0;
+    if (ptr != NULL) memcpy(&size, (unsigned char *)ptr - TEST_ALLOC_HEADER, sizeof size);
+    test_count_free(user, ptr, size);
 }
 
 static inline void *test_count_realloc(void *user, void *ptr, size_t old_size, size_t new_size)

@@ -16,7 +16,13 @@
  * in what arbor reads is refused; `lenient` loads what can be loaded, with warnings through
  * the scene's log, instead.
  *
- * JSON is read with jansson. arbor does not change jansson's process-wide allocator hook.
+ * JSON is read with jansson, whose memory does not go through the scene's allocator: jansson
+ * has one process-wide allocator hook (json_set_alloc_funcs), which arbor never sets or changes.
+ * It belongs to the application: pointed at the application's allocator (before any JSON
+ * exists, as jansson requires), it receives the JSON allocations of arbor's loads and saves
+ * too; tests/test_faults.c points it at a failing allocator that way. A JSON allocation that
+ * fails is ARBOR_ERR_OUT_OF_MEMORY like any other, with the scene as it was and no file written
+ * (docs/RELIABILITY.md says which failures inside jansson itself no caller can survive).
  *
  * What the loader decides:
  * - Required extensions (extensionsRequired) are honoured when arbor reads them or passes them

@@ -1,0 +1,36 @@
+/*
+ * tests/support/dump.h: everything a scene shows through the public API, as text, to check that
+ * a call that failed changed nothing ("the scene exactly as before") and that a call that
+ * succeeded under injected faults did what it does without them.
+ *
+ * One line per live node in arbor_scene_next_node order (so structure and sibling order are in
+ * the order of the lines): its handle, depth, parent and sibling links, child count, name, user
+ * pointer, matrix-backed and locked flags, TRS, local and world matrices bit for bit (%a), world
+ * version, mesh, bounds, camera and light. A header line holds the node count and the roots.
+ *
+ * Taking a dump reads world matrices and versions (which may compute them): take the dumps you
+ * compare at the same points of two runs. It calls getters that fail on nodes without a camera
+ * or light, so arbor_last_error() is overwritten: read it before. No cmocka here: the fuzz
+ * targets link this file too.
+ */
+#ifndef ARBOR_TEST_DUMP_H
+#define ARBOR_TEST_DUMP_H
+
+#include <stddef.h>
+
+#include "arbor/arbor.h"
+
+typedef struct scene_dump {
+    char *text; /* NUL-terminated; malloc'd */
+    size_t len, cap;
+} scene_dump;
+
+/* Replaces d's text with the dump of s. */
+void scene_dump_take(arbor_scene *s, scene_dump *d);
+void scene_dump_free(scene_dump *d);
+
+/* NULL when a and b are the same; else a message quoting the first line that differs on each
+   side (valid until the next call). */
+const char *scene_dump_diff(const scene_dump *a, const scene_dump *b);
+
+#endif

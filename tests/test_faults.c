@@ -1,0 +1,555 @@
+/*
+ * tests/test_faults.c: allocation failure at every point (docs/RELIABILITY.md, "Out of memory").
+ *
+ * Every public operation that allocates runs again and again under an allocator that refuses
+ * its k-th allocation: once (the allocations after it succeed) and from k on (all after it fail
+ * too). k takes every value on the small scenes built here, and at least 200 values spread over
+ * the run on the glTF samples. jansson's allocations count among them: this program puts
+ * jansson's process-wide hook (json_set_alloc_funcs) on the same counting allocator before any
+ * JSON exists, as an application may (arbor itself leaves the hook alone, see gltf.h).
+ *
+ * Each call must either return ARBOR_OK with the scene exactly as the same call leaves it
+ * without faults (and a saved file byte for byte the same), or ARBOR_ERR_OUT_OF_MEMORY, with a
+ * message that says so, the scene exactly as before and no file written. "Exactly" is a full
+ * dump (support/dump.h): structure, sibling order, TRS, local and world matrices bit for bit,
+ * versions, names, user pointers and attachments. Then the scene is destroyed and every block
+ * must have come back, freed with the size it was allocated with (LeakSanitizer watches too in
+ * the asan stage). The operations that must not allocate (reparenting in both modes,
+ * destroying, clearing, writes, reads, serial and parallel updates) run under an allocator that
+ * refuses everything, and must make no allocation call and do what they do without it.
+ *
+ * ARBOR_RELIABILITY_SCALE=N multiplies the points on the samples (default 1).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "support/dump.h"
+#include "test_samples.h"
+
+#define OUT_DIR ARBOR_TEST_OUTPUT_DIR "/faults"
+#define POINTS 200u /* fault points per operation at the least, when it allocates that often */
+
+/* Every allocation of arbor (through the scene's allocator) and of jansson (through its hook). */
+static test_counting_allocator g_heap;
+
+/* jansson 2.14 ignores a failure to grow its lexer's token buffer (load.c: lex_save drops what
+   strbuffer_append_byte returns) and then reads past the token's end or asserts: no caller
+   can survive that, so it is not arbor's to test. That buffer grows through powers of two
+   from 32 bytes: jansson's allocations of those sizes are counted but never refused here. */
+static void *json_alloc(size_t size) {
+    if (size < 32 || (size & (size - 1))) return test_count_alloc(&g_heap, size);
+    test_counting_allocator armed = g_heap;
+    g_heap.fail_at = 0;
+    g_heap.limited = false;
+    void *p = test_count_alloc(&g_heap, size);
+    g_heap.calls--; /* not a point where a fault can be injected */
+    g_heap.fail_at = armed.fail_at;
+    g_heap.limited = armed.limited;
+    return p;
+}
+static void json_release(void *p) { test_count_free_unsized(&g_heap, p); }
+
+static void quiet(void *user, arbor_log_level level, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+}
+
+static unsigned reliability_scale(void) {
+    const char *e = getenv("ARBOR_RELIABILITY_SCALE");
+    int v = e ? atoi(e) : 1;
+    return v > 0 ? (unsigned)v : 1;
+}
+
+/* The figures docs/RELIABILITY.md quotes. */
+static uint64_t g_operations, g_faults;
+
+/* ---- cases ---------------------------------------------------------------------------------- */
+
+typedef struct fault_case fault_case;
+struct fault_case {
+    const char *name;
+    void (*setup)(arbor_scene *s, fault_case *c); /* builds the scene the operation starts from */
+    arbor_result (*op)(arbor_scene *s, fault_case *c);
+    bool allocates;        /* false: must make no allocation call at all */
+    const char *in;        /* the file to load (load_memory: the JSON text, NULL: memory_doc) */
+    const char *out;       /* where to save */
+    arbor_gltf_options options;
+    arbor_node h[16];      /* nodes setup made, for op */
+    arbor_scene *scene;    /* the scene of the run */
+    arbor_gltf *doc;       /* loaded by setup (saves) or by op (loads) */
+    arbor_gltf *setup_doc;
+    arbor_gltf_counts counts;
+    char *saved;           /* the reference run's file (saves) */
+    size_t saved_size;
+};
+
+static arbor_pool *g_pool;
+
+/* A small scene with a bit of everything: TRS, locked and unlocked matrices, a mirror, a zero
+   scale, names, a user pointer, mesh and bounds, a camera, a light, two roots. */
+static void setup_small(arbor_scene *s, fault_case *c) {
+    static int user;
+    static const arbor_real m[16] = {1, 0, 0, 0, 0.5f, 1, 0, 0, 0, 0, 2, 0, 3, 4, 5, 1};
+    const arbor_node_desc d[] = {
+        {.name = "base", .translation = {0, 0.2f, 0}, .rotation = {0, 0.2588f, 0, 0.9659f}, .user = &user},
+        {.name = "arm", .matrix = m, .lock_matrix = true},
+        {.name = "mirror", .scale = {1, -1, 1}, .translation = {1, 0, 0}},
+        {.name = "flat", .scale = {0, 1, 1}},
+        {.name = NULL, .matrix = m},
+        {.name = "second root", .rotation = {1, 0, 0, 1}},
+        {.name = "tip", .translation = {0, 0, -1}},
+    };
+    const int parent[] = {-1, 0, 0, 2, 1, -1, 5};
+    for (int i = 0; i < 7; i++) {
+        arbor_node_desc di = d[i];
+        if (parent[i] >= 0) di.parent = c->h[parent[i]];
+        ASSERT_OK(arbor_node_create(s, &di, &c->h[i]));
+    }
+    ASSERT_OK(arbor_node_set_mesh(s, c->h[1], 3));
+    ASSERT_OK(arbor_node_set_bounds(s, c->h[1], V3(-1, -2, -3), V3(1, 2, 3)));
+    ASSERT_OK(arbor_node_set_camera(s, c->h[6], &(arbor_camera){.type = ARBOR_CAMERA_PERSPECTIVE, .yfov = 0.8f, .znear = 0.1f}));
+    ASSERT_OK(arbor_node_set_light(s, c->h[2], &(arbor_light){.type = ARBOR_LIGHT_SPOT, .color = {1, 0.5f, 0}, .intensity = 3, .outer_cone = 0.5f}));
+    /* some stale, some current, when the operation starts */
+    arbor_scene_update(s);
+    ASSERT_OK(arbor_node_set_translation(s, c->h[0], 1, 2, 3));
+}
+
+/* Storage full: the next node grows the node arrays (64 slots, slot 0 unused) and the next
+   attachment the attachment records (16, record 0 unused). */
+static void setup_full(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    arbor_node n;
+    while (arbor_scene_node_count(s) < 63) {
+        uint32_t k = arbor_scene_node_count(s);
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.parent = c->h[k % 7], .translation = {(arbor_real)k, 0, 0}}, &n));
+        if (k < 7 + 11) ASSERT_OK(arbor_node_set_mesh(s, n, (int32_t)k)); /* 15 records in all */
+    }
+}
+
+/* Enough out-of-date nodes for arbor_scene_update_parallel to share the work out. */
+static void setup_large(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    arbor_node n = c->h[6];
+    for (uint32_t k = 0; k < 10000; k++)
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.parent = k % 100 ? n : c->h[k % 7], .translation = {1, 0, 0}}, &n));
+    arbor_scene_update(s);
+    ASSERT_OK(arbor_node_set_rotation(s, c->h[0], 0, 1, 0, 1));
+}
+
+static void setup_load(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    ASSERT_OK(arbor_gltf_load(s, c->in, NULL, &c->doc, NULL));
+    arbor_node gone = arbor_gltf_node(c->doc, arbor_gltf_node_count(c->doc) / 2);
+    if (!arbor_node_is_none(gone)) ASSERT_OK(arbor_node_destroy(s, gone)); /* the remap too */
+}
+
+/* ---- operations that allocate ---- */
+
+static arbor_result op_create_root(arbor_scene *s, fault_case *c) {
+    static int user;
+    arbor_node n;
+    (void)c;
+    return arbor_node_create(s, &(arbor_node_desc){.name = "new root", .user = &user, .translation = {1, 1, 1}}, &n);
+}
+
+static arbor_result op_create_child(arbor_scene *s, fault_case *c) {
+    static const arbor_real m[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1};
+    arbor_node n;
+    return arbor_node_create(s, &(arbor_node_desc){.name = "child", .parent = c->h[3], .matrix = m, .lock_matrix = true}, &n);
+}
+
+static arbor_result op_set_name(arbor_scene *s, fault_case *c) { return arbor_node_set_name(s, c->h[4], "a new name"); }
+static arbor_result op_rename(arbor_scene *s, fault_case *c) { return arbor_node_set_name(s, c->h[0], "renamed"); }
+
+static arbor_result op_set_user(arbor_scene *s, fault_case *c) {
+    static int user;
+    return arbor_node_set_user(s, c->h[5], &user);
+}
+
+static arbor_result op_set_mesh(arbor_scene *s, fault_case *c) { return arbor_node_set_mesh(s, c->h[3], 9); }
+
+static arbor_result op_set_bounds(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_bounds(s, c->h[4], V3(0, 0, 0), V3(1, 1, 1));
+}
+
+static arbor_result op_set_camera(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_camera(s, c->h[5], &(arbor_camera){.type = ARBOR_CAMERA_ORTHOGRAPHIC, .xmag = 1, .ymag = 1, .zfar = 10});
+}
+
+static arbor_result op_set_light(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_light(s, c->h[3], &(arbor_light){.type = ARBOR_LIGHT_POINT, .color = {1, 1, 1}, .intensity = 2});
+}
+
+static arbor_result op_load(arbor_scene *s, fault_case *c) {
+    arbor_error e;
+    arbor_result r = arbor_gltf_load(s, c->in, &c->options, &c->doc, &e);
+    if (r != e.code || (r && !strstr(e.message, c->in))) fail_msg("%s: code %d, message \"%s\"", c->in, (int)r, e.message);
+    return r;
+}
+
+/* A document in memory with what the loader allocates for: buffers from data: URIs, accessors,
+   a skin with inverse bind matrices, a camera, a light, matrix nodes, names, two scenes. */
+static const char memory_doc[] =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":1,\"scenes\":[{\"nodes\":[0]},{\"name\":\"main\",\"nodes\":[0,3]}],"
+    "\"extensionsUsed\":[\"KHR_lights_punctual\"],"
+    "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"spot\",\"spot\":{\"outerConeAngle\":0.5}}]}},"
+    "\"nodes\":[{\"name\":\"hips\",\"children\":[1,2],\"translation\":[0,1,0]},"
+    "{\"name\":\"leg\",\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,-1,0,1],\"camera\":0},"
+    "{\"name\":\"arm\",\"rotation\":[0,0,0.7071068,0.7071068],\"scale\":[1,-1,1],"
+    "\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}}},"
+    "{\"name\":\"body\",\"mesh\":0,\"skin\":0}],"
+    "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.7,\"znear\":0.1}}],"
+    "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":1,\"JOINTS_0\":2,\"WEIGHTS_0\":3}}]}],"
+    "\"skins\":[{\"joints\":[0,1,2],\"inverseBindMatrices\":0,\"skeleton\":0}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"MAT4\"},"
+    "{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[0,0,0]},"
+    "{\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},{\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":192}],"
+    "\"buffers\":[{\"byteLength\":192,\"uri\":\"data:application/octet-stream;base64,"
+    "AACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPw"
+    "AAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AAAAAAAAAAAAAIC/AAAAAAAAgD8"
+    "AAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/\"}]}";
+
+static arbor_result op_load_memory(arbor_scene *s, fault_case *c) {
+    arbor_error e;
+    const char *text = c->in ? c->in : memory_doc;
+    arbor_result r = arbor_gltf_load_memory(s, text, strlen(text), NULL, &c->options, &c->doc, &e);
+    if (r != e.code) fail_msg("code %d, message \"%s\"", (int)r, e.message);
+    return r;
+}
+
+static arbor_result op_save(arbor_scene *s, fault_case *c) {
+    arbor_error e;
+    arbor_result r = arbor_gltf_save(s, c->doc, c->out, &e);
+    if (r != e.code || (r && !strstr(e.message, c->out))) fail_msg("%s: code %d, message \"%s\"", c->out, (int)r, e.message);
+    return r;
+}
+
+/* ---- operations that must not allocate ---- */
+
+static arbor_result op_reparent_keep_local(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_parent(s, c->h[2], c->h[5], c->h[6], ARBOR_KEEP_LOCAL);
+}
+static arbor_result op_reparent_keep_world(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_parent(s, c->h[2], c->h[6], ARBOR_NONE, ARBOR_KEEP_WORLD);
+}
+static arbor_result op_reorder(arbor_scene *s, fault_case *c) {
+    return arbor_node_set_parent(s, c->h[5], ARBOR_NONE, c->h[0], ARBOR_KEEP_WORLD);
+}
+static arbor_result op_destroy(arbor_scene *s, fault_case *c) { return arbor_node_destroy(s, c->h[2]); }
+static arbor_result op_clear(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_scene_clear(s);
+    return ARBOR_OK;
+}
+static arbor_result op_writes(arbor_scene *s, fault_case *c) {
+    const arbor_real m[16] = {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0, 1, 1, 1, 1};
+    const arbor_real q[8] = {0, 0, 1, 1, 1, 0, 0, 0};
+    const arbor_node two[2] = {c->h[0], c->h[6]};
+    arbor_result r = arbor_node_set_trs(s, c->h[5], &(arbor_trs){{1, 2, 3}, {0, 1, 0, 0}, {2, 2, 2}});
+    if (!r) r = arbor_node_set_scale(s, c->h[4], 3, 3, 3); /* unlocked matrix: back to TRS */
+    if (!r) r = arbor_node_set_local_matrix(s, c->h[3], m, false);
+    if (!r) r = arbor_scene_set_rotations(s, two, q, 2);
+    if (!r) r = arbor_node_set_name(s, c->h[0], NULL);
+    if (!r) r = arbor_node_set_mesh(s, c->h[1], -1);
+    return r;
+}
+static arbor_result op_reads(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_real w[16];
+    for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
+        arbor_result r = arbor_node_world_matrix(s, n, w);
+        if (r) return r;
+        if (!arbor_node_world_version(s, n)) return ARBOR_ERR_DEAD_NODE;
+    }
+    return ARBOR_OK;
+}
+static arbor_result op_update(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_scene_update(s);
+    return ARBOR_OK;
+}
+static arbor_result op_update_parallel(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_executor ex = arbor_pool_executor(g_pool);
+    arbor_scene_update_parallel(s, &ex);
+    return ARBOR_OK;
+}
+
+/* ---- the sweep -------------------------------------------------------------------------------- */
+
+/* No temporary file is left in OUT_DIR. */
+static void expect_no_temporaries(const char *what) {
+    DIR *d = opendir(OUT_DIR);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp-")) fail_msg("%s: %s was left behind", what, e->d_name);
+    closedir(d);
+}
+
+/* Destroys the case's scene and documents; every block must have come back. */
+static void teardown(fault_case *c, uint64_t k, bool sticky) {
+    if (c->doc != c->setup_doc) arbor_gltf_free(c->doc);
+    arbor_gltf_free(c->setup_doc);
+    c->doc = c->setup_doc = NULL;
+    arbor_scene_destroy(c->scene);
+    c->scene = NULL;
+    if (g_heap.live_blocks != 0 || g_heap.size_mismatches != 0)
+        fail_msg("%s (allocation %llu refused%s): %lld blocks leaked, %llu frees with a wrong size", c->name,
+                 (unsigned long long)k, sticky ? " and after" : "", (long long)g_heap.live_blocks,
+                 (unsigned long long)g_heap.size_mismatches);
+}
+
+/* One run of the operation with allocation k refused (0: none; sticky: and every one after),
+   with dumps before and after it. A save changes nothing: its scene serves every run, which
+   must give back what it took; other operations get a fresh scene each time. Returns the
+   operation's result; *calls is how many allocations it asked for (refused ones included). */
+static arbor_result run(fault_case *c, uint64_t k, bool sticky, scene_dump *before, scene_dump *after, uint64_t *calls) {
+    bool saves = c->out != NULL;
+    if (!c->scene) {
+        g_heap = (test_counting_allocator){0}; /* a failed run before may have left blocks: not ours to count */
+        c->scene = arbor_scene_create(&(arbor_scene_desc){.allocator = test_counting_allocator_hooks(&g_heap, true), .log = quiet});
+        assert_non_null(c->scene);
+        c->doc = NULL;
+        c->setup(c->scene, c);
+        c->setup_doc = c->doc;
+    }
+    arbor_scene *s = c->scene;
+    scene_dump_take(s, before);
+    if (saves) unlink(c->out);
+    int64_t live = g_heap.live_blocks;
+    g_heap.calls = g_heap.failed = 0;
+    if (k && sticky) {
+        g_heap.limited = true;
+        g_heap.allow = k - 1;
+    } else if (k) {
+        g_heap.fail_at = k;
+    }
+    arbor_result r = c->op(s, c);
+    *calls = g_heap.calls;
+    g_heap.limited = false;
+    g_heap.fail_at = 0;
+    if (r == ARBOR_ERR_OUT_OF_MEMORY && !strstr(arbor_last_error(), "memory"))
+        fail_msg("%s: out of memory, but the message is \"%s\"", c->name, arbor_last_error());
+    scene_dump_take(s, after);
+    if (!saves) {
+        if (c->doc != c->setup_doc && c->doc) { /* a document loaded under faults is the one loaded without */
+            arbor_gltf_counts counts;
+            arbor_gltf_counts_get(c->doc, &counts);
+            if (!k) c->counts = counts;
+            else if (memcmp(&counts, &c->counts, sizeof counts)) fail_msg("%s: the document's counts differ", c->name);
+        }
+        teardown(c, k, sticky);
+        return r;
+    }
+    if (g_heap.live_blocks != live || g_heap.size_mismatches != 0)
+        fail_msg("%s (allocation %llu refused%s): %lld blocks leaked", c->name, (unsigned long long)k,
+                 sticky ? " and after" : "", (long long)(g_heap.live_blocks - live));
+    if (r == ARBOR_OK) {
+        size_t size = 0;
+        char *bytes = read_file(c->out, &size);
+        assert_non_null(bytes);
+        if (!k) {
+            c->saved = bytes;
+            c->saved_size = size;
+        } else {
+            if (size != c->saved_size || memcmp(bytes, c->saved, size))
+                fail_msg("%s: allocation %llu refused, the save succeeded with another file", c->name, (unsigned long long)k);
+            free(bytes);
+        }
+    } else if (access(c->out, F_OK) == 0) {
+        fail_msg("%s: a failed save left %s", c->name, c->out);
+    }
+    expect_no_temporaries(c->name);
+    return r;
+}
+
+/* Runs the operation with a fault at each point; returns how many allocations it makes. */
+static uint64_t sweep(fault_case *c) {
+    scene_dump ref_before = {0}, ref_after = {0}, before = {0}, after = {0};
+    uint64_t n = 0, calls = 0, points = 0;
+    arbor_result ref = run(c, 0, false, &ref_before, &ref_after, &n);
+    if (!c->allocates || n == 0) {
+        /* With every allocation refused: none asked for, and the same result. */
+        if (n) fail_msg("%s allocated %llu times", c->name, (unsigned long long)n);
+        arbor_result r = run(c, 1, true, &before, &after, &calls);
+        const char *diff = r != ref ? "another result" : scene_dump_diff(&ref_after, &after);
+        if (diff) fail_msg("%s with every allocation refused: %s", c->name, diff);
+        g_faults++;
+    }
+    /* Every k on small inputs, in both modes; else POINTS spread over the run, the modes taking
+       turns (both at each point with ARBOR_RELIABILITY_SCALE above 1). */
+    unsigned scale = reliability_scale();
+    uint64_t wanted = (uint64_t)POINTS * scale, faults = 0;
+    points = n < wanted ? n : wanted;
+    bool both = points == n || scale > 1;
+    for (uint64_t i = 0; i < points; i++) {
+        uint64_t k = points == n ? i + 1 : 1 + i * (n - 1) / (points - 1);
+        for (int m = 0; m < (both ? 2 : 1); m++) {
+            bool sticky = both ? m == 1 : (i & 1) != 0;
+            arbor_result r = run(c, k, sticky, &before, &after, &calls);
+            if (!g_heap.failed) fail_msg("%s: allocation %llu was never asked for", c->name, (unsigned long long)k);
+            const char *diff = scene_dump_diff(&ref_before, &before);
+            if (!diff)
+                diff = r == ref                      ? scene_dump_diff(&ref_after, &after)
+                       : r == ARBOR_ERR_OUT_OF_MEMORY ? scene_dump_diff(&before, &after)
+                                                      : "an unexpected result";
+            if (diff)
+                fail_msg("%s: allocation %llu of %llu refused%s: %s (%s): %s", c->name, (unsigned long long)k,
+                         (unsigned long long)n, sticky ? " and after" : "", arbor_result_string(r), arbor_last_error(),
+                         diff);
+            faults++;
+        }
+    }
+    g_faults += faults;
+    if (c->scene) teardown(c, 0, false);
+    g_operations++;
+    print_message("%-48s %6llu allocations, %4llu points, %4llu faults survived\n", c->name, (unsigned long long)n,
+                  (unsigned long long)points, (unsigned long long)(points ? faults : 1));
+    free(c->saved);
+    c->saved = NULL;
+    scene_dump_free(&ref_before);
+    scene_dump_free(&ref_after);
+    scene_dump_free(&before);
+    scene_dump_free(&after);
+    return n;
+}
+
+/* ---- tests ------------------------------------------------------------------------------------- */
+
+static void test_scene_operations(void **state) {
+    (void)state;
+    typedef void (*setup_fn)(arbor_scene *, fault_case *);
+    const struct {
+        const char *name;
+        arbor_result (*op)(arbor_scene *, fault_case *);
+        bool allocates;
+    } ops[] = {
+        {"arbor_node_create (root, name, user)", op_create_root, true},
+        {"arbor_node_create (child, locked matrix)", op_create_child, true},
+        {"arbor_node_set_name (first name)", op_set_name, true},
+        {"arbor_node_set_name (rename)", op_rename, true},
+        {"arbor_node_set_user", op_set_user, true},
+        {"arbor_node_set_mesh", op_set_mesh, true},
+        {"arbor_node_set_bounds", op_set_bounds, true},
+        {"arbor_node_set_camera", op_set_camera, true},
+        {"arbor_node_set_light", op_set_light, true},
+        {"arbor_node_set_parent (keep local, before)", op_reparent_keep_local, false},
+        {"arbor_node_set_parent (keep world)", op_reparent_keep_world, false},
+        {"arbor_node_set_parent (reorder roots)", op_reorder, false},
+        {"arbor_node_destroy (subtree)", op_destroy, false},
+        {"arbor_scene_clear", op_clear, false},
+        {"writes (TRS, matrix, bulk, name and mesh off)", op_writes, false},
+        {"world matrix and version reads", op_reads, false},
+        {"arbor_scene_update", op_update, false},
+        {"arbor_scene_update_parallel (pool of 3)", op_update_parallel, false},
+    };
+    const struct {
+        const char *name;
+        setup_fn setup;
+    } setups[] = {{"small", setup_small}, {"full storage", setup_full}, {"10007 nodes", setup_large}};
+    g_pool = arbor_pool_create(3);
+    assert_non_null(g_pool);
+    for (size_t j = 0; j < sizeof ops / sizeof *ops; j++) {
+        uint64_t calls = 0;
+        for (size_t i = 0; i < sizeof setups / sizeof *setups; i++) {
+            if (setups[i].setup == setup_large && ops[j].allocates) continue; /* growth: "full storage" */
+            char name[128];
+            snprintf(name, sizeof name, "%s, %s", ops[j].name, setups[i].name);
+            fault_case c = {.name = name, .setup = setups[i].setup, .op = ops[j].op, .allocates = ops[j].allocates};
+            calls += sweep(&c);
+        }
+        if (ops[j].allocates && calls == 0) fail_msg("%s never allocated: its cases test nothing", ops[j].name);
+    }
+    arbor_pool_destroy(g_pool);
+}
+
+/* A scene that cannot get its memory is NULL, wherever its creation fails, and leaks nothing. */
+static void test_scene_create(void **state) {
+    (void)state;
+    const uint32_t capacities[] = {0, 100, 100000};
+    for (size_t i = 0; i < 3; i++) {
+        arbor_scene_desc d = {.allocator = test_counting_allocator_hooks(&g_heap, i != 1), .initial_capacity = capacities[i]};
+        g_heap = (test_counting_allocator){0};
+        arbor_scene_destroy(arbor_scene_create(&d));
+        uint64_t n = g_heap.calls;
+        for (uint64_t k = 1; k <= n; k++) {
+            for (int sticky = 0; sticky < 2; sticky++) {
+                g_heap = (test_counting_allocator){.fail_at = sticky ? 0 : k, .limited = sticky != 0, .allow = k - 1};
+                arbor_scene *s = arbor_scene_create(&d);
+                assert_null(s);
+                assert_int_equal(g_heap.live_blocks, 0);
+                g_faults++;
+            }
+        }
+        g_operations++;
+        print_message("arbor_scene_create (initial_capacity %6u)      %6llu allocations, %4llu faults survived\n",
+                      capacities[i], (unsigned long long)n, (unsigned long long)(2 * n));
+    }
+}
+
+static void test_gltf_memory(void **state) {
+    (void)state;
+    fault_case c = {.name = "arbor_gltf_load_memory (skin, camera, light)", .setup = setup_small,
+                    .op = op_load_memory, .allocates = true};
+    sweep(&c);
+    /* a file that is refused: refused the same way, or out of memory */
+    c.name = "arbor_gltf_load_memory (a ring, lenient)";
+    c.options.lenient = true;
+    c.in = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":\"a\",\"children\":[1]},{\"children\":[0]}],"
+           "\"scenes\":[{\"nodes\":[0]}]}";
+    sweep(&c);
+    c.name = "arbor_gltf_load_memory (refused: a node twice a child)";
+    c.options.lenient = false;
+    c.in = "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[2]},{\"children\":[2]},{\"name\":\"x\"}]";
+    sweep(&c);
+    /* a scene built in code, saved without a document: its cameras and lights become JSON */
+    make_dir(OUT_DIR);
+    fault_case save = {.name = "arbor_gltf_save (no document, .gltf)", .setup = setup_full, .op = op_save,
+                       .allocates = true, .out = OUT_DIR "/built.gltf"};
+    sweep(&save);
+}
+
+static void test_gltf_samples(void **state) {
+    (void)state;
+    char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
+    int count = sample_files(paths, names);
+    if (count == 0) {
+        print_message("skipped: no samples in %s\n", SAMPLES_DIR);
+        skip();
+    }
+    make_dir(OUT_DIR);
+    for (int i = 0; i < count; i++) {
+        char name[160], out[PATH_MAX];
+        snprintf(name, sizeof name, "arbor_gltf_load %s", names[i]);
+        fault_case load = {.name = name, .setup = setup_small, .op = op_load, .allocates = true, .in = paths[i]};
+        sweep(&load);
+        for (int glb = 1; glb >= 0; glb--) {
+            snprintf(name, sizeof name, "arbor_gltf_save %s%s", names[i], glb ? ".glb" : ".gltf");
+            snprintf(out, sizeof out, "%s/%s%s", OUT_DIR, names[i], glb ? ".glb" : ".gltf");
+            fault_case save = {.name = name, .setup = setup_load, .op = op_save, .allocates = true, .in = paths[i], .out = out};
+            sweep(&save);
+        }
+    }
+    free_samples(paths, names, count);
+}
+
+int main(void) {
+    test_check_real_size();
+    /* Before any JSON exists: jansson's blocks are then all ours, and all freed through us. */
+    json_set_alloc_funcs(json_alloc, json_release);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scene_create),
+        cmocka_unit_test(test_scene_operations),
+        cmocka_unit_test(test_gltf_memory),
+        cmocka_unit_test(test_gltf_samples),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    printf("faults: %llu operations, %llu faults injected and survived\n", (unsigned long long)g_operations,
+           (unsigned long long)g_faults);
+    return failed;
+}
