@@ -1,0 +1,1052 @@
+/* tests/support/model.h: the reference model, the operations and the checks. */
+#include "support/model.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/ref.h"
+
+#define EPS (sizeof(arbor_real) == sizeof(float) ? (double)FLT_EPSILON : DBL_EPSILON)
+#define TOL 64.0                 /* rounding bound factor, see model.h */
+#define BIT(code) (1u << (code))
+#define DEFAULT_NODES 256u
+#define GROW_NODES 9000u
+#define VERSIONS_KEPT 64u        /* versions remembered per node ("never had before") */
+
+/* ---- the model ------------------------------------------------------------------------------- */
+
+typedef struct kids {
+    int32_t *at;
+    uint32_t n, cap;
+} kids;
+
+typedef struct mnode {
+    arbor_node h;
+    bool alive, matrix, locked, has_bounds;
+    bool inside; /* workspace of outside() */
+    int32_t parent; /* -1: a root */
+    kids children;
+    arbor_real trs[10]; /* translation, rotation (not zero; not normalised), scale */
+    arbor_real m[16];   /* the local, when matrix */
+    char *name;
+    void *user;
+    int32_t mesh;
+    arbor_real bounds[6];
+    /* versions: the last one read, with its world; whether the world may have changed since */
+    uint64_t version;
+    bool moved;
+    arbor_real world[16];
+    uint64_t seen[VERSIONS_KEPT];
+    uint32_t nseen;
+    /* the model's world and its rounding scale, from model_worlds() */
+    double w[16], wabs[16];
+    uint32_t depth;
+} mnode;
+
+typedef struct model {
+    arbor_scene *s;
+    model_config cfg;
+    model_stats *stats;
+    const uint8_t *in;
+    size_t size, at;
+    mnode *n;        /* every node created, in creation order */
+    uint32_t count, live;
+    kids roots;
+    int32_t *order;  /* live nodes in pre-order (model_worlds) */
+    uint32_t norder;
+    int32_t *stack;  /* workspace of walks and breadth-first queues (one at a time) */
+    uint32_t max_depth;
+    bool check_all, large, grown;
+    char failure[900];
+    arbor_executor serial;
+} model;
+
+static bool failed(const model *m) { return m->failure[0] != '\0'; }
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void fail(model *m, const char *fmt, ...) {
+    if (failed(m)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->failure, sizeof m->failure, fmt, ap);
+    va_end(ap);
+}
+
+/* In functions that return nothing: record the failure and return. */
+#define FAIL(...)                 \
+    do {                          \
+        fail(m, __VA_ARGS__);     \
+        return;                   \
+    } while (0)
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem) {
+    if (need <= *cap) return p;
+    uint32_t cap2 = *cap ? *cap : 8;
+    while (cap2 < need) cap2 *= 2;
+    p = realloc(p, (size_t)cap2 * elem);
+    if (!p) abort();
+    *cap = cap2;
+    return p;
+}
+
+/* A malloc'd copy of text, or NULL for NULL. */
+static char *copy_text(const char *text) {
+    if (!text) return NULL;
+    char *p = malloc(strlen(text) + 1);
+    if (!p) abort();
+    return strcpy(p, text);
+}
+
+static kids *kids_of(model *m, int32_t parent) { return parent < 0 ? &m->roots : &m->n[parent].children; }
+
+static uint32_t position(const kids *k, int32_t x) {
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->at[i] == x) return i;
+    abort(); /* the model's own links are broken */
+}
+
+/* x into k before `before` (-1: at the end). */
+static void insert(kids *k, int32_t x, int32_t before) {
+    k->at = grow(k->at, &k->cap, k->n + 1, sizeof *k->at);
+    uint32_t at = before < 0 ? k->n : position(k, before);
+    memmove(k->at + at + 1, k->at + at, (k->n - at) * sizeof *k->at);
+    k->at[at] = x;
+    k->n++;
+}
+
+static void take_out(kids *k, int32_t x) {
+    uint32_t at = position(k, x);
+    memmove(k->at + at, k->at + at + 1, (k->n - at - 1) * sizeof *k->at);
+    k->n--;
+}
+
+/* The live node with handle h, or -1. */
+static int32_t lookup(const model *m, arbor_node h) {
+    for (uint32_t i = 0; i < m->count; i++)
+        if (m->n[i].alive && m->n[i].h.id == h.id) return (int32_t)i;
+    return -1;
+}
+
+static uint32_t depth_of(const model *m, int32_t x) {
+    uint32_t d = 0;
+    while (m->n[x].parent >= 0) x = m->n[x].parent, d++;
+    return d;
+}
+
+static bool is_ancestor(const model *m, int32_t a, int32_t x) {
+    while (m->n[x].parent >= 0)
+        if ((x = m->n[x].parent) == a) return true;
+    return false;
+}
+
+/* Visits the subtree of top (top first, pre-order) with fn (may be NULL); returns its height
+   below top. */
+static uint32_t walk(model *m, int32_t top, void (*fn)(model *, int32_t)) {
+    uint32_t sp = 0, height = 0, base = depth_of(m, top);
+    m->stack[sp++] = top;
+    while (sp) {
+        int32_t x = m->stack[--sp];
+        uint32_t d = depth_of(m, x) - base;
+        if (d > height) height = d;
+        if (fn) fn(m, x);
+        const kids *k = &m->n[x].children;
+        for (uint32_t i = k->n; i-- > 0;) m->stack[sp++] = k->at[i];
+    }
+    return height;
+}
+
+static void mark_moved(model *m, int32_t x) { m->n[x].moved = true; }
+
+static void mark_dead(model *m, int32_t x) {
+    mnode *n = &m->n[x];
+    n->alive = false;
+    m->live--;
+    free(n->name);
+    n->name = NULL;
+}
+
+/* The local in double, and its rounding scale: each column's length in every row of the
+   rotation part (a rotation's elements carry errors relative to 1, not to themselves). */
+static void local_of(const mnode *n, double l[16], double labs[16]) {
+    if (n->matrix) {
+        for (int i = 0; i < 16; i++) l[i] = (double)n->m[i];
+    } else {
+        double t[3], q[4], s[3];
+        for (int i = 0; i < 3; i++) t[i] = n->trs[i], s[i] = n->trs[7 + i];
+        for (int i = 0; i < 4; i++) q[i] = n->trs[3 + i];
+        test_ref_compose(l, t, q, s);
+    }
+    for (int c = 0; c < 3; c++) {
+        double len = sqrt(l[4 * c] * l[4 * c] + l[4 * c + 1] * l[4 * c + 1] + l[4 * c + 2] * l[4 * c + 2]);
+        for (int r = 0; r < 3; r++) labs[4 * c + r] = len;
+        labs[4 * c + 3] = 0;
+    }
+    for (int r = 0; r < 3; r++) labs[12 + r] = fabs(l[12 + r]);
+    labs[15] = 1;
+}
+
+/* Every live node's world, rounding scale and depth, and the pre-order of the live nodes. */
+static void model_worlds(model *m) {
+    uint32_t sp = 0;
+    m->norder = 0;
+    for (uint32_t i = m->roots.n; i-- > 0;) m->stack[sp++] = m->roots.at[i];
+    while (sp) {
+        int32_t x = m->stack[--sp];
+        mnode *n = &m->n[x];
+        m->order[m->norder++] = x;
+        double l[16], labs[16];
+        local_of(n, l, labs);
+        if (n->parent < 0) {
+            memcpy(n->w, l, sizeof l);
+            memcpy(n->wabs, labs, sizeof labs);
+            n->depth = 0;
+        } else {
+            const mnode *p = &m->n[n->parent];
+            test_ref_mul(n->w, p->w, l);
+            test_ref_mul(n->wabs, p->wabs, labs);
+            n->depth = p->depth + 1;
+        }
+        for (uint32_t i = n->children.n; i-- > 0;) m->stack[sp++] = n->children.at[i];
+    }
+}
+
+/* ---- reading the bytes ----------------------------------------------------------------------- */
+
+static unsigned byte(model *m) { return m->at < m->size ? m->in[m->at++] : 0; }
+
+static unsigned below(model *m, unsigned n) {
+    unsigned lo = byte(m), hi = byte(m);
+    return n ? (lo | hi << 8) % n : 0;
+}
+
+/* A coordinate: mostly small exact values, now and then not a number. */
+static arbor_real coordinate(model *m) {
+    static const arbor_real nice[] = {0, 1, -1, 0.5f, -0.5f, 2, -2, 0.25f, 3, -3, 10, -10, 0.125f, 1.5f, -0.75f, 4};
+    unsigned b = byte(m);
+    if (b == 0) return (arbor_real)NAN;
+    if (b < 3) return (arbor_real)(b == 1 ? INFINITY : -INFINITY);
+    if (b < 128) return nice[b % 16];
+    return (arbor_real)((int)((b - 128) << 8 | byte(m)) - 16384) / 2048; /* [-8, 8), exact */
+}
+
+/* A scale: near 1 (deep products stay well conditioned), sometimes a mirror, sometimes zero. */
+static void scale3(model *m, arbor_real s[3]) {
+    static const arbor_real nice[] = {1, 1.25f, 0.8f, 1, 1.5f, 0.75f, 1, -1, -1.25f, 1.125f};
+    unsigned b = byte(m);
+    for (int i = 0; i < 3; i++) {
+        unsigned c = i == 0 || b >= 160 ? byte(m) : (unsigned)-1; /* b >= 160: a value per axis */
+        s[i] = c == (unsigned)-1 ? s[0] : c == 0 ? (arbor_real)NAN : c < 6 ? 0 : nice[c % 10];
+    }
+}
+
+/* A quaternion: multiples of 1/64 (never tiny), sometimes zero or not a number. */
+static void rotation(model *m, arbor_real q[4]) {
+    unsigned b = byte(m);
+    for (int i = 0; i < 4; i++) q[i] = b < 6 ? 0 : (arbor_real)((int)byte(m) - 128) / 64;
+    if (b < 2) q[b] = (arbor_real)NAN;
+    if (b >= 6 && q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) q[3] = 1;
+}
+
+/* A local matrix: a TRS, maybe sheared, maybe singular (a zero column); now and then one with a
+   bad last row or a NaN. */
+static void matrix(model *m, arbor_real out[16]) {
+    unsigned b = byte(m);
+    double t[3], q[4], s[3], l[16];
+    arbor_real rq[4], rs[3];
+    rotation(m, rq);
+    scale3(m, rs);
+    for (int i = 0; i < 3; i++) t[i] = coordinate(m), s[i] = isfinite(rs[i]) ? rs[i] : 1;
+    for (int i = 0; i < 4; i++) q[i] = isfinite(rq[i]) ? rq[i] : 0;
+    if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) q[3] = 1;
+    for (int i = 0; i < 3; i++) t[i] = isfinite(t[i]) ? t[i] : 0;
+    test_ref_compose(l, t, q, s);
+    if (b & 1) /* a shear: column 1 += column 0 / 2 */
+        for (int r = 0; r < 3; r++) l[4 + r] += l[r] / 2;
+    for (int i = 0; i < 16; i++) out[i] = (arbor_real)l[i];
+    if (b < 8) out[4 * (b % 3) + (b % 3)] = (arbor_real)NAN;
+    else if (b < 16) out[3] = 0.25f;
+    else if (b < 40) out[4 * (b % 3)] = out[4 * (b % 3) + 1] = out[4 * (b % 3) + 2] = 0;
+}
+
+/* A live node, or -1 when there is none. */
+static int32_t pick_live(model *m) {
+    if (m->live == 0) return -1;
+    uint32_t k = below(m, m->live);
+    for (uint32_t i = 0; i < m->count; i++)
+        if (m->n[i].alive && k-- == 0) return (int32_t)i;
+    return -1;
+}
+
+/* A node handle: mostly a live node's, sometimes any the model made (maybe dead), ARBOR_NONE,
+   or one no call ever returned. */
+static arbor_node pick(model *m) {
+    unsigned b = byte(m);
+    if (b < 8 || m->count == 0) return ARBOR_NONE;
+    if (b < 12) return (arbor_node){(uint64_t)(byte(m) + 1) << 32 | (below(m, m->count + 4) + 1)};
+    if (b < 40 || m->live == 0) return m->n[below(m, m->count)].h;
+    return m->n[pick_live(m)].h;
+}
+
+static const char *const names[] = {"a", "b", "c", "arm", "leg"};
+
+/* A name: none, one of a few (so that paths and finds meet), or one of hundreds of bytes. */
+static const char *name_arg(model *m, char buf[400]) {
+    unsigned b = byte(m);
+    if (b < 64) return NULL;
+    if (b < 200) return names[b % 5];
+    if (b < 250) {
+        snprintf(buf, 400, "n%u", byte(m));
+    } else {
+        memset(buf, 'x', 399);
+        buf[byte(m) + 100] = '\0';
+    }
+    return buf;
+}
+
+/* ---- checks ---------------------------------------------------------------------------------- */
+
+static const char *codes_in(uint32_t refusals) {
+    static char text[256];
+    text[0] = '\0';
+    if (!refusals) return "ARBOR_OK";
+    for (int c = 1; c < ARBOR_RESULT_COUNT_; c++)
+        if (refusals & BIT(c))
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s\"%s\"", text[0] ? " or " : "",
+                     arbor_result_string((arbor_result)c));
+    return text;
+}
+
+/* got against the refusals that apply (bits of arbor_result): ARBOR_OK when none does, else one
+   of them, with a message naming fn. True when the call succeeded. */
+static bool expect(model *m, const char *fn, arbor_result got, uint32_t refusals) {
+    bool right = refusals ? got > 0 && got < 32 && (refusals & BIT(got)) : got == ARBOR_OK;
+    if (!right) {
+        fail(m, "%s returned \"%s\" (%s), expected %s", fn, arbor_result_string(got), got ? arbor_last_error() : "",
+             codes_in(refusals));
+        return false;
+    }
+    if (got == ARBOR_OK) return true;
+    m->stats->refusals++;
+    if (!strstr(arbor_last_error(), fn)) fail(m, "%s refused, but the message is \"%s\"", fn, arbor_last_error());
+    return false;
+}
+
+/* The refusals of a node argument: none when it names a live node (then *index is that node). */
+static uint32_t node_arg(const model *m, arbor_node h, int32_t *index) {
+    *index = lookup(m, h);
+    return *index >= 0 ? 0 : h.id == 0 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : BIT(ARBOR_ERR_DEAD_NODE);
+}
+
+static bool finite(const arbor_real *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
+}
+
+static bool all_zero(const arbor_real *v, int n) {
+    for (int i = 0; i < n; i++)
+        if (v[i] != 0) return false;
+    return true;
+}
+
+/* w (a world matrix read from the scene) against the model's, within the rounding bound times
+   factor. */
+static bool world_near(model *m, int32_t x, const arbor_real w[16], double factor, const char *what) {
+    const mnode *n = &m->n[x];
+    for (int e = 0; e < 16; e++) {
+        double tol = e % 4 == 3 ? 0 : TOL * EPS * (n->depth + 2) * n->wabs[e] * factor;
+        if (!(fabs((double)w[e] - n->w[e]) <= tol)) {
+            fail(m, "%s of node %d (depth %u): element %d is %.9g, the model's %.9g (bound %.3g)", what, x, n->depth, e,
+                 (double)w[e], n->w[e], tol);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Reads node x's world matrix and version and checks them (model_worlds() is current). */
+static void check_world(model *m, int32_t x) {
+    mnode *n = &m->n[x];
+    arbor_real w[16];
+    if (!expect(m, "arbor_node_world_matrix", arbor_node_world_matrix(m->s, n->h, w), 0)) return;
+    uint64_t v = arbor_node_world_version(m->s, n->h);
+    m->stats->worlds_checked++;
+    if (!world_near(m, x, w, 1, "the world matrix")) return;
+    if (v == 0) FAIL("node %d is live but its version is 0", x);
+    if (n->version && !n->moved) {
+        if (v != n->version) FAIL("node %d: nothing above it changed, its version went from %llu to %llu", x,
+                                         (unsigned long long)n->version, (unsigned long long)v);
+        if (memcmp(w, n->world, sizeof w))
+            FAIL("node %d: same version, but the world matrix is not the same bit for bit", x);
+    }
+    for (uint32_t i = 0; i < n->nseen && v != n->version; i++)
+        if (n->seen[i] == v)
+            FAIL("node %d: its world may have changed, but version %llu came back", x, (unsigned long long)v);
+    if (v != n->version) n->seen[n->nseen++ % VERSIONS_KEPT] = v;
+    n->version = v;
+    n->moved = false;
+    memcpy(n->world, w, sizeof w);
+}
+
+static arbor_node handle_of(const model *m, int32_t x) { return x < 0 ? ARBOR_NONE : m->n[x].h; }
+
+/* Everything the scene shows, against the model. */
+static void check_scene(model *m, bool all_worlds) {
+    arbor_scene *s = m->s;
+    model_worlds(m);
+    if (arbor_scene_node_count(s) != m->live)
+        FAIL("%u nodes, the model has %u", arbor_scene_node_count(s), m->live);
+    if (arbor_scene_first_root(s).id != handle_of(m, m->roots.n ? m->roots.at[0] : -1).id ||
+        arbor_scene_last_root(s).id != handle_of(m, m->roots.n ? m->roots.at[m->roots.n - 1] : -1).id)
+        FAIL("the first or last root differs");
+    arbor_node it = arbor_scene_next_node(s, ARBOR_NONE);
+    for (uint32_t k = 0; k < m->norder; k++, it = arbor_scene_next_node(s, it))
+        if (it.id != m->n[m->order[k]].h.id) FAIL("arbor_scene_next_node: visit %u is not node %d", k, m->order[k]);
+    if (it.id) FAIL("arbor_scene_next_node visits more nodes than live");
+    /* Sibling links, list by list: the roots, then every live node's children. */
+    for (uint32_t i = 0; i <= m->count && !failed(m); i++) {
+        if (i < m->count && !m->n[i].alive) continue;
+        const kids *k = i < m->count ? &m->n[i].children : &m->roots;
+        for (uint32_t j = 0; j < k->n; j++) {
+            arbor_node h = m->n[k->at[j]].h;
+            if (arbor_node_prev_sibling(s, h).id != handle_of(m, j ? k->at[j - 1] : -1).id ||
+                arbor_node_next_sibling(s, h).id != handle_of(m, j + 1 < k->n ? k->at[j + 1] : -1).id)
+                FAIL("node %d: a sibling link differs", k->at[j]);
+        }
+    }
+    for (uint32_t i = 0; i < m->count && !failed(m); i++) {
+        mnode *n = &m->n[i];
+        arbor_node h = n->h;
+        if (arbor_node_alive(s, h) != n->alive) FAIL("node %u: alive is %d, the model's %d", i, !n->alive, n->alive);
+        if (!n->alive) continue;
+        const kids *k = &n->children;
+        if (arbor_node_parent(s, h).id != handle_of(m, n->parent).id ||
+            arbor_node_first_child(s, h).id != handle_of(m, k->n ? k->at[0] : -1).id ||
+            arbor_node_last_child(s, h).id != handle_of(m, k->n ? k->at[k->n - 1] : -1).id)
+            FAIL("node %u: the parent, first or last child differs", i);
+        if (arbor_node_depth(s, h) != n->depth || arbor_node_child_count(s, h) != k->n)
+            FAIL("node %u: depth %u and %u children, the model's %u and %u", i, arbor_node_depth(s, h),
+                 arbor_node_child_count(s, h), n->depth, k->n);
+        const char *name = arbor_node_name(s, h);
+        if (!name != !n->name || (name && strcmp(name, n->name)))
+            FAIL("node %u is named \"%.40s\", the model's \"%.40s\"", i, name ? name : "(none)", n->name ? n->name : "(none)");
+        if (arbor_node_user(s, h) != n->user || arbor_node_mesh(s, h) != n->mesh)
+            FAIL("node %u: user pointer or mesh differs", i);
+        arbor_real lo[3], hi[3];
+        if (arbor_node_local_bounds(s, h, lo, hi) != n->has_bounds ||
+            (n->has_bounds && (memcmp(lo, n->bounds, sizeof lo) || memcmp(hi, n->bounds + 3, sizeof hi))))
+            FAIL("node %u: bounds differ", i);
+        if (arbor_node_is_matrix_backed(s, h) != n->matrix || arbor_node_is_locked(s, h) != n->locked)
+            FAIL("node %u: matrix-backed %d locked %d, the model's %d %d", i, arbor_node_is_matrix_backed(s, h),
+                 arbor_node_is_locked(s, h), n->matrix, n->locked);
+        arbor_trs trs;
+        if (!expect(m, "arbor_node_get_trs", arbor_node_get_trs(s, h, &trs), 0)) return;
+        if (n->matrix) continue; /* the decomposition of the matrix */
+        double len = 0;
+        for (int c = 3; c < 7; c++) len += (double)n->trs[c] * n->trs[c];
+        if (memcmp(trs.translation, n->trs, sizeof trs.translation) || memcmp(trs.scale, n->trs + 7, sizeof trs.scale))
+            FAIL("node %u: translation or scale is not what was written", i);
+        for (int c = 0; c < 4; c++)
+            if (!(fabs(trs.rotation[c] - n->trs[3 + c] / sqrt(len)) <= 8 * EPS))
+                FAIL("node %u: rotation[%d] is %.9g, not the one written normalised (%.9g)", i, c,
+                     (double)trs.rotation[c], n->trs[3 + c] / sqrt(len));
+    }
+    if (failed(m) || m->norder == 0) return;
+    if (all_worlds) {
+        for (uint32_t k = 0; k < m->norder && !failed(m); k++) check_world(m, m->order[k]);
+    } else { /* two nodes, read lazily: the rest stays as it is for what comes next */
+        check_world(m, m->order[(m->at * 7919u) % m->norder]);
+        check_world(m, m->order[m->norder - 1]);
+    }
+}
+
+/* ---- operations ------------------------------------------------------------------------------ */
+
+static void op_create(model *m) {
+    static const char *const fn = "arbor_node_create";
+    char buf[400];
+    arbor_real mat[16];
+    arbor_node_desc d = {0};
+    d.parent = byte(m) < 48 ? ARBOR_NONE : pick(m);
+    d.name = name_arg(m, buf);
+    unsigned kind = byte(m);
+    if (kind < 48) {
+        matrix(m, mat);
+        d.matrix = mat;
+        d.lock_matrix = kind & 1;
+    } else {
+        for (int i = 0; i < 3; i++) d.translation[i] = coordinate(m);
+        if (kind & 1) rotation(m, d.rotation); /* else zero: identity */
+        if (kind & 2) scale3(m, d.scale);      /* else zero: (1, 1, 1) */
+    }
+    if (byte(m) < 32) d.user = (void *)(uintptr_t)(16 * (m->count + 1));
+    if (m->count == m->cfg.max_nodes) return;
+    int32_t p = -1;
+    uint32_t refusals = d.parent.id ? node_arg(m, d.parent, &p) : 0;
+    if (!refusals && p >= 0 && depth_of(m, p) + 1 > m->max_depth) refusals = BIT(ARBOR_ERR_DEPTH_LIMIT);
+    if (!refusals && d.matrix)
+        refusals = !finite(mat, 16) ? BIT(ARBOR_ERR_NONFINITE)
+                   : mat[3] != 0 || mat[7] != 0 || mat[11] != 0 || mat[15] != 1 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
+    if (!refusals && !d.matrix && (!finite(d.translation, 3) || !finite(d.rotation, 4) || !finite(d.scale, 3)))
+        refusals = BIT(ARBOR_ERR_NONFINITE);
+    arbor_node h = ARBOR_NONE;
+    if (!expect(m, fn, arbor_node_create(m->s, &d, &h), refusals)) return;
+    for (uint32_t i = 0; i < m->count; i++)
+        if (m->n[i].h.id == h.id) FAIL("%s returned node %u's handle again", fn, i);
+    if (!h.id) FAIL("%s returned ARBOR_NONE", fn);
+    mnode *n = &m->n[m->count];
+    *n = (mnode){.h = h, .alive = true, .parent = p, .mesh = -1, .user = d.user, .moved = true};
+    n->name = copy_text(d.name);
+    if (d.matrix) {
+        memcpy(n->m, mat, sizeof mat);
+        n->matrix = true;
+        n->locked = d.lock_matrix;
+    }
+    static const arbor_real identity[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    memcpy(n->trs, identity, sizeof identity);
+    if (!d.matrix) {
+        memcpy(n->trs, d.translation, sizeof d.translation);
+        if (!all_zero(d.rotation, 4)) memcpy(n->trs + 3, d.rotation, sizeof d.rotation);
+        if (!all_zero(d.scale, 3)) memcpy(n->trs + 7, d.scale, sizeof d.scale);
+    }
+    insert(kids_of(m, p), (int32_t)m->count, -1);
+    m->count++;
+    m->live++;
+}
+
+static void op_destroy(model *m) {
+    int32_t x;
+    arbor_node h = pick(m);
+    if (!expect(m, "arbor_node_destroy", arbor_node_destroy(m->s, h), node_arg(m, h, &x))) return;
+    take_out(kids_of(m, m->n[x].parent), x);
+    walk(m, x, mark_dead);
+}
+
+static void op_clear(model *m) {
+    if (byte(m) >= 64) return; /* rarely: it ends what a sequence built */
+    arbor_scene_clear(m->s);
+    while (m->roots.n) {
+        int32_t x = m->roots.at[0];
+        take_out(&m->roots, x);
+        walk(m, x, mark_dead);
+    }
+}
+
+/* How far a world is from singular: its 3x3 condition number (Frobenius norms), infinite when
+   its determinant is small against its column lengths (below 1e-3: as good as singular in
+   float); *zero_column when a column is exactly zero (arbor must refuse to invert it). */
+static double condition(const double w[16], bool *zero_column) {
+    const double *a = w, *b = w + 4, *c = w + 8;
+    double cof[9] = {b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0],
+                     c[1] * a[2] - c[2] * a[1], c[2] * a[0] - c[0] * a[2], c[0] * a[1] - c[1] * a[0],
+                     a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    double det = a[0] * cof[0] + a[1] * cof[1] + a[2] * cof[2], na = 0, ni = 0, lengths = 1;
+    *zero_column = false;
+    for (int k = 0; k < 3; k++) {
+        double len = w[4 * k] * w[4 * k] + w[4 * k + 1] * w[4 * k + 1] + w[4 * k + 2] * w[4 * k + 2];
+        *zero_column |= len == 0;
+        na += len;
+        lengths *= sqrt(len);
+    }
+    for (int k = 0; k < 9; k++) ni += cof[k] * cof[k];
+    return !(fabs(det) >= 1e-3 * lengths) ? INFINITY : sqrt(na) * sqrt(ni) / fabs(det);
+}
+
+static void mark_inside(model *m, int32_t x) { m->n[x].inside = true; }
+
+/* A live node outside x's subtree (a parent that makes no ring), or -1 when there is none. */
+static int32_t outside(model *m, int32_t x) {
+    walk(m, x, mark_inside);
+    uint32_t candidates = 0;
+    for (uint32_t i = 0; i < m->count; i++) candidates += m->n[i].alive && !m->n[i].inside;
+    uint32_t k = below(m, candidates ? candidates : 1);
+    int32_t found = -1;
+    for (uint32_t i = 0; i < m->count; i++) {
+        if (m->n[i].alive && !m->n[i].inside && k-- == 0) found = (int32_t)i;
+        m->n[i].inside = false;
+    }
+    return found;
+}
+
+static void op_set_parent(model *m) {
+    static const char *const fn = "arbor_node_set_parent";
+    arbor_node ch = pick(m), ph = ARBOR_NONE, bh = ARBOR_NONE;
+    unsigned pb = byte(m);
+    if (pb >= 100 && lookup(m, ch) >= 0) ph = handle_of(m, outside(m, lookup(m, ch)));
+    else if (pb >= 40) ph = pick(m);
+    unsigned mb = byte(m), bb = byte(m);
+    arbor_reparent mode = mb < 6 ? (arbor_reparent)7 : mb & 1 ? ARBOR_KEEP_WORLD : ARBOR_KEEP_LOCAL;
+    int32_t c, p = -1, b = -1;
+    if (bb >= 192) {
+        bh = pick(m);
+    } else if (bb < 128 && (!ph.id || lookup(m, ph) >= 0)) { /* a child of the new parent, or the end */
+        const kids *k = kids_of(m, ph.id ? lookup(m, ph) : -1);
+        uint32_t i = below(m, k->n + 1);
+        bh = i < k->n ? m->n[k->at[i]].h : ARBOR_NONE;
+    }
+    uint32_t refusals = node_arg(m, ch, &c);
+    if (ph.id && (p = lookup(m, ph)) < 0) refusals |= BIT(ARBOR_ERR_DEAD_NODE);
+    if (!ph.id) p = -1;
+    if (bh.id && (b = lookup(m, bh)) < 0) refusals |= BIT(ARBOR_ERR_DEAD_NODE);
+    if (mode != ARBOR_KEEP_LOCAL && mode != ARBOR_KEEP_WORLD) refusals |= BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (!refusals && (p == c || (p >= 0 && is_ancestor(m, c, p)))) refusals = BIT(ARBOR_ERR_CYCLE);
+    bool same = false, noop = false, unsure = false;
+    double cond = 1, old[16];
+    uint32_t old_depth = 0;
+    if (!refusals) {
+        same = m->n[c].parent == p;
+        if (b == c) noop = same, b = same ? b : -1;
+        if (!noop && b >= 0 && m->n[b].parent != p) refusals = BIT(ARBOR_ERR_NOT_A_CHILD);
+    }
+    if (!refusals && !noop && !same) {
+        uint32_t depth = p >= 0 ? depth_of(m, p) + 1 : 0;
+        if (depth > depth_of(m, c) && depth + walk(m, c, NULL) > m->max_depth) refusals = BIT(ARBOR_ERR_DEPTH_LIMIT);
+    }
+    if (!refusals && !noop && !same && mode == ARBOR_KEEP_WORLD) {
+        model_worlds(m);
+        memcpy(old, m->n[c].w, sizeof old);
+        old_depth = m->n[c].depth;
+        if (p >= 0) {
+            bool zero_column;
+            cond = condition(m->n[p].w, &zero_column);
+            if (zero_column) refusals = BIT(ARBOR_ERR_SINGULAR);
+            else unsure = !(cond < 1e3); /* near singular: arbor may refuse or not */
+        }
+    }
+    arbor_result got = arbor_node_set_parent(m->s, ch, ph, bh, mode);
+    if (unsure && got == ARBOR_ERR_SINGULAR) refusals = BIT(ARBOR_ERR_SINGULAR);
+    if (!expect(m, fn, got, refusals) || noop) return;
+    take_out(kids_of(m, m->n[c].parent), c);
+    insert(kids_of(m, p), c, b);
+    if (same) return; /* a reorder changes no transform */
+    m->n[c].parent = p;
+    walk(m, c, mark_moved);
+    if (mode != ARBOR_KEEP_WORLD) return;
+    /* The local arbor chose (TRS, or a matrix for a shear) becomes the model's; the world it
+       gives must be the one the node had. */
+    mnode *n = &m->n[c];
+    arbor_trs trs;
+    if (arbor_node_is_locked(m->s, n->h)) FAIL("%s kept the world but left the node locked", fn);
+    n->matrix = arbor_node_is_matrix_backed(m->s, n->h);
+    n->locked = false;
+    if (n->matrix) {
+        arbor_node_local_matrix(m->s, n->h, n->m);
+    } else {
+        arbor_node_get_trs(m->s, n->h, &trs);
+        memcpy(n->trs, trs.translation, sizeof trs.translation);
+        memcpy(n->trs + 3, trs.rotation, sizeof trs.rotation);
+        memcpy(n->trs + 7, trs.scale, sizeof trs.scale);
+    }
+    if (unsure) return;
+    model_worlds(m);
+    double scale = 0;
+    for (int e = 0; e < 16; e++) scale = fmax(scale, n->wabs[e]);
+    for (int e = 0; e < 16; e++)
+        if (!(fabs(n->w[e] - old[e]) <= TOL * EPS * (old_depth + n->depth + 4) * cond * scale))
+            FAIL("%s (keep world) moved node %d: element %d was %.9g, is %.9g (condition %.3g)", fn, c, e,
+                        old[e], n->w[e], cond);
+}
+
+/* TRS writes: part 0 translation, 1 rotation, 2 scale, 3 all. */
+static void trs_write(model *m, int part) {
+    static const char *const fns[] = {"arbor_node_set_translation", "arbor_node_set_rotation", "arbor_node_set_scale",
+                                      "arbor_node_set_trs"};
+    static const int at[] = {0, 3, 7, 0}, len[] = {3, 4, 3, 10};
+    arbor_node h = pick(m);
+    arbor_real v[10];
+    for (int i = 0; i < 3; i++) v[i] = coordinate(m);
+    rotation(m, v + 3);
+    scale3(m, v + 7);
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!refusals && m->n[x].locked) refusals = BIT(ARBOR_ERR_LOCKED);
+    const arbor_real *w = v + at[part];
+    if (!refusals && !finite(w, len[part])) refusals = BIT(ARBOR_ERR_NONFINITE);
+    if (!refusals && (part == 1 || part == 3) && all_zero(v + 3, 4)) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    arbor_trs before;
+    if (!refusals && m->n[x].matrix) arbor_node_get_trs(m->s, h, &before); /* the matrix's decomposition */
+    arbor_result got = part == 0   ? arbor_node_set_translation(m->s, h, v[0], v[1], v[2])
+                       : part == 1 ? arbor_node_set_rotation(m->s, h, v[3], v[4], v[5], v[6])
+                       : part == 2 ? arbor_node_set_scale(m->s, h, v[7], v[8], v[9])
+                                   : arbor_node_set_trs(m->s, h, &(arbor_trs){{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]},
+                                                                             {v[7], v[8], v[9]}});
+    if (!expect(m, fns[part], got, refusals)) return;
+    mnode *n = &m->n[x];
+    if (n->matrix) {
+        memcpy(n->trs, before.translation, sizeof before.translation);
+        memcpy(n->trs + 3, before.rotation, sizeof before.rotation);
+        memcpy(n->trs + 7, before.scale, sizeof before.scale);
+        n->matrix = false;
+    }
+    memcpy(n->trs + at[part], w, (size_t)len[part] * sizeof *w);
+    walk(m, x, mark_moved);
+}
+
+static void op_set_translation(model *m) { trs_write(m, 0); }
+static void op_set_rotation(model *m) { trs_write(m, 1); }
+static void op_set_scale(model *m) { trs_write(m, 2); }
+static void op_set_trs(model *m) { trs_write(m, 3); }
+
+static void op_set_local_matrix(model *m) {
+    arbor_node h = pick(m);
+    arbor_real mat[16];
+    matrix(m, mat);
+    bool lock = byte(m) & 1;
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!refusals)
+        refusals = !finite(mat, 16) ? BIT(ARBOR_ERR_NONFINITE)
+                   : mat[3] != 0 || mat[7] != 0 || mat[11] != 0 || mat[15] != 1 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
+    if (!expect(m, "arbor_node_set_local_matrix", arbor_node_set_local_matrix(m->s, h, mat, lock), refusals)) return;
+    mnode *n = &m->n[x];
+    memcpy(n->m, mat, sizeof mat);
+    n->matrix = true;
+    n->locked = lock;
+    walk(m, x, mark_moved);
+}
+
+/* Bulk writes of up to four nodes (one part of each: translation, rotation or scale). */
+static void op_bulk(model *m) {
+    static const char *const fns[] = {"arbor_scene_set_translations", "arbor_scene_set_rotations", "arbor_scene_set_scales"};
+    int part = (int)(byte(m) % 3), k = part == 1 ? 4 : 3;
+    uint32_t count = byte(m) % 5, refusals = 0;
+    arbor_node h[4];
+    arbor_real v[16], t[3];
+    arbor_trs before[4];
+    int32_t x[4];
+    for (uint32_t i = 0; i < count; i++) {
+        h[i] = pick(m);
+        if (part == 0) for (int c = 0; c < 3; c++) t[c] = coordinate(m);
+        if (part == 1) rotation(m, v + 4 * i);
+        if (part == 2) scale3(m, t);
+        if (part != 1) memcpy(v + 3 * i, t, sizeof t);
+    }
+    for (uint32_t i = 0; i < count && !refusals; i++) { /* the first bad entry is the refusal */
+        refusals = node_arg(m, h[i], &x[i]);
+        if (!refusals && m->n[x[i]].locked) refusals = BIT(ARBOR_ERR_LOCKED);
+        if (!refusals && !finite(v + k * i, k)) refusals = BIT(ARBOR_ERR_NONFINITE);
+        if (!refusals && part == 1 && all_zero(v + k * i, 4)) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+        if (!refusals && m->n[x[i]].matrix) arbor_node_get_trs(m->s, h[i], &before[i]);
+    }
+    arbor_result got = part == 0   ? arbor_scene_set_translations(m->s, h, v, count)
+                       : part == 1 ? arbor_scene_set_rotations(m->s, h, v, count)
+                                   : arbor_scene_set_scales(m->s, h, v, count);
+    if (!expect(m, fns[part], got, refusals)) return;
+    for (uint32_t i = 0; i < count; i++) {
+        mnode *n = &m->n[x[i]];
+        if (n->matrix) {
+            memcpy(n->trs, before[i].translation, sizeof before[i].translation);
+            memcpy(n->trs + 3, before[i].rotation, sizeof before[i].rotation);
+            memcpy(n->trs + 7, before[i].scale, sizeof before[i].scale);
+            n->matrix = false;
+        }
+        memcpy(n->trs + (part == 0 ? 0 : part == 1 ? 3 : 7), v + k * i, (size_t)k * sizeof *v);
+        walk(m, x[i], mark_moved);
+    }
+}
+
+static void op_set_name(model *m) {
+    char buf[400];
+    arbor_node h = pick(m);
+    const char *name = name_arg(m, buf);
+    int32_t x;
+    if (!expect(m, "arbor_node_set_name", arbor_node_set_name(m->s, h, name), node_arg(m, h, &x))) return;
+    free(m->n[x].name);
+    m->n[x].name = copy_text(name);
+}
+
+static void op_set_user(model *m) {
+    arbor_node h = pick(m);
+    void *user = (void *)(uintptr_t)(byte(m) * 16);
+    int32_t x;
+    if (expect(m, "arbor_node_set_user", arbor_node_set_user(m->s, h, user), node_arg(m, h, &x))) m->n[x].user = user;
+}
+
+static void op_set_mesh(model *m) {
+    arbor_node h = pick(m);
+    int32_t mesh = (int32_t)(byte(m) % 8) - 2, x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!refusals && mesh < -1) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (expect(m, "arbor_node_set_mesh", arbor_node_set_mesh(m->s, h, mesh), refusals)) m->n[x].mesh = mesh;
+}
+
+static void op_set_bounds(model *m) {
+    arbor_node h = pick(m);
+    unsigned kind = byte(m);
+    arbor_real b[6];
+    for (int i = 0; i < 6; i++) b[i] = coordinate(m);
+    const arbor_real *lo = kind < 16 ? NULL : b, *hi = kind < 8 || (kind >= 16 && kind < 20) ? NULL : b + 3;
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!refusals && !lo != !hi) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (!refusals && lo && !finite(b, 6)) refusals = BIT(ARBOR_ERR_NONFINITE);
+    if (!refusals && lo && (b[0] > b[3] || b[1] > b[4] || b[2] > b[5])) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (!expect(m, "arbor_node_set_bounds", arbor_node_set_bounds(m->s, h, lo, hi), refusals)) return;
+    m->n[x].has_bounds = lo != NULL;
+    if (lo) memcpy(m->n[x].bounds, b, sizeof b);
+}
+
+static void op_read_world(model *m) {
+    arbor_node h = pick(m);
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!refusals) {
+        model_worlds(m);
+        check_world(m, x);
+        return;
+    }
+    arbor_real w[16];
+    expect(m, "arbor_node_world_matrix", arbor_node_world_matrix(m->s, h, w), refusals);
+    if (arbor_node_world_version(m->s, h) != 0) fail(m, "a dead node has a version");
+}
+
+static void op_read_local(model *m) {
+    arbor_node h = pick(m);
+    int32_t x;
+    arbor_real l[16];
+    if (!expect(m, "arbor_node_local_matrix", arbor_node_local_matrix(m->s, h, l), node_arg(m, h, &x))) return;
+    double want[16], labs[16];
+    local_of(&m->n[x], want, labs);
+    for (int e = 0; e < 16; e++)
+        if (!(fabs((double)l[e] - want[e]) <= TOL * EPS * labs[e]))
+            FAIL("the local matrix of node %d: element %d is %.9g, the model's %.9g", x, e, (double)l[e], want[e]);
+}
+
+/* After an update every world is current: reading them all composes nothing. */
+static void check_updated(model *m, const char *fn) {
+    arbor_stats st;
+    arbor_scene_reset_stats(m->s);
+    check_scene(m, true);
+    arbor_scene_stats(m->s, &st);
+    if (st.world_composed || st.local_composed)
+        FAIL("after %s, reading every world composed %llu world and %llu local matrices", fn,
+             (unsigned long long)st.world_composed, (unsigned long long)st.local_composed);
+}
+
+static void op_update(model *m) {
+    arbor_scene_update(m->s);
+    check_updated(m, "arbor_scene_update");
+}
+
+static void backwards(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
+    (void)user;
+    for (uint32_t i = count; i-- > 0;) fn(task_user, i);
+}
+
+static void op_update_parallel(model *m) {
+    arbor_scene_update_parallel(m->s, m->cfg.executor ? m->cfg.executor : &m->serial);
+    check_updated(m, "arbor_scene_update_parallel");
+}
+
+/* Finds: a path of names from a root down, the nearest named node below and above. */
+static bool has_name(void *user, const arbor_scene *s, arbor_node n) {
+    const char *name = arbor_node_name(s, n);
+    return name && !strcmp(name, (const char *)user);
+}
+
+static void op_find(model *m) {
+    int32_t x = pick_live(m);
+    const char *target = names[byte(m) % 5];
+    bool slash = byte(m) & 1;
+    if (x < 0) return;
+    /* the path of x's names; the model resolves it as arbor must: first sibling by that name */
+    char path[4096] = "";
+    int32_t chain[64];
+    uint32_t depth = 0;
+    for (int32_t y = x; y >= 0 && depth < 64; y = m->n[y].parent) chain[depth++] = y;
+    if (depth == 64) return;
+    for (uint32_t i = depth; i-- > 0;) {
+        const char *name = m->n[chain[i]].name ? m->n[chain[i]].name : "?";
+        snprintf(path + strlen(path), sizeof path - strlen(path), "%s%s", i + 1 < depth || slash ? "/" : "", name);
+    }
+    int32_t at = -1;
+    for (uint32_t i = depth; i-- > 0;) {
+        const kids *k = kids_of(m, at);
+        const char *want = m->n[chain[i]].name ? m->n[chain[i]].name : "?";
+        at = -1;
+        for (uint32_t j = 0; j < k->n && at < 0; j++)
+            if (m->n[k->at[j]].name && !strcmp(m->n[k->at[j]].name, want)) at = k->at[j];
+        if (at < 0) break;
+    }
+    if (arbor_scene_find(m->s, path).id != handle_of(m, at).id) FAIL("arbor_scene_find(\"%s\") differs", path);
+    /* below: breadth first, the first match; above: the nearest */
+    int32_t *queue = m->stack, want = -1;
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = x;
+    while (head < tail && want < 0) {
+        int32_t y = queue[head++];
+        if (m->n[y].name && !strcmp(m->n[y].name, target)) want = y;
+        for (uint32_t j = 0; j < m->n[y].children.n; j++) queue[tail++] = m->n[y].children.at[j];
+    }
+    if (arbor_node_find_descendant(m->s, m->n[x].h, has_name, (void *)target).id != handle_of(m, want).id)
+        FAIL("arbor_node_find_descendant(node %d, \"%s\") differs", x, target);
+    for (want = x; want >= 0 && !(m->n[want].name && !strcmp(m->n[want].name, target)); want = m->n[want].parent) {}
+    if (arbor_node_find_ancestor(m->s, m->n[x].h, has_name, (void *)target).id != handle_of(m, want).id)
+        FAIL("arbor_node_find_ancestor(node %d, \"%s\") differs", x, target);
+}
+
+/* The subtree breadth first, and ancestry. */
+static void op_collect(model *m) {
+    arbor_node h = pick(m), a = pick(m);
+    uint32_t cap = byte(m) % 12;
+    int32_t x = lookup(m, h), y = lookup(m, a);
+    if (arbor_node_is_ancestor_of(m->s, a, h) != (x >= 0 && y >= 0 && is_ancestor(m, y, x)))
+        FAIL("arbor_node_is_ancestor_of differs");
+    arbor_node out[12];
+    uint32_t got = arbor_node_collect_subtree(m->s, h, out, cap);
+    if (x < 0) {
+        if (got) fail(m, "arbor_node_collect_subtree of a dead node gave %u", got);
+        return;
+    }
+    int32_t *queue = m->stack;
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = x;
+    while (head < tail) {
+        int32_t z = queue[head++];
+        for (uint32_t j = 0; j < m->n[z].children.n; j++) queue[tail++] = m->n[z].children.at[j];
+    }
+    if (got != tail) fail(m, "arbor_node_collect_subtree: %u nodes, the model's %u", got, tail);
+    for (uint32_t i = 0; i < cap && i < tail && !failed(m); i++)
+        if (out[i].id != m->n[queue[i]].h.id) fail(m, "arbor_node_collect_subtree: node %u of the order differs", i);
+}
+
+/* 9,000 nodes at once, as chains and fans under a live node: enough for a parallel update. */
+static void op_grow(model *m) {
+    uint64_t state = byte(m) | byte(m) << 8;
+    int32_t base = pick_live(m);
+    if (!m->large || m->grown || m->count + GROW_NODES > m->cfg.max_nodes) return;
+    m->grown = true;
+    int32_t last = base, first = (int32_t)m->count;
+    for (uint32_t i = 0; i < GROW_NODES && !failed(m); i++) {
+        uint8_t r[16];
+        model_random_bytes(state + i, r, sizeof r);
+        int32_t p = i % 40 == 0 ? base : r[0] < 200 ? last : first + (int32_t)((r[1] | r[2] << 8) % i);
+        if (p >= 0 && depth_of(m, p) + 1 > m->max_depth) p = -1;
+        arbor_node_desc d = {.parent = handle_of(m, p)};
+        for (int c = 0; c < 3; c++) d.translation[c] = (arbor_real)((int)r[3 + c] - 128) / 128;
+        for (int c = 0; c < 4; c++) d.rotation[c] = (arbor_real)((int)r[5 + c] - 128) / 64;
+        if (all_zero(d.rotation, 4)) d.rotation[3] = 1;
+        d.scale[0] = d.scale[1] = d.scale[2] = (arbor_real)(0.875 + r[9] / 1024.0);
+        arbor_node h;
+        if (!expect(m, "arbor_node_create", arbor_node_create(m->s, &d, &h), 0)) return;
+        mnode *n = &m->n[m->count];
+        *n = (mnode){.h = h, .alive = true, .parent = p, .mesh = -1, .moved = true};
+        memcpy(n->trs, d.translation, sizeof d.translation);
+        memcpy(n->trs + 3, d.rotation, sizeof d.rotation);
+        memcpy(n->trs + 7, d.scale, sizeof d.scale);
+        insert(kids_of(m, p), (int32_t)m->count, -1);
+        last = (int32_t)m->count++;
+        m->live++;
+    }
+}
+
+typedef struct model_op {
+    const char *name;
+    unsigned weight;
+    void (*run)(model *m);
+} model_op;
+
+/* The operations, with how often each is drawn. A new operation: a function above (draw its
+   arguments with byte(), pick() and the like, predict the refusals, check the call with
+   expect(), then update the model) and a line here. */
+static const model_op ops[] = {
+    {"create", 36, op_create},
+    {"destroy", 4, op_destroy},
+    {"set_parent", 24, op_set_parent},
+    {"set_translation", 8, op_set_translation},
+    {"set_rotation", 8, op_set_rotation},
+    {"set_scale", 6, op_set_scale},
+    {"set_trs", 5, op_set_trs},
+    {"set_local_matrix", 8, op_set_local_matrix},
+    {"bulk writes", 5, op_bulk},
+    {"set_name", 4, op_set_name},
+    {"set_user", 2, op_set_user},
+    {"set_mesh", 2, op_set_mesh},
+    {"set_bounds", 3, op_set_bounds},
+    {"read world", 12, op_read_world},
+    {"read local", 4, op_read_local},
+    {"update", 7, op_update},
+    {"update_parallel", 6, op_update_parallel},
+    {"clear", 1, op_clear},
+    {"finds", 3, op_find},
+    {"collect, ancestry", 3, op_collect},
+    {"grow", 1, op_grow},
+};
+#define OP_COUNT (sizeof ops / sizeof *ops)
+_Static_assert(OP_COUNT <= MODEL_MAX_KINDS, "model_stats.kinds has room for every operation");
+
+const char *model_op_name(unsigned k) { return k < OP_COUNT ? ops[k].name : NULL; }
+
+void model_random_bytes(uint64_t seed, uint8_t *out, size_t size) {
+    uint64_t state = seed;
+    for (size_t i = 0; i < size; i += 8) {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        for (size_t k = 0; k < 8 && i + k < size; k++) out[i + k] = (uint8_t)(z >> (8 * k));
+    }
+}
+
+static void quiet(void *user, arbor_log_level level, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+}
+
+const char *model_run(const uint8_t *data, size_t size, const model_config *config, model_stats *stats) {
+    static char message[1200];
+    model_stats local = {0};
+    model m = {.in = data, .size = size, .stats = stats ? stats : &local, .serial = {backwards, NULL}};
+    m.cfg = config ? *config : (model_config){0};
+    /* The first byte: how deep the scene may be, whether every world is read after every step
+       (else two, read lazily, and all after updates), whether the scene may grow large. */
+    unsigned setup = byte(&m);
+    m.max_depth = setup & 1 ? 3 + (setup >> 1) % 6 : ARBOR_DEFAULT_MAX_DEPTH;
+    m.check_all = setup & 16;
+    m.large = m.cfg.allow_large && (setup & 32);
+    if (!m.cfg.max_nodes) m.cfg.max_nodes = DEFAULT_NODES + (m.large ? GROW_NODES : 0);
+    m.n = calloc(m.cfg.max_nodes, sizeof *m.n);
+    m.order = malloc(((size_t)m.cfg.max_nodes + 1) * sizeof *m.order);
+    m.stack = malloc(((size_t)m.cfg.max_nodes + 1) * sizeof *m.stack);
+    m.s = arbor_scene_create(&(arbor_scene_desc){.max_depth = m.max_depth, .log = quiet});
+    if (!m.n || !m.order || !m.stack || !m.s) abort();
+    unsigned total = 0;
+    for (unsigned k = 0; k < OP_COUNT; k++) total += ops[k].weight;
+    m.stats->sequences++;
+    uint64_t step = 0;
+    const char *op = "";
+    while (m.at < m.size && !failed(&m)) {
+        unsigned pick_op = byte(&m) * total / 256, k = 0;
+        while (pick_op >= ops[k].weight) pick_op -= ops[k++].weight;
+        op = ops[k].name;
+        arbor_scene *before = m.s;
+        ops[k].run(&m);
+        if (m.s != before) abort();
+        m.stats->steps++;
+        m.stats->kinds[k]++;
+        step++;
+        if (!failed(&m)) check_scene(&m, m.check_all);
+    }
+    const char *result = NULL;
+    if (failed(&m)) {
+        snprintf(message, sizeof message, "step %llu (%s): %s", (unsigned long long)step, op, m.failure);
+        result = message;
+    }
+    arbor_scene_destroy(m.s);
+    for (uint32_t i = 0; i < m.count; i++) {
+        free(m.n[i].name);
+        free(m.n[i].children.at);
+    }
+    free(m.n);
+    free(m.roots.at);
+    free(m.order);
+    free(m.stack);
+    return result;
+}
