@@ -25,7 +25,6 @@
 #define SEQUENCE_BYTES 2500u
 #define LARGE_SEQUENCES 4u
 #define LARGE_BYTES 400u
-#define GROW_FIRST 255u   /* as an operation byte: the last of the table, "grow" */
 
 static model_stats g_stats;
 
@@ -35,19 +34,12 @@ static unsigned reliability_scale(void) {
     return v > 0 ? (unsigned)v : 1;
 }
 
-/* Runs sequences seed, seed + 1, ... ; a large one starts by growing its scene. */
+/* Runs the sequences of seeds seed, seed + 1, ... (model_sequence). */
 static void run_sequences(uint64_t seed, unsigned count, size_t bytes, bool large, const model_config *config) {
     uint8_t *data = malloc(bytes);
     assert_non_null(data);
     for (unsigned i = 0; i < count; i++, seed++) {
-        model_random_bytes(seed, data, bytes);
-        size_t size = bytes / 4 + data[1] % (bytes - bytes / 4); /* lengths vary */
-        if (large) {
-            data[0] |= 32; /* large (see model_run) */
-            data[1] = GROW_FIRST;
-        } else {
-            data[0] &= (uint8_t)~32;
-        }
+        size_t size = model_sequence(seed, data, bytes, large);
         const char *failure = model_run(data, size, config, &g_stats);
         if (failure) {
             char path[512];

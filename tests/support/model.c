@@ -952,9 +952,10 @@ typedef struct model_op {
     void (*run)(model *m);
 } model_op;
 
-/* The operations, with how often each is drawn. A new operation: a function above (draw its
-   arguments with byte(), pick() and the like, predict the refusals, check the call with
-   expect(), then update the model) and a line here. */
+/* The operations, with how often each is drawn (the weights add up to 256 at most, and grow
+   stays last: model_sequence starts a large sequence with byte 255). A new operation: a
+   function above (draw its arguments with byte(), pick() and the like, predict the refusals,
+   check the call with expect(), then update the model) and a line here. */
 static const model_op ops[] = {
     {"create", 36, op_create},
     {"destroy", 4, op_destroy},
@@ -992,6 +993,14 @@ void model_random_bytes(uint64_t seed, uint8_t *out, size_t size) {
         z ^= z >> 31;
         for (size_t k = 0; k < 8 && i + k < size; k++) out[i + k] = (uint8_t)(z >> (8 * k));
     }
+}
+
+size_t model_sequence(uint64_t seed, uint8_t *out, size_t cap, bool large) {
+    model_random_bytes(seed, out, cap);
+    size_t size = cap / 4 + out[1] % (cap - cap / 4); /* lengths vary */
+    out[0] = large ? out[0] | 32 : out[0] & ~32u;  /* the setup byte (model_run) */
+    if (large) out[1] = 255;                       /* the last operation of the table: grow */
+    return size;
 }
 
 static void quiet(void *user, arbor_log_level level, const char *message) {

@@ -55,7 +55,12 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
 /* The name of operation kind k, NULL past the last. */
 const char *model_op_name(unsigned k);
 
-/* size bytes of splitmix64 from seed: the input of one random sequence. */
+/* size bytes of splitmix64 from seed. */
 void model_random_bytes(uint64_t seed, uint8_t *out, size_t size);
+
+/* The random sequence of seed: between cap / 4 and cap bytes into out, returning how many. A
+   large one (when the config allows it) starts by growing its scene. tests/test_model.c runs
+   these, and fuzz/fuzz_ops starts from some of them. */
+size_t model_sequence(uint64_t seed, uint8_t *out, size_t cap, bool large);
 
 #endif
