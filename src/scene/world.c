@@ -294,9 +294,10 @@ typedef struct locals_job {
 ARBOR__DISPATCH static void locals_task(void *user, uint32_t index) {
     locals_job *job = user;
     compute_ctx c = ctx_begin(job->s);
-    uint64_t slots = job->s->slot_end;
+    /* slots [1, slot_end): slot 0 is never a node, and its flags were never written */
+    uint64_t slots = job->s->slot_end - 1;
     const uint8_t *flags = job->s->n.flags;
-    uint32_t slot = (uint32_t)(slots * index / job->task_count), end = (uint32_t)(slots * (index + 1) / job->task_count);
+    uint32_t slot = 1 + (uint32_t)(slots * index / job->task_count), end = 1 + (uint32_t)(slots * (index + 1) / job->task_count);
     for (; slot < end; slot++)
         if (flags[slot] & ARBOR__WORLD_DIRTY) compose_local(&c, slot);
     atomic_fetch_add_explicit(&job->local_composed, c.local_composed, memory_order_relaxed);
