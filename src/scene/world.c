@@ -124,8 +124,11 @@ static inline void compose_local(compute_ctx *c, uint32_t slot) {
 }
 
 void arbor__compose_local(arbor_scene *s, uint32_t slot) {
+    /* Nothing to compose (always so after an update): write nothing, not even the counters, as
+       reads on many threads at once may be doing. */
+    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return;
     compute_ctx c = ctx_begin(s);
-    compose_local(&c, slot);
+    local_rows(&c, slot);
     ctx_end(&c);
 }
 
