@@ -30,7 +30,7 @@ typedef struct arbor__nodes {
     uint32_t *parent, *first_child, *last_child, *next_sibling, *prev_sibling;
     uint32_t *depth;
     uint32_t *id;        /* per slot: the node's id */
-    uint32_t *slot_of;   /* per id: its node's slot (a free id: the next free id) */
+    uint32_t *slot_of;   /* per id: its node's slot (a free id: ARBOR__FREE_ID | the next free id) */
     uint32_t *gen;       /* per id: its generation (a handle of another is dead) */
     uint32_t *scratch;   /* walk workspace: a lazy read's down-links, destroy's queue */
     uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
@@ -110,6 +110,8 @@ struct arbor_scene {
     uint32_t free_head;      /* free slots, linked through next_sibling */
     uint32_t id_end;         /* ids [1, id_end) have been used */
     uint32_t id_free;        /* free ids, linked through slot_of */
+#define ARBOR__FREE_ID 0x80000000u /* in slot_of: the id names no node (slots stay below it), so
+                                      the next handle of a freed id, or any of a retired one, is dead */
     uint32_t live;           /* live nodes */
     uint32_t first_root, last_root;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
@@ -181,8 +183,8 @@ static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
 static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
     uint32_t id = (uint32_t)n.id;
     if (id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
-    uint32_t slot = s->n.slot_of[id];
-    return s->n.flags[slot] & ARBOR__ALIVE ? slot : 0;
+    uint32_t slot = s->n.slot_of[id]; /* ARBOR__FREE_ID and up for a free or retired id */
+    return slot < s->slot_end && (s->n.flags[slot] & ARBOR__ALIVE) ? slot : 0;
 }
 /* How messages name a node: "id v generation", as its handle does. */
 #define ARBOR__NODE_FMT "%uv%u"

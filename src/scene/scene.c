@@ -43,10 +43,10 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra) {
     uint64_t needed = (uint64_t)(s->slot_end > s->id_end ? s->slot_end : s->id_end) + extra;
     if (needed <= s->capacity) return true;
     if (extra == 1 && (s->free_head || s->slot_end < s->capacity) && (s->id_free || s->id_end < s->capacity)) return true;
-    if (needed > UINT32_MAX) return false;
+    if (needed > ARBOR__FREE_ID) return false; /* slots and ids stay below ARBOR__FREE_ID */
     uint64_t cap = s->capacity ? (uint64_t)s->capacity * 2 : 64;
     if (cap < needed) cap = needed;
-    if (cap > UINT32_MAX) cap = UINT32_MAX;
+    if (cap > ARBOR__FREE_ID) cap = ARBOR__FREE_ID;
     /* Arrays that grew before one failed are merely larger: capacity stays the smallest. */
     int index = 0;
     void *grown;
@@ -189,7 +189,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
         s->n.flags[slot] = 0;
     }
     if (id) {
-        s->id_free = s->n.slot_of[id];
+        s->id_free = s->n.slot_of[id] & ~ARBOR__FREE_ID;
     } else {
         id = s->id_end++;
         s->n.gen[id] = 1;
@@ -227,10 +227,10 @@ static void release_slot(arbor_scene *s, uint32_t slot) {
     s->free_head = slot;
     uint32_t id = s->n.id[slot];
     if (++s->n.gen[id] == 0) { /* generations exhausted: the id retires, never reused */
-        s->n.slot_of[id] = 0;
+        s->n.slot_of[id] = ARBOR__FREE_ID;
         return;
     }
-    s->n.slot_of[id] = s->id_free;
+    s->n.slot_of[id] = ARBOR__FREE_ID | s->id_free;
     s->id_free = id;
 }
 
