@@ -66,7 +66,9 @@ ARBOR_API arbor_real arbor_mat4_determinant3(const arbor_real m[16]);
 /* out = rotation of `radians` about `axis` (normalised here; a zero axis gives identity). */
 ARBOR_API void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real axis[3], arbor_real radians);
 
-/* out = q / |q|; returns false (out = identity) when |q| is zero or not finite. out may be q. */
+/* out = q / |q|; returns false (out = identity) when q is zero or holds a NaN or an infinity.
+   Any other q normalises, even when its length overflows or underflows arbor_real (it is
+   divided by its largest component first). out may be q. */
 ARBOR_API bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4]);
 
 /* Spherical interpolation from a (t = 0) to b (t = 1) along the shorter arc; out is unit. Exact

@@ -452,17 +452,23 @@ void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real axis[3], arb
 bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4])
 {
     if (arbor__quat_normalize_fast(out, q)) return true;
-    const arbor_real l = real_norm(q, 4);
-    if (!(l > R(0)) || !real_isfinite(l)) {
+    /* Divided by its largest component first: the length of a finite q may overflow (components
+       near the largest finite value) or underflow, its direction never does. */
+    arbor_real m = R(0);
+    bool finite = true;
+    for (int i = 0; i < 4; ++i) {
+        finite = finite && real_isfinite(q[i]);
+        m = real_max(m, real_fabs(q[i]));
+    }
+    if (!finite || !(m > R(0))) {
         out[0] = out[1] = out[2] = R(0);
         out[3] = R(1);
         return false;
     }
-    const arbor_real x = q[0] / l, y = q[1] / l, z = q[2] / l, w = q[3] / l;
-    out[0] = x;
-    out[1] = y;
-    out[2] = z;
-    out[3] = w;
+    arbor_real v[4];
+    for (int i = 0; i < 4; ++i) v[i] = q[i] / m;
+    const arbor_real l = real_norm(v, 4);
+    for (int i = 0; i < 4; ++i) out[i] = v[i] / l;
     return true;
 }
 
