@@ -83,7 +83,9 @@ bool arbor__ld_required(ld *L, ld_got g, const char *base, const char *key) {
     return arbor__ld_bad(L, base[0] ? base : "/", "%s is required", key);
 }
 
-static bool float_finite(double d) { return d >= -FLT_MAX && d <= FLT_MAX; }
+/* d rounds to a finite float: below FLT_MAX plus half its last place (where rounding to even
+   gives 2^128, an infinity). 3.4028235e38, the shortest spelling of FLT_MAX, is a float. */
+static bool float_finite(double d) { return fabs(d) < 0x1.ffffffp+127; }
 
 static ld_got get_real(ld *L, json_t *obj, const char *base, const char *key, double *out) {
     json_t *v = json_object_get(obj, key);
