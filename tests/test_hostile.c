@@ -175,7 +175,7 @@ static void test_gltf_claims_and_numbers(void **state) {
     load_case("extremes.gltf", fine, strlen(fine), ARBOR_OK, NULL, &s, &doc);
     arbor_trs trs;
     ASSERT_OK(arbor_node_get_trs(s, arbor_gltf_node(doc, 0), &trs));
-    assert_true(trs.translation[0] == (arbor_real)3.4028234e38f && trs.translation[2] == (arbor_real)1e-45f);
+    assert_true(trs.translation[0] == (arbor_real)3.4028234e38 && trs.translation[2] == (arbor_real)1e-45);
     ASSERT_OK(arbor_node_get_trs(s, arbor_gltf_node(doc, 1), &trs));
     assert_true(trs.scale[0] == 0 && trs.scale[1] == 0 && trs.scale[2] == 0); /* zero, not the default 1 */
     arbor_real w[16];
@@ -201,7 +201,7 @@ static void test_gltf_claims_and_numbers(void **state) {
     ASSERT_OK(arbor_gltf_save(s, doc, OUT_DIR "/extremes_saved.glb", &e));
     loaded back = load_ok(OUT_DIR "/extremes_saved.glb");
     ASSERT_OK(arbor_node_get_trs(back.s, arbor_gltf_node(back.doc, 0), &trs));
-    assert_true(trs.translation[1] == (arbor_real)-3.4028234e38f && trs.scale[0] == (arbor_real)1.1754944e-38f);
+    assert_true(trs.translation[1] == (arbor_real)-3.4028234e38 && trs.scale[0] == (arbor_real)1.1754944e-38);
     unload(&back);
     arbor_gltf_free(doc);
     arbor_scene_destroy(s);
@@ -407,13 +407,17 @@ static void test_nonfinite_everywhere(void **state) {
     arbor_scene_destroy(s);
 }
 
-/* Finite numbers at float's limits are taken as given; worlds whose products overflow hold
+/* Finite numbers at arbor_real's limits are taken as given; worlds whose products overflow hold
    infinities, which reads report as they are and keep-world reparenting refuses to invert. */
 static void test_float_limits(void **state) {
     (void)state;
     arbor_node h[3];
     arbor_scene *s = base_scene(h);
-    const arbor_real big = (arbor_real)FLT_MAX, tiny = (arbor_real)1e-45f;
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor_real big = DBL_MAX, tiny = DBL_TRUE_MIN;
+#else
+    const arbor_real big = FLT_MAX, tiny = FLT_TRUE_MIN;
+#endif
     arbor_node far = TEST_NODE(s, ARBOR_NONE, "far", V3(big, -big, tiny), NULL, V3(big, 1, 1));
     arbor_node farther = TEST_NODE(s, far, "farther", V3(big, 0, 0), NULL, NULL);
     arbor_real w[16];
