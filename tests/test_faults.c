@@ -140,6 +140,41 @@ static void setup_large(arbor_scene *s, fault_case *c) {
     ASSERT_OK(arbor_node_set_rotation(s, c->h[0], 0, 1, 0, 1));
 }
 
+/* setup_small with a journal: steps to undo (a translation, the destruction of the mirror's
+   subtree with its light, a rename undone already, so there is one to redo). */
+static void setup_journal(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    ASSERT_OK(arbor_journal_set_translation(j, c->h[5], 4, 5, 6));
+    ASSERT_OK(arbor_journal_destroy_node(j, c->h[2]));
+    ASSERT_OK(arbor_journal_set_name(j, c->h[0], "renamed in the journal"));
+    ASSERT_OK(arbor_journal_undo(j));
+}
+
+/* A journal whose step list is full (16): the next step grows it. */
+static void setup_journal_full(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    for (int k = 0; k < 16; k++) ASSERT_OK(arbor_journal_set_translation(j, c->h[k % 2 ? 5 : 6], (arbor_real)k, 0, 0));
+}
+
+/* setup_journal with a group open, holding two edits. */
+static void setup_group(arbor_scene *s, fault_case *c) {
+    setup_journal(s, c);
+    arbor_journal *j = arbor_scene_journal(s);
+    ASSERT_OK(arbor_journal_begin(j));
+    ASSERT_OK(arbor_journal_set_rotation(j, c->h[6], 0, 0, 1, 1));
+    ASSERT_OK(arbor_journal_set_mesh(j, c->h[4], 2));
+}
+
+/* setup_small keeping change lists. */
+static void setup_tracking(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    ASSERT_OK(arbor_scene_track_changes(s, true));
+}
+
 static void setup_load(arbor_scene *s, fault_case *c) {
     setup_small(s, c);
     ASSERT_OK(arbor_gltf_load(s, c->in, NULL, &c->doc, NULL));
@@ -227,6 +262,104 @@ static arbor_result op_save(arbor_scene *s, fault_case *c) {
     arbor_result r = arbor_gltf_save(s, c->doc, c->out, &e);
     if (r != e.code || (r && !strstr(e.message, c->out))) fail_msg("%s: code %d, message \"%s\"", c->out, (int)r, e.message);
     return r;
+}
+
+/* ---- edits: clones, the journal, foreign parents, change lists ---- */
+
+static arbor_result op_clone(arbor_scene *s, fault_case *c) {
+    arbor_node copy;
+    return arbor_node_clone(s, c->h[0], c->h[5], &copy);
+}
+
+static arbor_result op_clone_from(arbor_scene *s, fault_case *c) {
+    arbor_node copy;
+    return arbor_node_clone_from(s, s, c->h[1], ARBOR_NONE, &copy);
+}
+
+static arbor_result op_journal_create(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_journal *j;
+    return arbor_journal_create(s, &(arbor_journal_desc){.max_steps = 4}, &j);
+}
+
+static arbor_result op_journal_create_node(arbor_scene *s, fault_case *c) {
+    arbor_node n;
+    return arbor_journal_create_node(arbor_scene_journal(s), &(arbor_node_desc){.name = "journalled", .parent = c->h[6]}, &n);
+}
+
+static arbor_result op_journal_destroy(arbor_scene *s, fault_case *c) { return arbor_journal_destroy_node(arbor_scene_journal(s), c->h[1]); }
+
+static arbor_result op_journal_set_parent(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_parent(arbor_scene_journal(s), c->h[6], c->h[0], c->h[1], ARBOR_KEEP_WORLD);
+}
+
+static arbor_result op_journal_write(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_translation(arbor_scene_journal(s), c->h[6], 7, 8, 9);
+}
+
+static arbor_result op_journal_set_name(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_name(arbor_scene_journal(s), c->h[4], "a name to keep");
+}
+
+static arbor_result op_journal_set_camera(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_camera(arbor_scene_journal(s), c->h[4],
+                                    &(arbor_camera){.type = ARBOR_CAMERA_PERSPECTIVE, .yfov = 1, .znear = 0.5f});
+}
+
+static arbor_result op_journal_clone(arbor_scene *s, fault_case *c) {
+    arbor_node copy;
+    return arbor_journal_clone(arbor_scene_journal(s), s, c->h[0], c->h[6], &copy);
+}
+
+static arbor_result op_journal_undo(arbor_scene *s, fault_case *c) {
+    (void)c;
+    return arbor_journal_undo(arbor_scene_journal(s));
+}
+
+static arbor_result op_journal_redo(arbor_scene *s, fault_case *c) {
+    (void)c;
+    return arbor_journal_redo(arbor_scene_journal(s));
+}
+
+static arbor_result op_journal_commit(arbor_scene *s, fault_case *c) {
+    (void)c;
+    return arbor_journal_commit(arbor_scene_journal(s));
+}
+
+static arbor_result op_journal_abort(arbor_scene *s, fault_case *c) {
+    (void)c;
+    return arbor_journal_abort(arbor_scene_journal(s));
+}
+
+static void provider_world(void *user, arbor_real out[16]) {
+    (void)user;
+    for (int i = 0; i < 16; i++) out[i] = i % 5 == 0 ? 1 : 0;
+    out[13] = 10;
+}
+
+static uint64_t provider_version(void *user) {
+    (void)user;
+    return 1;
+}
+
+static arbor_result op_foreign_parent(arbor_scene *s, fault_case *c) {
+    static const arbor_provider provider = {provider_world, provider_version, NULL};
+    return arbor_node_set_foreign_parent(s, c->h[5], &provider, ARBOR_KEEP_WORLD);
+}
+
+static arbor_result op_track_changes(arbor_scene *s, fault_case *c) {
+    (void)c;
+    return arbor_scene_track_changes(s, true);
+}
+
+/* An update keeping a change list: it cannot fail; without memory for the list, the list
+   names every live node instead (edit.h). Setup left five nodes to compute. */
+static arbor_result op_update_tracked(arbor_scene *s, fault_case *c) {
+    (void)c;
+    arbor_scene_update(s);
+    uint32_t listed = arbor_scene_changed(s, NULL, 0);
+    if (listed != 5 && listed != arbor_scene_node_count(s)) fail_msg("the change list has %u nodes", listed);
+    return ARBOR_OK;
 }
 
 /* ---- operations that must not allocate ---- */
@@ -492,6 +625,46 @@ static void test_scene_create(void **state) {
     }
 }
 
+/* Clones, the journal (each kind of edit, groups, undo and redo), foreign parents and change
+   lists. */
+static void test_edits(void **state) {
+    (void)state;
+    const struct {
+        const char *name;
+        void (*setup)(arbor_scene *, fault_case *);
+        arbor_result (*op)(arbor_scene *, fault_case *);
+    } cases[] = {
+        {"arbor_node_clone (subtree with attachments)", setup_small, op_clone},
+        {"arbor_node_clone (full storage)", setup_full, op_clone},
+        {"arbor_node_clone_from (the same scene)", setup_small, op_clone_from},
+        {"arbor_journal_create", setup_small, op_journal_create},
+        {"arbor_journal_create_node", setup_journal, op_journal_create_node},
+        {"arbor_journal_destroy_node", setup_journal, op_journal_destroy},
+        {"arbor_journal_set_parent (keep world)", setup_journal, op_journal_set_parent},
+        {"arbor_journal_set_translation", setup_journal, op_journal_write},
+        {"arbor_journal_set_name", setup_journal, op_journal_set_name},
+        {"arbor_journal_set_camera", setup_journal, op_journal_set_camera},
+        {"arbor_journal_clone", setup_journal, op_journal_clone},
+        {"arbor_journal_create_node (full journal)", setup_journal_full, op_journal_create_node},
+        {"arbor_journal_destroy_node (full journal)", setup_journal_full, op_journal_destroy},
+        {"arbor_journal_set_parent (full journal)", setup_journal_full, op_journal_set_parent},
+        {"arbor_journal_set_translation (full journal)", setup_journal_full, op_journal_write},
+        {"arbor_journal_set_camera (full journal)", setup_journal_full, op_journal_set_camera},
+        {"arbor_journal_clone (full journal)", setup_journal_full, op_journal_clone},
+        {"arbor_journal_undo (a destroyed subtree back)", setup_journal, op_journal_undo},
+        {"arbor_journal_redo (a rename)", setup_journal, op_journal_redo},
+        {"arbor_journal_commit (a group of two)", setup_group, op_journal_commit},
+        {"arbor_journal_abort (a group of two)", setup_group, op_journal_abort},
+        {"arbor_node_set_foreign_parent", setup_small, op_foreign_parent},
+        {"arbor_scene_track_changes", setup_small, op_track_changes},
+        {"arbor_scene_update keeping a change list", setup_tracking, op_update_tracked},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        fault_case c = {.name = cases[i].name, .setup = cases[i].setup, .op = cases[i].op, .allocates = true};
+        sweep(&c);
+    }
+}
+
 static void test_gltf_memory(void **state) {
     (void)state;
     fault_case c = {.name = "arbor_gltf_load_memory (skin, camera, light)", .setup = setup_small,
@@ -545,6 +718,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scene_create),
         cmocka_unit_test(test_scene_operations),
+        cmocka_unit_test(test_edits),
         cmocka_unit_test(test_gltf_memory),
         cmocka_unit_test(test_gltf_samples),
     };

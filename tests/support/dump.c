@@ -41,6 +41,13 @@ void scene_dump_take(arbor_scene *s, scene_dump *d) {
     d->text[0] = '\0';
     put(d, "nodes=%u first_root=%llx last_root=%llx\n", arbor_scene_node_count(s), id(arbor_scene_first_root(s)),
         id(arbor_scene_last_root(s)));
+    const arbor_journal *j = arbor_scene_journal(s);
+    if (j) {
+        arbor_journal_stats st;
+        arbor_journal_stats_get(j, &st);
+        put(d, "journal undo=%u redo=%u records=%u held=%u dropped=%llu bytes=%zu\n", st.undo_steps, st.redo_steps,
+            st.records, st.held_nodes, (unsigned long long)st.dropped_steps, st.bytes);
+    }
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         const char *name = arbor_node_name(s, n);
         put(d, "%llx depth=%u parent=%llx first=%llx last=%llx prev=%llx next=%llx children=%u", id(n),
@@ -48,8 +55,9 @@ void scene_dump_take(arbor_scene *s, scene_dump *d) {
             id(arbor_node_last_child(s, n)), id(arbor_node_prev_sibling(s, n)), id(arbor_node_next_sibling(s, n)),
             arbor_node_child_count(s, n));
         /* the name in full, with its length: a truncated or changed name shows */
-        put(d, " name=%s%zu:%s user=%p mb=%d locked=%d", name ? "" : "-", name ? strlen(name) : 0, name ? name : "",
-            arbor_node_user(s, n), arbor_node_is_matrix_backed(s, n), arbor_node_is_locked(s, n));
+        put(d, " name=%s%zu:%s user=%p mb=%d locked=%d foreign=%d", name ? "" : "-", name ? strlen(name) : 0,
+            name ? name : "", arbor_node_user(s, n), arbor_node_is_matrix_backed(s, n), arbor_node_is_locked(s, n),
+            arbor_node_has_foreign_parent(s, n));
         arbor_trs trs;
         arbor_real m[16];
         if (arbor_node_get_trs(s, n, &trs) != ARBOR_OK) abort();

@@ -5,8 +5,9 @@
  *
  * One line per live node in arbor_scene_next_node order (so structure and sibling order are in
  * the order of the lines): its handle, depth, parent and sibling links, child count, name, user
- * pointer, matrix-backed and locked flags, TRS, local and world matrices bit for bit (%a), world
- * version, mesh, bounds, camera and light. A header line holds the node count and the roots.
+ * pointer, matrix-backed, locked and foreign-parent flags, TRS, local and world matrices bit for
+ * bit (%a), world version, mesh, bounds, camera and light. Header lines hold the node count and
+ * the roots, and the journal's counts when the scene has one.
  *
  * Taking a dump reads world matrices and versions (which may compute them): take the dumps you
  * compare at the same points of two runs. It calls getters that fail on nodes without a camera
