@@ -27,7 +27,9 @@ typedef struct kids {
 typedef struct mnode {
     arbor_node h;
     bool alive, matrix, locked, has_bounds;
-    bool inside; /* workspace of outside() */
+    bool inside;  /* workspace of outside() */
+    bool relaxed; /* an undo, redo or abort may have recomputed it or not: its next version may be
+                     new or the same (never an older one) */
     int32_t parent; /* -1: a root */
     kids children;
     arbor_real trs[10]; /* translation, rotation (not zero; not normalised), scale */
@@ -63,6 +65,15 @@ typedef struct model {
     bool check_all, large, grown;
     char failure[900];
     arbor_executor serial;
+    /* the journal (journal sequences): every edit goes through it, and the model keeps the
+       state before each step it can undo (oldest first) and the states redo goes back to */
+    arbor_journal *j;
+    uint32_t max_steps;
+    struct snapshot **undo, **redo, *before; /* before: the state before the running edit */
+    uint32_t nundo, nredo, capundo, capredo;
+    bool group_open;
+    uint32_t group_edits;
+    struct snapshot *group_start;
 } model;
 
 static bool failed(const model *m) { return m->failure[0] != '\0'; }
@@ -216,6 +227,100 @@ static void model_worlds(model *m) {
     }
 }
 
+/* ---- snapshots, for the journal ------------------------------------------------------------- */
+
+/* What the nodes were (not what was read of them: versions and worlds stay the scene's). */
+typedef struct snapshot {
+    mnode *n;
+    uint32_t count;
+    kids roots;
+} snapshot;
+
+static kids copy_kids(const kids *k) {
+    kids c = {malloc(((size_t)k->n + 1) * sizeof *c.at), k->n, k->n + 1};
+    if (!c.at) abort();
+    if (k->n) memcpy(c.at, k->at, (size_t)k->n * sizeof *c.at);
+    return c;
+}
+
+static snapshot *snapshot_take(const model *m) {
+    snapshot *sn = malloc(sizeof *sn);
+    if (!sn || !(sn->n = malloc(((size_t)m->count + 1) * sizeof *sn->n))) abort();
+    sn->count = m->count;
+    sn->roots = copy_kids(&m->roots);
+    for (uint32_t i = 0; i < m->count; i++) {
+        sn->n[i] = m->n[i];
+        sn->n[i].children = copy_kids(&m->n[i].children);
+        sn->n[i].name = copy_text(m->n[i].name);
+    }
+    return sn;
+}
+
+static void snapshot_free(snapshot *sn) {
+    if (!sn) return;
+    for (uint32_t i = 0; i < sn->count; i++) {
+        free(sn->n[i].children.at);
+        free(sn->n[i].name);
+    }
+    free(sn->roots.at);
+    free(sn->n);
+    free(sn);
+}
+
+/* The nodes as sn has them (nodes made since are dead: held for redo); what was read of them is
+   kept, and their next version may be the same or new. */
+static void snapshot_restore(model *m, const snapshot *sn) {
+    free(m->roots.at);
+    m->roots = copy_kids(&sn->roots);
+    m->live = 0;
+    for (uint32_t i = 0; i < m->count; i++) {
+        mnode *n = &m->n[i], keep = *n;
+        free(n->children.at);
+        free(n->name);
+        if (i < sn->count) {
+            *n = sn->n[i];
+            n->children = copy_kids(&sn->n[i].children);
+            n->name = copy_text(sn->n[i].name);
+        } else {
+            *n = (mnode){.h = keep.h, .parent = -1, .mesh = -1};
+        }
+        n->version = keep.version;
+        n->moved = keep.moved;
+        memcpy(n->world, keep.world, sizeof n->world);
+        memcpy(n->seen, keep.seen, sizeof n->seen);
+        n->nseen = keep.nseen;
+        n->relaxed = true;
+        m->live += n->alive;
+    }
+}
+
+static void push(snapshot ***list, uint32_t *count, uint32_t *cap, snapshot *sn) {
+    *list = grow(*list, cap, *count + 1, sizeof **list);
+    (*list)[(*count)++] = sn;
+}
+
+/* A new step, which undo takes back to `before`: the redo history goes, and the oldest steps
+   beyond the limit. */
+static void add_step(model *m, snapshot *before) {
+    while (m->nredo) snapshot_free(m->redo[--m->nredo]);
+    push(&m->undo, &m->nundo, &m->capundo, before);
+    if (m->nundo > m->max_steps) {
+        snapshot_free(m->undo[0]);
+        memmove(m->undo, m->undo + 1, --m->nundo * sizeof *m->undo);
+    }
+}
+
+/* The edit that just succeeded was recorded: as a step of its own, or in the open group. */
+static void recorded(model *m) {
+    if (!m->j) return;
+    if (m->group_open) {
+        m->group_edits++;
+        return;
+    }
+    add_step(m, m->before);
+    m->before = NULL;
+}
+
 /* ---- reading the bytes ----------------------------------------------------------------------- */
 
 static unsigned byte(model *m) { return m->at < m->size ? m->in[m->at++] : 0; }
@@ -333,7 +438,8 @@ static bool expect(model *m, const char *fn, arbor_result got, uint32_t refusals
     }
     if (got == ARBOR_OK) return true;
     m->stats->refusals++;
-    if (!strstr(arbor_last_error(), fn)) fail(m, "%s refused, but the message is \"%s\"", fn, arbor_last_error());
+    if (!strstr(arbor_last_error(), fn) && !(m->j && strstr(arbor_last_error(), "arbor_journal_")))
+        fail(m, "%s refused, but the message is \"%s\"", fn, arbor_last_error());
     return false;
 }
 
@@ -341,6 +447,47 @@ static bool expect(model *m, const char *fn, arbor_result got, uint32_t refusals
 static uint32_t node_arg(const model *m, arbor_node h, int32_t *index) {
     *index = lookup(m, h);
     return *index >= 0 ? 0 : h.id == 0 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : BIT(ARBOR_ERR_DEAD_NODE);
+}
+
+/* The edits, through the journal in journal sequences (then recorded() after each success). */
+static arbor_result create_node(model *m, const arbor_node_desc *d, arbor_node *out) {
+    return m->j ? arbor_journal_create_node(m->j, d, out) : arbor_node_create(m->s, d, out);
+}
+static arbor_result destroy_node(model *m, arbor_node n) {
+    return m->j ? arbor_journal_destroy_node(m->j, n) : arbor_node_destroy(m->s, n);
+}
+static arbor_result set_parent(model *m, arbor_node c, arbor_node p, arbor_node b, arbor_reparent mode) {
+    return m->j ? arbor_journal_set_parent(m->j, c, p, b, mode) : arbor_node_set_parent(m->s, c, p, b, mode);
+}
+static arbor_result set_trs_part(model *m, arbor_node n, int part, const arbor_real v[10]) {
+    const arbor_trs trs = {{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]}, {v[7], v[8], v[9]}};
+    if (m->j)
+        return part == 0   ? arbor_journal_set_translation(m->j, n, v[0], v[1], v[2])
+               : part == 1 ? arbor_journal_set_rotation(m->j, n, v[3], v[4], v[5], v[6])
+               : part == 2 ? arbor_journal_set_scale(m->j, n, v[7], v[8], v[9])
+                           : arbor_journal_set_trs(m->j, n, &trs);
+    return part == 0   ? arbor_node_set_translation(m->s, n, v[0], v[1], v[2])
+           : part == 1 ? arbor_node_set_rotation(m->s, n, v[3], v[4], v[5], v[6])
+           : part == 2 ? arbor_node_set_scale(m->s, n, v[7], v[8], v[9])
+                       : arbor_node_set_trs(m->s, n, &trs);
+}
+static arbor_result set_local_matrix(model *m, arbor_node n, const arbor_real mat[16], bool lock) {
+    return m->j ? arbor_journal_set_local_matrix(m->j, n, mat, lock) : arbor_node_set_local_matrix(m->s, n, mat, lock);
+}
+static arbor_result set_name(model *m, arbor_node n, const char *name) {
+    return m->j ? arbor_journal_set_name(m->j, n, name) : arbor_node_set_name(m->s, n, name);
+}
+static arbor_result set_user(model *m, arbor_node n, void *user) {
+    return m->j ? arbor_journal_set_user(m->j, n, user) : arbor_node_set_user(m->s, n, user);
+}
+static arbor_result set_mesh(model *m, arbor_node n, int32_t mesh) {
+    return m->j ? arbor_journal_set_mesh(m->j, n, mesh) : arbor_node_set_mesh(m->s, n, mesh);
+}
+static arbor_result set_bounds(model *m, arbor_node n, const arbor_real *lo, const arbor_real *hi) {
+    return m->j ? arbor_journal_set_bounds(m->j, n, lo, hi) : arbor_node_set_bounds(m->s, n, lo, hi);
+}
+static arbor_result clone(model *m, arbor_node root, arbor_node parent, arbor_node *out) {
+    return m->j ? arbor_journal_clone(m->j, m->s, root, parent, out) : arbor_node_clone(m->s, root, parent, out);
 }
 
 static bool finite(const arbor_real *v, int n) {
@@ -379,7 +526,9 @@ static void check_world(model *m, int32_t x) {
     m->stats->worlds_checked++;
     if (!world_near(m, x, w, 1, "the world matrix")) return;
     if (v == 0) FAIL("node %d is live but its version is 0", x);
-    if (n->version && !n->moved) {
+    if (n->relaxed && v == n->version && memcmp(w, n->world, sizeof w))
+        FAIL("node %d: same version after an undo, but the world matrix is not the same bit for bit", x);
+    if (n->version && !n->moved && !n->relaxed) {
         if (v != n->version) FAIL("node %d: nothing above it changed, its version went from %llu to %llu", x,
                                          (unsigned long long)n->version, (unsigned long long)v);
         if (memcmp(w, n->world, sizeof w))
@@ -390,7 +539,7 @@ static void check_world(model *m, int32_t x) {
             FAIL("node %d: its world may have changed, but version %llu came back", x, (unsigned long long)v);
     if (v != n->version) n->seen[n->nseen++ % VERSIONS_KEPT] = v;
     n->version = v;
-    n->moved = false;
+    n->moved = n->relaxed = false;
     memcpy(n->world, w, sizeof w);
 }
 
@@ -457,6 +606,13 @@ static void check_scene(model *m, bool all_worlds) {
                 FAIL("node %u: rotation[%d] is %.9g, not the one written normalised (%.9g)", i, c,
                      (double)trs.rotation[c], n->trs[3 + c] / sqrt(len));
     }
+    if (m->j) {
+        arbor_journal_stats st;
+        arbor_journal_stats_get(m->j, &st);
+        if (st.undo_steps != m->nundo || st.redo_steps != m->nredo)
+            FAIL("the journal can undo %u and redo %u steps, the model %u and %u", st.undo_steps, st.redo_steps, m->nundo,
+                 m->nredo);
+    }
     if (failed(m) || m->norder == 0) return;
     if (all_worlds) {
         for (uint32_t k = 0; k < m->norder && !failed(m); k++) check_world(m, m->order[k]);
@@ -496,7 +652,8 @@ static void op_create(model *m) {
     if (!refusals && !d.matrix && (!finite(d.translation, 3) || !finite(d.rotation, 4) || !finite(d.scale, 3)))
         refusals = BIT(ARBOR_ERR_NONFINITE);
     arbor_node h = ARBOR_NONE;
-    if (!expect(m, fn, arbor_node_create(m->s, &d, &h), refusals)) return;
+    if (!expect(m, fn, create_node(m, &d, &h), refusals)) return;
+    recorded(m);
     for (uint32_t i = 0; i < m->count; i++)
         if (m->n[i].h.id == h.id) FAIL("%s returned node %u's handle again", fn, i);
     if (!h.id) FAIL("%s returned ARBOR_NONE", fn);
@@ -523,13 +680,14 @@ static void op_create(model *m) {
 static void op_destroy(model *m) {
     int32_t x;
     arbor_node h = pick(m);
-    if (!expect(m, "arbor_node_destroy", arbor_node_destroy(m->s, h), node_arg(m, h, &x))) return;
+    if (!expect(m, "arbor_node_destroy", destroy_node(m, h), node_arg(m, h, &x))) return;
+    recorded(m);
     take_out(kids_of(m, m->n[x].parent), x);
     walk(m, x, mark_dead);
 }
 
 static void op_clear(model *m) {
-    if (byte(m) >= 64) return; /* rarely: it ends what a sequence built */
+    if (byte(m) >= 64 || m->j) return; /* rarely: it ends what a sequence built (and it bypasses the journal) */
     arbor_scene_clear(m->s);
     while (m->roots.n) {
         int32_t x = m->roots.at[0];
@@ -619,9 +777,11 @@ static void op_set_parent(model *m) {
             else unsure = !(cond < 1e3); /* near singular: arbor may refuse or not */
         }
     }
-    arbor_result got = arbor_node_set_parent(m->s, ch, ph, bh, mode);
+    arbor_result got = set_parent(m, ch, ph, bh, mode);
     if (unsure && got == ARBOR_ERR_SINGULAR) refusals = BIT(ARBOR_ERR_SINGULAR);
-    if (!expect(m, fn, got, refusals) || noop) return;
+    if (!expect(m, fn, got, refusals)) return;
+    recorded(m);
+    if (noop) return;
     take_out(kids_of(m, m->n[c].parent), c);
     insert(kids_of(m, p), c, b);
     if (same) return; /* a reorder changes no transform */
@@ -671,12 +831,8 @@ static void trs_write(model *m, int part) {
     if (!refusals && (part == 1 || part == 3) && all_zero(v + 3, 4)) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
     arbor_trs before;
     if (!refusals && m->n[x].matrix) arbor_node_get_trs(m->s, h, &before); /* the matrix's decomposition */
-    arbor_result got = part == 0   ? arbor_node_set_translation(m->s, h, v[0], v[1], v[2])
-                       : part == 1 ? arbor_node_set_rotation(m->s, h, v[3], v[4], v[5], v[6])
-                       : part == 2 ? arbor_node_set_scale(m->s, h, v[7], v[8], v[9])
-                                   : arbor_node_set_trs(m->s, h, &(arbor_trs){{v[0], v[1], v[2]}, {v[3], v[4], v[5], v[6]},
-                                                                             {v[7], v[8], v[9]}});
-    if (!expect(m, fns[part], got, refusals)) return;
+    if (!expect(m, fns[part], set_trs_part(m, h, part, v), refusals)) return;
+    recorded(m);
     mnode *n = &m->n[x];
     if (n->matrix) {
         memcpy(n->trs, before.translation, sizeof before.translation);
@@ -703,7 +859,8 @@ static void op_set_local_matrix(model *m) {
     if (!refusals)
         refusals = !finite(mat, 16) ? BIT(ARBOR_ERR_NONFINITE)
                    : mat[3] != 0 || mat[7] != 0 || mat[11] != 0 || mat[15] != 1 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
-    if (!expect(m, "arbor_node_set_local_matrix", arbor_node_set_local_matrix(m->s, h, mat, lock), refusals)) return;
+    if (!expect(m, "arbor_node_set_local_matrix", set_local_matrix(m, h, mat, lock), refusals)) return;
+    recorded(m);
     mnode *n = &m->n[x];
     memcpy(n->m, mat, sizeof mat);
     n->matrix = true;
@@ -727,6 +884,7 @@ static void op_bulk(model *m) {
         if (part == 2) scale3(m, t);
         if (part != 1) memcpy(v + 3 * i, t, sizeof t);
     }
+    if (m->j) return; /* bulk writes bypass the journal */
     for (uint32_t i = 0; i < count && !refusals; i++) { /* the first bad entry is the refusal */
         refusals = node_arg(m, h[i], &x[i]);
         if (!refusals && m->n[x[i]].locked) refusals = BIT(ARBOR_ERR_LOCKED);
@@ -756,7 +914,8 @@ static void op_set_name(model *m) {
     arbor_node h = pick(m);
     const char *name = name_arg(m, buf);
     int32_t x;
-    if (!expect(m, "arbor_node_set_name", arbor_node_set_name(m->s, h, name), node_arg(m, h, &x))) return;
+    if (!expect(m, "arbor_node_set_name", set_name(m, h, name), node_arg(m, h, &x))) return;
+    recorded(m);
     free(m->n[x].name);
     m->n[x].name = copy_text(name);
 }
@@ -765,7 +924,9 @@ static void op_set_user(model *m) {
     arbor_node h = pick(m);
     void *user = (void *)(uintptr_t)(byte(m) * 16);
     int32_t x;
-    if (expect(m, "arbor_node_set_user", arbor_node_set_user(m->s, h, user), node_arg(m, h, &x))) m->n[x].user = user;
+    if (!expect(m, "arbor_node_set_user", set_user(m, h, user), node_arg(m, h, &x))) return;
+    recorded(m);
+    m->n[x].user = user;
 }
 
 static void op_set_mesh(model *m) {
@@ -773,7 +934,9 @@ static void op_set_mesh(model *m) {
     int32_t mesh = (int32_t)(byte(m) % 8) - 2, x;
     uint32_t refusals = node_arg(m, h, &x);
     if (!refusals && mesh < -1) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
-    if (expect(m, "arbor_node_set_mesh", arbor_node_set_mesh(m->s, h, mesh), refusals)) m->n[x].mesh = mesh;
+    if (!expect(m, "arbor_node_set_mesh", set_mesh(m, h, mesh), refusals)) return;
+    recorded(m);
+    m->n[x].mesh = mesh;
 }
 
 static void op_set_bounds(model *m) {
@@ -787,7 +950,8 @@ static void op_set_bounds(model *m) {
     if (!refusals && !lo != !hi) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
     if (!refusals && lo && !finite(b, 6)) refusals = BIT(ARBOR_ERR_NONFINITE);
     if (!refusals && lo && (b[0] > b[3] || b[1] > b[4] || b[2] > b[5])) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
-    if (!expect(m, "arbor_node_set_bounds", arbor_node_set_bounds(m->s, h, lo, hi), refusals)) return;
+    if (!expect(m, "arbor_node_set_bounds", set_bounds(m, h, lo, hi), refusals)) return;
+    recorded(m);
     m->n[x].has_bounds = lo != NULL;
     if (lo) memcpy(m->n[x].bounds, b, sizeof b);
 }
@@ -916,6 +1080,95 @@ static void op_collect(model *m) {
         if (out[i].id != m->n[queue[i]].h.id) fail(m, "arbor_node_collect_subtree: node %u of the order differs", i);
 }
 
+/* A subtree copied, under a node or as a root: the model copies it as it was, breadth first,
+   and takes the copies' handles from the scene's copy in the same order. */
+static void op_clone(model *m) {
+    arbor_node rh = pick(m), ph = byte(m) < 64 ? ARBOR_NONE : pick(m), out = ARBOR_NONE;
+    int32_t r, p = -1;
+    uint32_t refusals = node_arg(m, rh, &r);
+    if (ph.id && (p = lookup(m, ph)) < 0) refusals |= BIT(ARBOR_ERR_DEAD_NODE);
+    if (!refusals && (p >= 0 ? depth_of(m, p) + 1 : 0) + walk(m, r, NULL) > m->max_depth)
+        refusals = BIT(ARBOR_ERR_DEPTH_LIMIT);
+    uint32_t size = 0;
+    if (r >= 0) { /* the source breadth first, in m->stack */
+        m->stack[size++] = r;
+        for (uint32_t head = 0; head < size; head++)
+            for (uint32_t i = 0; i < m->n[m->stack[head]].children.n; i++) m->stack[size++] = m->n[m->stack[head]].children.at[i];
+    }
+    if (m->count + size > m->cfg.max_nodes) return;
+    if (!expect(m, "arbor_node_clone", clone(m, rh, ph, &out), refusals)) return;
+    recorded(m);
+    arbor_node *copies = malloc(size * sizeof *copies);
+    int32_t *copy_of = malloc((size_t)m->count * sizeof *copy_of);
+    if (!copies || !copy_of) abort();
+    uint32_t got = arbor_node_collect_subtree(m->s, out, copies, size);
+    for (uint32_t k = 0; k < size && got == size; k++) {
+        int32_t from = m->stack[k], to = (int32_t)m->count;
+        for (uint32_t i = 0; i < m->count; i++)
+            if (m->n[i].h.id == copies[k].id) got = 0; /* a handle made before */
+        mnode *n = &m->n[to], *src = &m->n[from];
+        *n = *src;
+        n->h = copies[k];
+        n->parent = k == 0 ? p : copy_of[src->parent];
+        n->children = (kids){0};
+        n->name = copy_text(src->name);
+        n->version = n->nseen = 0;
+        n->moved = true;
+        n->relaxed = false;
+        copy_of[from] = to;
+        insert(kids_of(m, n->parent), to, -1);
+        m->count++;
+        m->live++;
+    }
+    free(copies);
+    free(copy_of);
+    if (got != size) FAIL("arbor_node_clone: the copy is not a fresh copy of %u nodes", size);
+}
+
+static void op_undo(model *m) {
+    if (!m->j) return;
+    uint32_t refusals = m->group_open || !m->nundo ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
+    if (!expect(m, "arbor_journal_undo", arbor_journal_undo(m->j), refusals)) return;
+    push(&m->redo, &m->nredo, &m->capredo, snapshot_take(m));
+    snapshot *sn = m->undo[--m->nundo];
+    snapshot_restore(m, sn);
+    snapshot_free(sn);
+}
+
+static void op_redo(model *m) {
+    if (!m->j) return;
+    uint32_t refusals = m->group_open || !m->nredo ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
+    if (!expect(m, "arbor_journal_redo", arbor_journal_redo(m->j), refusals)) return;
+    push(&m->undo, &m->nundo, &m->capundo, snapshot_take(m));
+    snapshot *sn = m->redo[--m->nredo];
+    snapshot_restore(m, sn);
+    snapshot_free(sn);
+}
+
+static void op_begin(model *m) {
+    if (!m->j) return;
+    if (!expect(m, "arbor_journal_begin", arbor_journal_begin(m->j), m->group_open ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0))
+        return;
+    m->group_open = true;
+    m->group_edits = 0;
+    m->group_start = snapshot_take(m);
+}
+
+/* Commit (a step when the group holds edits) or abort (back to where the group began). */
+static void op_end_group(model *m) {
+    bool commit = byte(m) < 192;
+    if (!m->j) return;
+    uint32_t refusals = m->group_open ? 0 : BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (!expect(m, commit ? "arbor_journal_commit" : "arbor_journal_abort",
+                commit ? arbor_journal_commit(m->j) : arbor_journal_abort(m->j), refusals))
+        return;
+    m->group_open = false;
+    if (!commit) snapshot_restore(m, m->group_start);
+    if (commit && m->group_edits) add_step(m, m->group_start);
+    else snapshot_free(m->group_start);
+    m->group_start = NULL;
+}
+
 /* 9,000 nodes at once, as chains and fans under a live node: enough for a parallel update. */
 static void op_grow(model *m) {
     uint64_t state = byte(m) | byte(m) << 8;
@@ -977,6 +1230,11 @@ static const model_op ops[] = {
     {"clear", 1, op_clear},
     {"finds", 3, op_find},
     {"collect, ancestry", 3, op_collect},
+    {"clone", 4, op_clone},
+    {"undo", 5, op_undo},
+    {"redo", 3, op_redo},
+    {"begin", 2, op_begin},
+    {"commit or abort", 3, op_end_group},
     {"grow", 1, op_grow},
 };
 #define OP_COUNT (sizeof ops / sizeof *ops)
@@ -1015,7 +1273,8 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
     model m = {.in = data, .size = size, .stats = stats ? stats : &local, .serial = {backwards, NULL}};
     m.cfg = config ? *config : (model_config){0};
     /* The first byte: how deep the scene may be, whether every world is read after every step
-       (else two, read lazily, and all after updates), whether the scene may grow large. */
+       (else two, read lazily, and all after updates), whether the scene may grow large, whether
+       every edit goes through a journal (and its step limit). */
     unsigned setup = byte(&m);
     m.max_depth = setup & 1 ? 3 + (setup >> 1) % 6 : ARBOR_DEFAULT_MAX_DEPTH;
     m.check_all = setup & 16;
@@ -1026,6 +1285,10 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
     m.stack = malloc(((size_t)m.cfg.max_nodes + 1) * sizeof *m.stack);
     m.s = arbor_scene_create(&(arbor_scene_desc){.max_depth = m.max_depth, .log = quiet});
     if (!m.n || !m.order || !m.stack || !m.s) abort();
+    if ((setup & 64) && !m.large) { /* every edit through a journal, of 4 steps or the default */
+        m.max_steps = setup & 128 ? 4 : ARBOR_JOURNAL_DEFAULT_STEPS;
+        if (arbor_journal_create(m.s, &(arbor_journal_desc){.max_steps = m.max_steps}, &m.j)) abort();
+    }
     unsigned total = 0;
     for (unsigned k = 0; k < OP_COUNT; k++) total += ops[k].weight;
     m.stats->sequences++;
@@ -1035,9 +1298,10 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
         unsigned pick_op = byte(&m) * total / 256, k = 0;
         while (pick_op >= ops[k].weight) pick_op -= ops[k++].weight;
         op = ops[k].name;
-        arbor_scene *before = m.s;
+        if (m.j) m.before = snapshot_take(&m);
         ops[k].run(&m);
-        if (m.s != before) abort();
+        snapshot_free(m.before);
+        m.before = NULL;
         m.stats->steps++;
         m.stats->kinds[k]++;
         step++;
@@ -1053,6 +1317,11 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
         free(m.n[i].name);
         free(m.n[i].children.at);
     }
+    while (m.nundo) snapshot_free(m.undo[--m.nundo]);
+    while (m.nredo) snapshot_free(m.redo[--m.nredo]);
+    free(m.undo);
+    free(m.redo);
+    snapshot_free(m.group_start);
     free(m.n);
     free(m.roots.at);
     free(m.order);

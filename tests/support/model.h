@@ -19,6 +19,13 @@
  * above it) gets a version it never had before; any other keeps its version and its world
  * matrix bit for bit.
  *
+ * A quarter of the sequences make every edit through a journal (edit.h; a step limit of 4 in
+ * half of them): the model keeps the state before each step and compares undo, redo, commit
+ * and abort against it (handles of destroyed nodes alive again, places, locals, names,
+ * attachments), and the journal's step counts against its own; a node's version after an
+ * undo may be the same or new, never an older one. Clones are copied in the model breadth
+ * first and compared like any node.
+ *
  * The same bytes always make the same calls: tests/test_model.c feeds it random bytes from
  * fixed seeds, fuzz/fuzz_ops.c feeds it libFuzzer's. The operations live in a table in
  * model.c (name, weight, function drawing its arguments from the bytes and checking the call);
