@@ -311,25 +311,14 @@ static arbor_result op_journal_clone(arbor_scene *s, fault_case *c) {
     return arbor_journal_clone(arbor_scene_journal(s), s, c->h[0], c->h[6], &copy);
 }
 
-static arbor_result op_journal_undo(arbor_scene *s, fault_case *c) {
+static arbor_journal *journal_of(arbor_scene *s, fault_case *c) {
     (void)c;
-    return arbor_journal_undo(arbor_scene_journal(s));
+    return arbor_scene_journal(s);
 }
-
-static arbor_result op_journal_redo(arbor_scene *s, fault_case *c) {
-    (void)c;
-    return arbor_journal_redo(arbor_scene_journal(s));
-}
-
-static arbor_result op_journal_commit(arbor_scene *s, fault_case *c) {
-    (void)c;
-    return arbor_journal_commit(arbor_scene_journal(s));
-}
-
-static arbor_result op_journal_abort(arbor_scene *s, fault_case *c) {
-    (void)c;
-    return arbor_journal_abort(arbor_scene_journal(s));
-}
+static arbor_result op_journal_undo(arbor_scene *s, fault_case *c) { return arbor_journal_undo(journal_of(s, c)); }
+static arbor_result op_journal_redo(arbor_scene *s, fault_case *c) { return arbor_journal_redo(journal_of(s, c)); }
+static arbor_result op_journal_commit(arbor_scene *s, fault_case *c) { return arbor_journal_commit(journal_of(s, c)); }
+static arbor_result op_journal_abort(arbor_scene *s, fault_case *c) { return arbor_journal_abort(journal_of(s, c)); }
 
 static void provider_world(void *user, arbor_real out[16]) {
     (void)user;

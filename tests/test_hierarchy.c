@@ -2239,98 +2239,6 @@ static void test_destroy_and_create_among_pending_work(void **state)
     arbor_scene_destroy(s);
 }
 
-/* ---- Reads after an update, on many threads ----------------------------------------------------- */
-
-#ifdef TEST_HAVE_PTHREADS
-enum { MT_N = 2000, MT_THREADS = 4 };
-
-typedef struct mt_shared {
-    arbor_scene *s;
-    const arbor_node *h;
-    const arbor_real (*expect)[16];
-    const uint64_t *versions;
-    int mismatches;
-} mt_shared;
-
-typedef struct mt_arg { mt_shared *sh; int id, mismatches; } mt_arg;
-
-static void *mt_reader(void *p)
-{
-    mt_arg *a = (mt_arg *)p;
-    const mt_shared *sh = a->sh;
-    for (int pass = 0; pass < 20; pass++) {
-        for (int k = 0; k < MT_N; k++) {
-            int i = (k * 7 + a->id * 131 + pass * 17) % MT_N;
-            arbor_real w[16];
-            if (arbor_node_world_matrix(sh->s, sh->h[i], w) != ARBOR_OK ||
-                memcmp(w, sh->expect[i], sizeof w) != 0 ||
-                arbor_node_world_version(sh->s, sh->h[i]) != sh->versions[i])
-                a->mismatches++;
-            arbor_trs trs;
-            if (arbor_node_get_trs(sh->s, sh->h[i], &trs) != ARBOR_OK) a->mismatches++;
-            (void)arbor_node_parent(sh->s, sh->h[i]);
-            (void)arbor_node_depth(sh->s, sh->h[i]);
-        }
-    }
-    return NULL;
-}
-
-static void test_concurrent_reads_after_update(void **state)
-{
-    (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
-    assert_non_null(s);
-    arbor_node *h = malloc(MT_N * sizeof *h);
-    arbor_real(*expect)[16] = malloc(MT_N * sizeof *expect);
-    uint64_t *versions = malloc(MT_N * sizeof *versions);
-    assert_true(h && expect && versions);
-    test_rng rng = test_rng_make(5);
-    for (int i = 0; i < MT_N; i++) {
-        arbor_real q[4];
-        test_rng_quat(&rng, q);
-        arbor_node parent = i == 0 ? ARBOR_NONE : h[test_rng_below(&rng, (uint32_t)i)];
-        h[i] = TEST_NODE(s, parent, NULL, V3(test_rng_sym(&rng), 0, 0), q, NULL);
-    }
-    /* Some lazy reads leave partly resolved subtrees behind; then the update. */
-    for (int i = 0; i < MT_N; i += 37) {
-        arbor_real w[16];
-        TEST_WORLD(s, h[i], w);
-    }
-    ASSERT_OK(arbor_node_set_rotation(s, h[0], 0, 0, 1, 1));
-    for (int i = 0; i < MT_N; i += 53) {
-        arbor_real w[16];
-        TEST_WORLD(s, h[i], w);
-    }
-    arbor_scene_update(s);
-    arbor_scene_reset_stats(s);
-    for (int i = 0; i < MT_N; i++) {
-        TEST_WORLD(s, h[i], expect[i]);
-        versions[i] = arbor_node_world_version(s, h[i]);
-    }
-    mt_shared sh = { s, h, (const arbor_real(*)[16])expect, versions, 0 };
-    mt_arg args[MT_THREADS];
-    pthread_t th[MT_THREADS];
-    for (int t = 0; t < MT_THREADS; t++) {
-        args[t].sh = &sh;
-        args[t].id = t;
-        args[t].mismatches = 0;
-        assert_int_equal(pthread_create(&th[t], NULL, mt_reader, &args[t]), 0);
-    }
-    for (int t = 0; t < MT_THREADS; t++) {
-        assert_int_equal(pthread_join(th[t], NULL), 0);
-        assert_int_equal(args[t].mismatches, 0);
-    }
-    arbor_stats st;
-    arbor_scene_stats(s, &st);
-    assert_int_equal(st.world_composed, 0);
-    assert_int_equal(st.local_composed, 0);
-    free(h);
-    free(expect);
-    free(versions);
-    arbor_scene_destroy(s);
-}
-#endif
-
 int main(void)
 {
     test_check_real_size();
@@ -2378,9 +2286,6 @@ int main(void)
         cmocka_unit_test(test_version_model_random),
         cmocka_unit_test(test_lazy_and_batch_bitwise_equal),
         cmocka_unit_test(test_destroy_and_create_among_pending_work),
-#ifdef TEST_HAVE_PTHREADS
-        cmocka_unit_test(test_concurrent_reads_after_update),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1125,24 +1125,26 @@ static void op_clone(model *m) {
     if (got != size) FAIL("arbor_node_clone: the copy is not a fresh copy of %u nodes", size);
 }
 
+/* Undo (back to the state before the newest step) or redo (to the state the last undo left). */
+static void travel(model *m, bool undo) {
+    uint32_t *count = undo ? &m->nundo : &m->nredo;
+    snapshot *to = *count ? (undo ? m->undo : m->redo)[*count - 1] : NULL;
+    uint32_t refusals = m->group_open || !to ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
+    arbor_result got = undo ? arbor_journal_undo(m->j) : arbor_journal_redo(m->j);
+    if (!expect(m, undo ? "arbor_journal_undo" : "arbor_journal_redo", got, refusals)) return;
+    --*count;
+    if (undo) push(&m->redo, &m->nredo, &m->capredo, snapshot_take(m));
+    else push(&m->undo, &m->nundo, &m->capundo, snapshot_take(m));
+    snapshot_restore(m, to);
+    snapshot_free(to);
+}
+
 static void op_undo(model *m) {
-    if (!m->j) return;
-    uint32_t refusals = m->group_open || !m->nundo ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
-    if (!expect(m, "arbor_journal_undo", arbor_journal_undo(m->j), refusals)) return;
-    push(&m->redo, &m->nredo, &m->capredo, snapshot_take(m));
-    snapshot *sn = m->undo[--m->nundo];
-    snapshot_restore(m, sn);
-    snapshot_free(sn);
+    if (m->j) travel(m, true);
 }
 
 static void op_redo(model *m) {
-    if (!m->j) return;
-    uint32_t refusals = m->group_open || !m->nredo ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
-    if (!expect(m, "arbor_journal_redo", arbor_journal_redo(m->j), refusals)) return;
-    push(&m->undo, &m->nundo, &m->capundo, snapshot_take(m));
-    snapshot *sn = m->redo[--m->nredo];
-    snapshot_restore(m, sn);
-    snapshot_free(sn);
+    if (m->j) travel(m, false);
 }
 
 static void op_begin(model *m) {
