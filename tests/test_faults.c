@@ -83,6 +83,8 @@ struct fault_case {
     arbor_gltf *doc;       /* loaded by setup (saves) or by op (loads) */
     arbor_gltf *setup_doc;
     arbor_gltf_counts counts;
+    uint64_t answer;       /* what the operation returned besides its result (a hash) ... */
+    uint64_t ref_answer;   /* ... and what it returned without faults */
     char *saved;           /* the reference run's file (saves) */
     size_t saved_size;
 };
@@ -351,6 +353,52 @@ static arbor_result op_update_tracked(arbor_scene *s, fault_case *c) {
     return ARBOR_OK;
 }
 
+/* ---- boxes up the tree, culling, instancing ---- */
+
+/* setup_small with a box on every node and a mesh on most. */
+static void setup_boxes(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    for (int k = 0; k < 7; k++) {
+        ASSERT_OK(arbor_node_set_bounds(s, c->h[k], V3(-1, -0.5 * k, -1), V3(1, 1, 0.25 * k)));
+        if (k != 3) ASSERT_OK(arbor_node_set_mesh(s, c->h[k], k % 3));
+    }
+}
+
+static uint64_t mix(uint64_t hash, const void *data, size_t size) {
+    const unsigned char *p = data;
+    for (size_t i = 0; i < size; i++) hash = (hash ^ p[i]) * 0x100000001B3ull; /* FNV-1a */
+    return hash;
+}
+
+static arbor_result op_subtree_bounds(arbor_scene *s, fault_case *c) {
+    arbor_real box[6];
+    arbor_result r = arbor_node_subtree_bounds(s, c->h[0], box, box + 3);
+    c->answer = mix(0, box, sizeof box);
+    return r;
+}
+
+/* Culling returns a count, 0 with the last error set when it fails. */
+static arbor_result op_cull(arbor_scene *s, fault_case *c) {
+    const arbor_real planes[8] = {1, 0, 0, 0.5f, 0, -1, 0, 2};
+    arbor_node out[16];
+    arbor_cull_stats stats;
+    arbor_real w[16];
+    arbor_node_world_matrix(s, ARBOR_NONE, w); /* the last error now says nothing of memory */
+    uint32_t n = arbor_scene_cull(s, planes, 2, out, 16, &stats);
+    c->answer = mix(mix(n, out, (n < 16 ? n : 16) * sizeof *out), &stats, sizeof stats);
+    return n || !strstr(arbor_last_error(), "memory") ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
+}
+
+static arbor_result op_gather_instances(arbor_scene *s, fault_case *c) {
+    arbor_node nodes[9] = {c->h[0], c->h[1], c->h[2], c->h[3], c->h[4], c->h[5], c->h[6], c->h[2], c->h[0]};
+    float matrices[9 * 12];
+    arbor_instance_batch batches[8];
+    uint32_t count = 0;
+    arbor_result r = arbor_scene_gather_instances(s, nodes, 9, ARBOR_LAYOUT_MAT3X4, matrices, batches, 8, &count);
+    c->answer = r ? 0 : mix(mix(count, batches, count * sizeof *batches), matrices, sizeof matrices);
+    return r;
+}
+
 /* ---- operations that must not allocate ---- */
 
 static arbor_result op_reparent_keep_local(arbor_scene *s, fault_case *c) {
@@ -404,12 +452,14 @@ static arbor_result op_update_parallel(arbor_scene *s, fault_case *c) {
 
 /* ---- the sweep -------------------------------------------------------------------------------- */
 
-/* No temporary file is left in OUT_DIR. */
+/* No temporary file of this process is left in OUT_DIR (the saver names them NAME.tmp-PID-...). */
 static void expect_no_temporaries(const char *what) {
+    char mine[32];
+    snprintf(mine, sizeof mine, ".tmp-%ld-", (long)getpid());
     DIR *d = opendir(OUT_DIR);
     assert_non_null(d);
     for (struct dirent *e; (e = readdir(d));)
-        if (strstr(e->d_name, ".tmp-")) fail_msg("%s: %s was left behind", what, e->d_name);
+        if (strstr(e->d_name, mine)) fail_msg("%s: %s was left behind", what, e->d_name);
     closedir(d);
 }
 
@@ -458,6 +508,9 @@ static arbor_result run(fault_case *c, uint64_t k, bool sticky, scene_dump *befo
     if (r == ARBOR_ERR_OUT_OF_MEMORY && !strstr(arbor_last_error(), "memory"))
         fail_msg("%s: out of memory, but the message is \"%s\"", c->name, arbor_last_error());
     scene_dump_take(s, after);
+    if (!k) c->ref_answer = c->answer;
+    else if (r == ARBOR_OK && c->answer != c->ref_answer)
+        fail_msg("%s: allocation %llu refused, the call succeeded with another answer", c->name, (unsigned long long)k);
     if (!saves) {
         if (c->doc != c->setup_doc && c->doc) { /* a document loaded under faults is the one loaded without */
             arbor_gltf_counts counts;
@@ -614,8 +667,8 @@ static void test_scene_create(void **state) {
     }
 }
 
-/* Clones, the journal (each kind of edit, groups, undo and redo), foreign parents and change
-   lists. */
+/* Clones, the journal (each kind of edit, groups, undo and redo), foreign parents, change lists,
+   boxes up the tree, culling and instancing. */
 static void test_edits(void **state) {
     (void)state;
     const struct {
@@ -647,6 +700,9 @@ static void test_edits(void **state) {
         {"arbor_node_set_foreign_parent", setup_small, op_foreign_parent},
         {"arbor_scene_track_changes", setup_small, op_track_changes},
         {"arbor_scene_update keeping a change list", setup_tracking, op_update_tracked},
+        {"arbor_node_subtree_bounds (the first: its table)", setup_boxes, op_subtree_bounds},
+        {"arbor_scene_cull (the first: its table)", setup_boxes, op_cull},
+        {"arbor_scene_gather_instances (the first: its table)", setup_boxes, op_gather_instances},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         fault_case c = {.name = cases[i].name, .setup = cases[i].setup, .op = cases[i].op, .allocates = true};
