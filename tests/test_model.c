@@ -4,7 +4,8 @@
  * Thousands of random operation sequences (tests/support/model.h: create, destroy, reparent
  * in both modes with sibling positions, TRS and matrix writes, bulk writes, names, user
  * pointers, meshes, bounds, lazy reads, serial and parallel updates, clears, finds, clones,
- * and in a quarter of them the journal: every edit recorded, undo, redo, groups) are applied
+ * world and subtree boxes, culling, instance buffers, and in a quarter of them the journal:
+ * every edit recorded, undo, redo, groups) are applied
  * to a scene and to a reference model, which are compared after every step. Each sequence is
  * the splitmix64 bytes of its seed; the seeds are fixed (SEED + i), and a failure prints its
  * seed and writes the sequence's bytes where fuzz/fuzz_ops can replay them.

@@ -1171,6 +1171,167 @@ static void op_end_group(model *m) {
     m->group_start = NULL;
 }
 
+/* ---- boxes, culling, instancing ---- */
+
+/* Node x's world box in the model (model_worlds() current): its local box's corners through its
+   world, and per axis how far rounding may move it. False when it has no box. */
+static bool model_box(const model *m, int32_t x, double lo[3], double hi[3], double tol[3]) {
+    const mnode *n = &m->n[x];
+    if (!n->has_bounds) return false;
+    for (int r = 0; r < 3; r++) {
+        lo[r] = INFINITY, hi[r] = -INFINITY;
+        tol[r] = n->wabs[12 + r];
+        for (int c = 0; c < 3; c++) tol[r] += n->wabs[4 * c + r] * fmax(fabs(n->bounds[c]), fabs(n->bounds[3 + c]));
+        tol[r] *= TOL * EPS * (n->depth + 3);
+    }
+    for (int k = 0; k < 8; k++) {
+        double p[3] = {n->bounds[(k & 1) ? 3 : 0], n->bounds[(k & 2) ? 4 : 1], n->bounds[(k & 4) ? 5 : 2]};
+        for (int r = 0; r < 3; r++) {
+            double v = n->w[12 + r] + n->w[r] * p[0] + n->w[4 + r] * p[1] + n->w[8 + r] * p[2];
+            lo[r] = fmin(lo[r], v), hi[r] = fmax(hi[r], v);
+        }
+    }
+    return true;
+}
+
+/* A node's world box and its subtree's box against the model's. */
+static void op_boxes(model *m) {
+    arbor_node h = pick(m);
+    bool subtree = byte(m) & 1;
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    arbor_real lo[3], hi[3];
+    arbor_result got = subtree ? arbor_node_subtree_bounds(m->s, h, lo, hi) : arbor_node_world_bounds(m->s, h, lo, hi);
+    if (!expect(m, subtree ? "arbor_node_subtree_bounds" : "arbor_node_world_bounds", got, refusals)) return;
+    model_worlds(m);
+    double want_lo[3] = {INFINITY, INFINITY, INFINITY}, want_hi[3] = {-INFINITY, -INFINITY, -INFINITY}, tol[3] = {0, 0, 0};
+    uint32_t count = 0;
+    m->stack[count++] = x;
+    for (uint32_t head = 0; head < count; head++) {
+        int32_t y = m->stack[head];
+        double l[3], u[3], t[3];
+        if (model_box(m, y, l, u, t))
+            for (int r = 0; r < 3; r++) want_lo[r] = fmin(want_lo[r], l[r]), want_hi[r] = fmax(want_hi[r], u[r]), tol[r] = fmax(tol[r], t[r]);
+        for (uint32_t i = 0; subtree && i < m->n[y].children.n; i++) m->stack[count++] = m->n[y].children.at[i];
+    }
+    for (int r = 0; r < 3; r++)
+        if (!(want_lo[r] == lo[r] || fabs(lo[r] - want_lo[r]) <= tol[r]) || !(want_hi[r] == hi[r] || fabs(hi[r] - want_hi[r]) <= tol[r]))
+            FAIL("the %s box of node %d: axis %d is [%.9g, %.9g], the model's [%.9g, %.9g]", subtree ? "subtree" : "world", x, r,
+                 (double)lo[r], (double)hi[r], want_lo[r], want_hi[r]);
+}
+
+/* Culling against one to six planes: the visible set is every node whose own box is not outside,
+   in pre-order; a box within rounding of a plane may go either way. */
+static void op_cull(model *m) {
+    uint32_t count = 1 + byte(m) % 6;
+    arbor_real planes[24];
+    for (uint32_t p = 0; p < count; p++) {
+        double nx = (int)byte(m) - 128, ny = (int)byte(m) - 128, nz = (int)byte(m) - 128, len = sqrt(nx * nx + ny * ny + nz * nz);
+        if (len == 0) nx = len = 1;
+        planes[4 * p] = (arbor_real)(nx / len), planes[4 * p + 1] = (arbor_real)(ny / len), planes[4 * p + 2] = (arbor_real)(nz / len);
+        planes[4 * p + 3] = coordinate(m);
+    }
+    arbor_node *out = malloc(((size_t)m->live + 1) * sizeof *out);
+    if (!out) abort();
+    uint32_t refusals = finite(planes, 4 * (int)count) ? 0 : BIT(ARBOR_ERR_NONFINITE);
+    arbor_cull_stats stats;
+    uint32_t got = arbor_scene_cull(m->s, planes, count, out, m->live + 1, &stats);
+    model_worlds(m);
+    if (refusals) {
+        if (got) fail(m, "arbor_scene_cull with a NaN plane returned %u nodes", got);
+        free(out);
+        return;
+    }
+    /* walk the model's pre-order beside the scene's list */
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < m->norder && !failed(m); k++) {
+        int32_t x = m->order[k];
+        double lo[3], hi[3], tol[3];
+        if (!model_box(m, x, lo, hi, tol)) continue;
+        bool sure_in = true, sure_out = false; /* beyond rounding: visible, outside a plane */
+        for (uint32_t p = 0; p < count; p++) {
+            const arbor_real *q = planes + 4 * p;
+            double far = q[3], slack = 1e-6 * fabs(q[3]);
+            for (int r = 0; r < 3; r++) far += q[r] * (q[r] >= 0 ? hi[r] : lo[r]), slack += fabs(q[r]) * tol[r];
+            sure_in = sure_in && far > slack;
+            sure_out = sure_out || far < -slack;
+        }
+        bool listed = at < got && out[at].id == m->n[x].h.id;
+        if (listed) at++;
+        if (listed && sure_out) fail(m, "arbor_scene_cull listed node %d, which is outside a plane", x);
+        if (!listed && sure_in) fail(m, "arbor_scene_cull left out node %d, which no plane has outside", x);
+    }
+    if (!failed(m) && (at != got || stats.visible != got))
+        fail(m, "arbor_scene_cull returned %u nodes (stats %u), %u of them in the model's order", got, stats.visible, at);
+    free(out);
+}
+
+/* Instance buffers of up to six nodes (a node twice, nodes without a mesh among them). */
+static void op_instances(model *m) {
+    uint32_t count = byte(m) % 7, cap = byte(m) % 6;
+    arbor_matrix_layout layout = byte(m) & 1 ? ARBOR_LAYOUT_MAT3X4 : ARBOR_LAYOUT_MAT4;
+    arbor_node nodes[6] = {{0}};
+    int32_t x[6] = {0};
+    uint32_t refusals = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        nodes[i] = pick(m);
+        uint32_t r = node_arg(m, nodes[i], &x[i]);
+        refusals = refusals ? refusals : r;
+    }
+    float matrices[6 * 16];
+    arbor_instance_batch batches[6];
+    uint32_t batch_count = 999;
+    arbor_result got = arbor_scene_gather_instances(m->s, nodes, count, layout, matrices, batches, cap, &batch_count);
+    /* the model's batches: (mesh, mirrored) in order of first appearance */
+    model_worlds(m);
+    int32_t mesh[6];
+    bool mirrored[6], unsure = false;
+    uint32_t groups = 0, of[6], instances = 0;
+    for (uint32_t i = 0; i < count && !refusals; i++) {
+        const mnode *n = &m->n[x[i]];
+        of[i] = UINT32_MAX;
+        if (n->mesh < 0) continue;
+        bool zero;
+        double det = n->w[0] * (n->w[5] * n->w[10] - n->w[6] * n->w[9]) - n->w[4] * (n->w[1] * n->w[10] - n->w[2] * n->w[9]) +
+                     n->w[8] * (n->w[1] * n->w[6] - n->w[2] * n->w[5]);
+        unsure |= !(condition(n->w, &zero) < 1e3);
+        for (of[i] = 0; of[i] < groups && !(mesh[of[i]] == n->mesh && mirrored[of[i]] == (det < 0)); of[i]++) {}
+        if (of[i] == groups) mesh[groups] = n->mesh, mirrored[groups++] = det < 0;
+        instances++;
+    }
+    if (!refusals && groups > cap) refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT);
+    if (unsure) return; /* a world near singular: its mirror flag may go either way */
+    if (!expect(m, "arbor_scene_gather_instances", got, refusals)) {
+        if (!failed(m) && got == ARBOR_ERR_INVALID_ARGUMENT && !(refusals & BIT(ARBOR_ERR_DEAD_NODE)) && groups > cap &&
+            batch_count != groups)
+            fail(m, "arbor_scene_gather_instances: %u batches needed, it said %u", groups, batch_count);
+        return;
+    }
+    if (batch_count != groups) FAIL("arbor_scene_gather_instances: %u batches, the model's %u", batch_count, groups);
+    uint32_t first = 0;
+    for (uint32_t g = 0; g < groups; g++) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < count; i++) n += of[i] == g;
+        if (batches[g].mesh != mesh[g] || batches[g].mirrored != mirrored[g] || batches[g].first != first || batches[g].count != n)
+            FAIL("arbor_scene_gather_instances: batch %u differs from the model's", g);
+        /* the instances of the batch: the world matrices of its nodes, in input order */
+        uint32_t slot = first;
+        for (uint32_t i = 0; i < count; i++) {
+            if (of[i] != g) continue;
+            const mnode *w = &m->n[x[i]];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) {
+                    float v = layout == ARBOR_LAYOUT_MAT4 ? matrices[16 * slot + 4 * c + r] : matrices[12 * slot + 4 * r + c];
+                    double want = w->w[4 * c + r], tol = TOL * EPS * (w->depth + 2) * w->wabs[4 * c + r] + 1e-6 * fabs(want);
+                    if (!(fabs(v - want) <= tol)) FAIL("instance %u of batch %u: row %d, column %d is %.9g, the model's %.9g", slot, g, r, c, (double)v, want);
+                }
+            slot++;
+        }
+        first += n;
+    }
+    (void)instances;
+}
+
 /* 9,000 nodes at once, as chains and fans under a live node: enough for a parallel update. */
 static void op_grow(model *m) {
     uint64_t state = byte(m) | byte(m) << 8;
@@ -1233,6 +1394,9 @@ static const model_op ops[] = {
     {"finds", 3, op_find},
     {"collect, ancestry", 3, op_collect},
     {"clone", 4, op_clone},
+    {"boxes", 4, op_boxes},
+    {"cull", 3, op_cull},
+    {"instances", 3, op_instances},
     {"undo", 5, op_undo},
     {"redo", 3, op_redo},
     {"begin", 2, op_begin},

@@ -24,7 +24,9 @@
  * and abort against it (handles of destroyed nodes alive again, places, locals, names,
  * attachments), and the journal's step counts against its own; a node's version after an
  * undo may be the same or new, never an older one. Clones are copied in the model breadth
- * first and compared like any node.
+ * first and compared like any node. Boxes (a node's world box, a subtree's), culling (every
+ * node tested on its own; a box within rounding of a plane may go either way) and instance
+ * buffers (batches by mesh and mirror, matrices) are computed in the model from its worlds.
  *
  * The same bytes always make the same calls: tests/test_model.c feeds it random bytes from
  * fixed seeds, fuzz/fuzz_ops.c feeds it libFuzzer's. The operations live in a table in
