@@ -298,7 +298,7 @@ ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, a
     for (int halvings = 0; halvings < 2; ++halvings) {
         const arbor__mask4 halve = d < wide;
         if (!(halve[0] | halve[1] | halve[2] | halve[3])) break;
-        arbor__v4 root;
+        arbor__v4 root = zero; /* every lane set below (GCC -O3 cannot tell) */
         for (int i = 0; i < 4; ++i) {
 #if ARBOR_REAL_IS_DOUBLE
             root[i] = sqrt(2 + 2 * d[i]);
