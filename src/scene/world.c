@@ -67,11 +67,12 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
                 s->dirty_count++;
             }
             n = arbor__next_in_subtree(s, top, n, current);
-            if (in_order && n && ++steps > budget) {
+            ++steps;
+            if (in_order && n && steps > budget) {
                 arbor__invalidate_in_order(s, top + 1);
                 break;
             }
-            if (++steps > limit) {
+            if (steps > limit) {
                 arbor__walk_bound(s, "invalidation", limit);
                 break;
             }
@@ -256,7 +257,6 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
     compute_ctx c = ctx_begin(s);
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
-    uint32_t composed_to = 0; /* locals of slots below this were composed four at a time */
     for (uint32_t slot = 1, end = s->slot_end; slot < end; slot++) {
         /* Parents are anywhere before: ask for a later node's parent matrix now (both of the
            cache lines it may span), so the miss overlaps the work in between. */
@@ -265,12 +265,12 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 11);
         }
-        /* Four new TRS in a row (an animated scene): their locals in one go, a node a lane. */
-        if (slot >= composed_to && slot + 4 <= end && (flags[slot] & flags[slot + 1] & flags[slot + 2] & flags[slot + 3] & ARBOR__LOCAL_DIRTY)) {
+        /* Four new TRS in a row (an animated scene): their locals in one go, a node a lane
+           (which clears their LOCAL_DIRTY, so the next three slots do not start another). */
+        if (slot + 4 <= end && (flags[slot] & flags[slot + 1] & flags[slot + 2] & flags[slot + 3] & ARBOR__LOCAL_DIRTY)) {
             arbor__compose4(s->n.local + (size_t)slot * 12, s->n.trs + (size_t)slot * ARBOR__TRS);
             for (uint32_t k = slot; k < slot + 4; k++) flags[k] &= (uint8_t)~ARBOR__LOCAL_DIRTY;
             c.local_composed += 4;
-            composed_to = slot + 4;
         }
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
