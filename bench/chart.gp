@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/chart.gp: bench/chart.svg from the data bench/report.py writes (bench/run calls it):
 #   gnuplot -e "datafile='build/bench/chart.dat'; outfile='bench/chart.svg'" bench/chart.gp
 # Grouped bars: animate in ns per node, one group per shape, one bar per peer; log scale.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/report.py: bench/results.jsonl -> bench/RESULTS.md (and the data of bench/chart.svg).
 
 Called by bench/run; standard library only. The tables hold the medians every peer printed;

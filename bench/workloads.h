@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/workloads.h: the workloads of ../shared/bench/WORKLOADS.md, shared by `arbor bench`
  * (tools/arbor/cmd_bench.c) and the C peers (bench/peers/c_*.c, membound.c), so that every C

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DNM=<nm> -DLIBRARY=<libarbor.so> -P check_exports.cmake
 # Fails when the shared library exports a symbol that is not a public arbor_ name: an arbor__
 # internal, or anything without the prefix (names starting with '_' belong to the toolchain).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The robot arm of the course, built against an installed arbor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: bytes as a .gltf or .glb, loaded strictly and leniently, updated, its
  * animations played and its skins computed, saved as .glb and loaded back. A crash, a sanitizer

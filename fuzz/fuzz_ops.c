@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: bytes as a sequence of operations on one scene (tests/support/model.h:
  * create, destroy, reparent, writes, reads, updates, ...), applied to the scene and to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the folders of src/ share: the scene's storage and the helpers every part uses.
  * Internal names start with arbor__ (or are static).

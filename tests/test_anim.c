@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of animation and skinning (include/arbor/anim.h, and the glTF side in gltf.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_bounds.c: boxes up the tree, hierarchical culling and instancing (bounds.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_cli.c: the `arbor` command (ARBOR_CLI_PATH), run as a user would.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_cost.c: the cost model of scene.h, counted through arbor_scene_stats and a counting
  * allocator, on the 59-node skeleton of shared/bench/WORKLOADS.md and the course's examples

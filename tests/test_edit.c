@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_edit.c: edit.h: the journal, clones, foreign parents, change lists (issue 7; seed
  * 001's editor commands, seed 000's foreign parents).

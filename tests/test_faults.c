@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_faults.c: allocation failure at every point (docs/RELIABILITY.md, "Out of memory").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the glTF loader (include/arbor/gltf.h: arbor_gltf_load, arbor_gltf_load_memory and the
  * document's queries).

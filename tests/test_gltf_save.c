@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_gltf_save.c: arbor_gltf_save.
  *

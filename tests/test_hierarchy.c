@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_hierarchy.c: the hierarchy operations of scene.h and their refusals (seed 001),
  * versions (seed 000: repeated ancestor movement through unread intermediates, reparent and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_hostile.c: hostile and extreme input (docs/RELIABILITY.md, "Hostile input").
  *

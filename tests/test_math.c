@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Tests of the math module (include/arbor/math.h and the internal src/math/affine.h).
  *

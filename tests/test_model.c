@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_model.c: model-based random testing (docs/RELIABILITY.md, "Model").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The parallel update and the bulk writes (include/arbor/parallel.h): a parallel update gives
  * bitwise the matrices of a serial one and of lazy reads, for every shape of WORKLOADS.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_samples.h: what the glTF tests share: the sample corpus (ARBOR_SHARED_DIR
  * "/gltf/samples"), the main file of each sample folder in a stable order, loading a file into a

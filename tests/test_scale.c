@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_scale.c: a chain of a million nodes (each the child of the one before) through every
  * walk of scene.h: create, update, a lazy read of the deepest node after the root moved,

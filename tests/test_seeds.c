@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_seeds.c: every worked number of the course chapter (seed 002, sections 3, 4, 6, 8,
  * 9, 10, 13 and exercises 1, 2, 4, 8, 9) and of the glTF tutorial's figure 4 (seed 003), computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/test_view.c: frames, cameras and lights (view.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The crowd benchmark (issue 6): many copies of one animated, skinned character, each playing
  * the same clip at its own time. A frame samples every clip, updates the scene and writes every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/cull/cull.c: hierarchical culling (arbor_scene_cull) beside a flat test of every box, on
  * a crowd: the `skeletons` shape of WORKLOADS.md (16,949 skeletons of 59 bones, 999,991 nodes,

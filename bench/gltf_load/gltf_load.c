@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * glTF loading speed (issue 3): generates the `random` shape of WORKLOADS.md as a glTF file
  * through arbor, and times arbor_gltf_load on any file, with the share of jansson's parse.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // glTF loading speed of @gltf-transform/core (npm), the peer of bench/gltf_load/gltf_load.c:
 // NodeIO.read of the same file, median of RUNS reads, one JSON line like the C program's.
 //   node gltf_transform.mjs FILE [RUNS]

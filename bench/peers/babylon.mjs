@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Babylon.js peer: a TransformNode per node (position, rotationQuaternion, scaling) in a Scene of
 // a NullEngine, parents from the shape. The per-frame update is what Babylon's own frame does for
 // its meshes: a new render id, then computeWorldMatrix() on every node in creation order

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The C loop a user would write with cglm (Debian's libcglm-dev): an array of structs, and every
  * frame, for every node in index order (parents come first), world = world[parent] * T * R * S

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/peers/c_driver.h: main() of the hand-written C loop peers (c_cglm.c, c_plain3x4.c).
  *

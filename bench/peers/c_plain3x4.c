@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The C loop a user would write by hand, without a math library: an array of structs with a
  * 3x4 affine world matrix (column-major, translation in elements 9..11), and every frame, for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The crowd benchmark (issue 6) in three.js: the same crowd as bench/crowd/crowd.c (see there),
 // built from the same data: copies of a glTF character (Fox.glb: its nodes, skin and first
 // animation, read from the GLB here) or of the 59-bone skeleton of WORKLOADS.md with its drawn

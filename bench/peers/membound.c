@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The lower bounds memory sets, for as many nodes as the shape has:
  * - animate: stream 44 bytes in per node (translation 12, rotation 16, scale 12, parent 4, in

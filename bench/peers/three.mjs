@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // three.js peer: an Object3D per node (position, quaternion, scale), parents from the shape,
 // every root under one Scene. The per-frame update is scene.updateMatrixWorld(), which
 // recomposes every node's local matrix and world matrix (three.js has no dirty subtrees).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The workloads of ../shared/bench/WORKLOADS.md for the JavaScript peers, drawn exactly as
 // bench/workloads.h draws them for the C programs (splitmix64 in BigInt, same streams, same
 // creation order), plus the frame loop and the JSON lines the peers print.

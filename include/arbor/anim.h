@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/anim.h: keyframe clips driving nodes, and joint matrices for skinned meshes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor: scene graphs in C11. The umbrella header: include this one.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/base.h: what every part of arbor shares.
  *

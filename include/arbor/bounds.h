@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/bounds.h: what a node carries for a renderer (a mesh index and its local bounds), the
  * boxes up the tree, hierarchical culling and instancing (seed 002 sections 11 and 12).

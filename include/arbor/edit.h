@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/edit.h: what an editor and a game need on top of the hierarchy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/gltf.h: glTF 2.0 in and out.
  *

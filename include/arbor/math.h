@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/math.h: pure functions on arrays of arbor_real.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/parallel.h: many nodes at once, on all cores.
  *

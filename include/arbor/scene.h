@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/scene.h: scenes, nodes, the hierarchy and world matrices.
  *

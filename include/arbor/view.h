@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor/view.h: frames, and cameras and lights carried by nodes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the files of src/anim/ share: the clip's layout and the keyframe kernels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clips: made from arrays after checking every channel (so that no sample can fail or overflow
    later), in one allocation; their queries; a rig found by node names. */
 #include <math.h>

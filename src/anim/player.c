@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Players: a clip bound to nodes, with its keyframe cursors. Every operation checks first (the
    nodes, the arguments), then samples (touching only the player), then writes with the bulk
    setters' write (arbor__write_many), which cannot fail by then: the nodes were checked, and a

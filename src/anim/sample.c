@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hot loop of animation: where a time falls among keyframes (a cursor per timeline, so time
    moving forward costs O(1) amortised, a binary search otherwise), and a channel's value there
    (STEP, LINEAR with slerp for rotations, CUBICSPLINE Hermite). */

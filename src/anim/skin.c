@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skin sets: the skinned meshes of a scene and their joints, and every joint matrix in one call,
    J = W_mesh^-1 * W_joint * IBM, written as floats for the GPU. The checks, the lazy world
    matrices and the inverses run on the calling thread; the products may run on an executor. */

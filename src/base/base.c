@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Result codes, the thread's last error, allocation (through a scene's hooks or an allocator given
    apart) and logging. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Bounds up the tree (seed 002 section 11): a node's box in world space, and the box of its
  * subtree, kept per slot in the subtree table (internal.h) and recomputed lazily.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the files of src/bounds/ share: boxes as 6 reals (min x y z, max x y z), empty as
    (+inf, -inf), and the subtree table of internal.h. */
 #ifndef ARBOR_BOUNDS_INTERNAL_H

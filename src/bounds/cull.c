@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hierarchical culling (seed 002 section 11): the scene graph's own tree as the bounding-volume
  * hierarchy. A subtree box outside a plane rejects the subtree with one test, one inside every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Instancing (seed 002 section 12): one mesh under many nodes becomes one batch of world
  * matrices; a mirrored node (negative determinant) goes into a batch of its own so a renderer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Change lists: the nodes whose world matrix was computed since the update before.
    Nothing is added to the update's loops; the list is made after the computation:
    - an update that swept the slots in order (a large share out of date): a node computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clones: a subtree copied node by node in one pre-order walk, the copy built in lockstep (its
    parent is found by climbing the copy as the walk climbs the source), so no map is needed. */
 #include <string.h>

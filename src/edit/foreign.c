@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Foreign parents: roots whose world matrix is a provider's matrix times their local. The
    table is allocated when the first one is set; a node finds its entry through its attachment
    record, so the update's root branch pays one test of s->foreign when none is in use. */

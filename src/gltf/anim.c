@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a loaded document gives anim.h: clips of its animations (from the data the load decoded)
    and its skins. */
 #include <string.h>

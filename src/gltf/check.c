@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON as arbor reads it: the root and the asset, then every object arbor reads with its
    properties' types, ranges and references. Results go to the context's arrays; a lenient load
    leaves a bad value out (as if absent) and goes on. Extensions are ext.c's; links between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Accessors and the bytes behind them: the layout of elements in a bufferView (alignment,
    stride, length, with 64-bit overflow checks), reading one component (sparse substitution
    included), the checks arbor makes on buffer data (floats finite, min and max exact, sparse

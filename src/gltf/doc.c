@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The document's lifetime and queries, and the helpers every glTF file uses (error messages,
    reading a whole file). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Extensions: extensionsUsed and extensionsRequired (unique names; a required one must be used,
    and honoured by arbor or the file is refused with ARBOR_ERR_UNSUPPORTED), and every
    "extensions" object in the document (objects, declared in extensionsUsed, and where the

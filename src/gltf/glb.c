@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GLB container: a 12-byte header (magic "glTF", version 2, total length) and chunks of
    (length, type, data), each 4-byte aligned. The first chunk is JSON, an optional second one is
    BIN, chunks of other types after them are ignored. Every framing error names its byte offset. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the glTF files of src/gltf/ share: the document and the error helpers.
  *

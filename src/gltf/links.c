@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What ties the file's objects together: the hierarchy (one parent at most, no rings, depth
    within the scene's limit, and the creation order), scenes' roots, skins (joints with a common
    root, the skeleton above them, inverse bind matrices), what nodes ask of their mesh, and

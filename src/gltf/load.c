@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor_gltf_load and arbor_gltf_load_memory: read the bytes, split a GLB, parse the JSON, run
    the checks (check.c, links.c, uri.c, data.c), and only then touch the scene: reserve storage,
    create every node in creation order (parents before children, siblings in children order) and

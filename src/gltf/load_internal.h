@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the loader's files share: the load context, how problems are reported, and the checked
  * picture of the file that the nodes are built from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor_gltf_save: the live scene (and the document it came from, if any) -> .gltf or .glb.
  *

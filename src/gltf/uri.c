@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffers' bytes: the GLB BIN chunk, data: URIs (base64 or percent-encoded, media type
    application/octet-stream or application/gltf-buffer), and external files named by relative
    URIs, resolved from the file's folder and kept inside it (no absolute path, "..", scheme,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Internal affine kernels shared by the scene and the public math functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The math module: matrices and quaternions on plain arrays of arbor_real.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor's own small thread pool: an executor for arbor_scene_update_parallel. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>

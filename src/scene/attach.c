@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Attachments: user pointer, mesh index, local bounds, camera and light, in records apart
    from the hot per-node arrays (most nodes carry none). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hierarchy: links, reparenting with sibling order and both modes, and the walks. */
 #include <string.h>
 

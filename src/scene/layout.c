@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Storage order: the scene renumbers its slots so that they follow the tree depth first --
  * parents before children, every subtree one range of slots -- which is the order the batch

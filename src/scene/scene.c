@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenes, node storage, node creation and destruction, local transforms, names. */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* madvise */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * World matrices: invalidation, lazy reads and the batch update.
  *

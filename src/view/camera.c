@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Cameras as nodes (seed 002 section 10, seed 000): the view matrix is the inverse of the camera
  * node's world matrix, the projection is glTF's, and the controllers (orbit, look-at, free)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Frames (seed 002 sections 8, 9, 12, 13): a node's frame seen from another's, its world
  * transform read back as TRS (and whether a shear makes that inexact), mirrors, normals, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the files of src/view/ share. */
 #ifndef ARBOR_VIEW_INTERNAL_H
 #define ARBOR_VIEW_INTERNAL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Khronos glTF validator over what arbor writes: every sample of ../shared/gltf/samples
 # saved through `arbor convert` as .gltf and as .glb, and examples/robot_arm.gltf.
 #

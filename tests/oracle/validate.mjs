@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Validates glTF files with the Khronos glTF validator (npm gltf-validator, pinned in
 // package.json) and exits non-zero when any has an error.
 //

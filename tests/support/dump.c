@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/dump.h: a scene as text. */
 #include "support/dump.h"
 

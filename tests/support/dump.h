@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support/dump.h: everything a scene shows through the public API, as text, to check that
  * a call that failed changed nothing ("the scene exactly as before") and that a call that

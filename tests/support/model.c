@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/model.h: the reference model, the operations and the checks. */
 #include "support/model.h"
 

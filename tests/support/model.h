@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support/model.h: model-based testing of the scene API (docs/RELIABILITY.md).
  *

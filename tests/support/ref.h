@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tests/support/ref.h: a TRS composer and a matrix product in double, independent of the
  * library, for the tests and for the model of tests/support/model.c (which the fuzz targets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The arbor command-line tool: one cmd_<name>.c per command, shared helpers in main.c. */
 #ifndef ARBOR_CLI_H
 #define ARBOR_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The camera `arbor cull` and `arbor render` look through: named, the file's first, or made to
    frame the scene. */
 #include <math.h>

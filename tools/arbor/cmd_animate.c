@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor animate: a glTF file posed by one of its animations (printed as `arbor dump --json`), or
    played frame after frame and timed. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arbor bench: the workloads of ../shared/bench/WORKLOADS.md, built and run through the public
  * API only, one figure per run (the median of the timed frames after 2 warm-up frames).

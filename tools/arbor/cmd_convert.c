@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor convert: load a glTF file and save it again, as .gltf or .glb. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor cull: what a camera sees, by hierarchical culling, and what that cost in box tests. */
 #include <stdlib.h>
 

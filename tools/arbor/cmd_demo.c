@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor demo: the robot arm of the course (seed 002, sections 4, 6 and 14), built as nodes;
    --save writes it as glTF with a box mesh per part (section 11's boxes). */
 #include <jansson.h>

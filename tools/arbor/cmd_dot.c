@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor dot: the hierarchy as a Graphviz digraph (arbor dot robot.gltf | dot -Tsvg > tree.svg). */
 #include "cli.h"
 

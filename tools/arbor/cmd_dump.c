@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor dump --json: every node of a file, streamed, for tools that compare world matrices. */
 #include <jansson.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor edit: a scriptable editor: commands applied in order through the journal, then a save. */
 #include <errno.h>
 #include <math.h>

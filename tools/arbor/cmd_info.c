@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor info: what a glTF file holds, and what is odd about it (sheared or mirrored worlds). */
 #include <math.h>
 #include <stdlib.h>

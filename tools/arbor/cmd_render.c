@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor render: the scene as a camera sees it, drawn with cairo so a person can see the
    hierarchy: each node's world box, a line from each parent to each child, names. Built only
    when cairo is found (Debian: libcairo2-dev). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor tree: the hierarchy as an indented tree, walked without recursion. */
 #include <stdlib.h>
 #include <string.h>

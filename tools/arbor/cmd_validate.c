@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor validate: does each file load? */
 #include "cli.h"
 

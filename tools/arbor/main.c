@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
 #include <math.h>
 #include <stdarg.h>
