@@ -41,9 +41,9 @@ int main(void)
         return 1;
     }
 
-    arbor_scene *scene = arbor_scene_create(NULL);
-    if (!scene) {
-        fprintf(stderr, "robot_arm: arbor_scene_create failed\n");
+    arbor_scene *scene = NULL;
+    if (arbor_scene_create(NULL, &scene) != ARBOR_OK) {
+        fprintf(stderr, "robot_arm: %s\n", arbor_last_error());
         return 1;
     }
 

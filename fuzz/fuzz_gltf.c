@@ -45,8 +45,8 @@ static void play(arbor_scene *s, const arbor_gltf *doc) {
         const double times[] = { -1, 0, 0.37 * d, d, d + 1 };
         for (int t = 0; t < 5; t++)
             if (arbor_player_apply(player, times[t], t % 2 ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP) != ARBOR_OK) abort();
-        arbor_player_free(player);
-        arbor_clip_free(clip);
+        arbor_player_destroy(player);
+        arbor_clip_destroy(clip);
     }
     free(rig);
     arbor_skins *skins;
@@ -57,13 +57,13 @@ static void play(arbor_scene *s, const arbor_gltf *doc) {
     arbor_result r = arbor_skins_compute(skins, ARBOR_LAYOUT_MAT3X4, out, joints, NULL);
     if (r != ARBOR_OK && r != ARBOR_ERR_SINGULAR) abort();
     free(out);
-    arbor_skins_free(skins);
+    arbor_skins_destroy(skins);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int lenient = 0; lenient < 2; lenient++) {
-        arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .log = quiet });
-        if (!s) abort();
+        arbor_scene *s = NULL;
+        if (arbor_scene_create(&(arbor_scene_desc){ .log = quiet }, &s) != ARBOR_OK) abort();
         arbor_gltf *doc = NULL;
         arbor_gltf_options options = { .lenient = lenient != 0 };
         arbor_error error;
@@ -81,17 +81,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             if (saved == ARBOR_OK && !lenient) {
                 /* what arbor writes, arbor reads back with as many nodes */
-                arbor_scene *again = arbor_scene_create(&(arbor_scene_desc){ .log = quiet });
+                arbor_scene *again = NULL;
+                if (arbor_scene_create(&(arbor_scene_desc){ .log = quiet }, &again) != ARBOR_OK) abort();
                 arbor_gltf *doc2 = NULL;
                 if (arbor_gltf_load(again, out_path(), NULL, &doc2, &error) != ARBOR_OK ||
                     arbor_scene_node_count(again) != arbor_scene_node_count(s)) {
                     fprintf(stderr, "what arbor wrote does not load back: %s\n", error.message);
                     abort();
                 }
-                arbor_gltf_free(doc2);
+                arbor_gltf_destroy(doc2);
                 arbor_scene_destroy(again);
             }
-            arbor_gltf_free(doc);
+            arbor_gltf_destroy(doc);
         } else if (arbor_scene_node_count(s) != 0) {
             abort(); /* a refused load changed the scene */
         }

@@ -122,7 +122,7 @@ struct arbor_scene {
     uint32_t root_count;
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
-    arbor_stats stats;
+    arbor_scene_stats stats;
     arbor_allocator allocator;
     arbor_log_fn log;
     void *log_user;

@@ -335,8 +335,8 @@ static size_t check_animation(const loaded *l, const gfile *g, uint32_t a, bool 
         }
     }
     free(times);
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     ref_free(ref, nref);
     return checked;
 }
@@ -398,8 +398,8 @@ static void test_box_animated_by_numbers(void **state) {
     NEAR(2 * acos(d > 1 ? 1 : d), angle / 2, "half the angle");
     ASSERT_OK(arbor_player_apply(p, 100, ARBOR_WRAP_CLAMP));
     check_part(l.s, box, ARBOR_ANIM_ROTATION, last, "t = 100");
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     ref_free(ref, nref);
     gfile_close(&g);
     unload(&l);
@@ -579,12 +579,13 @@ static void check_modes(arbor_scene *s, const arbor_node *rig, const arbor_clip 
     expect_vec3(s, rig[1], ARBOR_ANIM_SCALE, 1, 1, 1, "looped 3");
     ASSERT_OK(arbor_player_apply(p, 3, ARBOR_WRAP_CLAMP));
     expect_vec3(s, rig[1], ARBOR_ANIM_SCALE, 4, 1, 0.5, "clamped 3");
-    arbor_player_free(p);
+    arbor_player_destroy(p);
 }
 
 static void test_interpolation_modes(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_error e;
     char *json = modes_file();
     arbor_gltf *doc = load_text(s, json, false, &e);
@@ -602,7 +603,8 @@ static void test_interpolation_modes(void **state) {
     for (uint32_t i = 0; i < 5; i++) rig[i] = arbor_gltf_node(doc, i);
     check_modes(s, rig, clip);
     /* the clip made from arrays, on nodes of another scene found by name */
-    arbor_scene *other = arbor_scene_create(NULL);
+    arbor_scene *other = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &other), ARBOR_OK);
     arbor_node made[5];
     const char *names[] = { "step", "linear", "cubic", "cubicrot", "morph" };
     for (int i = 0; i < 5; i++) ASSERT_OK(arbor_node_create(other, &(arbor_node_desc){ .name = names[4 - i] }, &made[i]));
@@ -620,9 +622,9 @@ static void test_interpolation_modes(void **state) {
     NEAR(ch.values[4 + 3], 1, "key 0's value");
     NEAR(ch.values[12 + 4 + 2], S45, "key 1's value");
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_clip_channel", arbor_clip_channel(from_arrays, 5, &ch));
-    arbor_clip_free(from_arrays);
-    arbor_clip_free(clip);
-    arbor_gltf_free(doc);
+    arbor_clip_destroy(from_arrays);
+    arbor_clip_destroy(clip);
+    arbor_gltf_destroy(doc);
     free(json);
     arbor_scene_destroy(other);
     arbor_scene_destroy(s);
@@ -632,7 +634,8 @@ static void test_interpolation_modes(void **state) {
    normalised when the clip is made. */
 static void test_slerp_shorter_arc(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &n));
     const float times[] = { 0, 1, 2 };
@@ -666,8 +669,8 @@ static void test_slerp_shorter_arc(void **state) {
     arbor_quat_slerp(out, a, wide, (arbor_real)0.7);
     NEAR(out[1], sin(0.7 * 89.9 * PI / 180), "wide arc");
     NEAR(out[3], cos(0.7 * 89.9 * PI / 180), "wide arc");
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     arbor_scene_destroy(s);
 }
 
@@ -734,7 +737,7 @@ static void test_cursor_any_order(void **state) {
             arbor_trs again = trs_of(l.s, rig[i]);
             assert_memory_equal(&again, &seen[i], sizeof again);
         }
-        arbor_player_free(fresh);
+        arbor_player_destroy(fresh);
     }
     /* a rig with a hole samples the other channels alike (they batch differently) */
     arbor_node *holed = malloc(n * sizeof *holed);
@@ -751,12 +754,12 @@ static void test_cursor_any_order(void **state) {
             assert_memory_equal(&again, &seen[i], sizeof again);
         }
     }
-    arbor_player_free(q);
+    arbor_player_destroy(q);
     free(holed);
     free(seen);
     free(rig);
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     unload(&l);
 }
 
@@ -847,10 +850,10 @@ static void test_skins_bind_pose(void **state) {
         arbor_scene_update(l.s);
         ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, joints, total, NULL));
         check_joints_by_hand(&l, &g, k, joints);
-        arbor_player_free(p);
-        arbor_clip_free(clip);
+        arbor_player_destroy(p);
+        arbor_clip_destroy(clip);
         gfile_close(&g);
-        arbor_skins_free(k);
+        arbor_skins_destroy(k);
         free(joints);
         unload(&l);
     }
@@ -860,7 +863,8 @@ static void test_skins_bind_pose(void **state) {
 static void test_skins_by_hand(void **state) {
     (void)state;
     test_counting_allocator count = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&count, true) });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&count, true) }, &s), ARBOR_OK);
     arbor_node mesh, a, b, other;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .translation = { 1, 2, 3 } }, &mesh));
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .translation = { 0, 1, 0 } }, &a));
@@ -917,7 +921,7 @@ static void test_skins_by_hand(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_skins_compute", arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
     assert_memory_equal(out, untouched, sizeof out);
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_skins_add", arbor_skins_add(k, &(arbor_skin_desc){ mesh, joints, 2, NULL }, NULL));
-    arbor_skins_free(k);
+    arbor_skins_destroy(k);
     arbor_scene_destroy(s);
     assert_int_equal(count.live_blocks, 0);
     assert_int_equal(count.size_mismatches, 0);
@@ -932,7 +936,8 @@ typedef struct rig3 {
 } rig3;
 
 static rig3 rig3_make(void) {
-    rig3 r = { arbor_scene_create(NULL), { { 0 } } };
+    rig3 r = { NULL, { { 0 } } };
+    ASSERT_OK(arbor_scene_create(NULL, &r.s));
     ASSERT_OK(arbor_node_create(r.s, &(arbor_node_desc){ .name = "root", .translation = { 0, 0, 1 } }, &r.n[0]));
     ASSERT_OK(arbor_node_create(r.s, &(arbor_node_desc){ .name = "a", .parent = r.n[0], .scale = { 2, 2, 2 } }, &r.n[1]));
     ASSERT_OK(arbor_node_create(r.s, &(arbor_node_desc){ .name = "b", .parent = r.n[0], .translation = { 1, 0, 0 } }, &r.n[2]));
@@ -988,8 +993,8 @@ static void test_writes_and_versions(void **state) {
     NEAR(pose[1].scale[0], 0, "pose: components not animated untouched");
     NEAR(trs_of(r.s, r.n[1]).rotation[2], sin(PI / 8), "scene untouched");
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_player_sample", arbor_player_sample(p, 1, ARBOR_WRAP_CLAMP, pose, 2));
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     arbor_scene_destroy(r.s);
 }
 
@@ -1031,12 +1036,12 @@ static void test_blend(void **state) {
     arbor_player *ps;
     ASSERT_OK(arbor_player_create(B, r.s, swapped, 3, &ps));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_player_blend", arbor_player_blend(pa, 0, ps, 0, 0, ARBOR_WRAP_CLAMP));
-    arbor_player_free(ps);
-    arbor_player_free(po);
-    arbor_player_free(pa);
-    arbor_player_free(pb);
-    arbor_clip_free(A);
-    arbor_clip_free(B);
+    arbor_player_destroy(ps);
+    arbor_player_destroy(po);
+    arbor_player_destroy(pa);
+    arbor_player_destroy(pb);
+    arbor_clip_destroy(A);
+    arbor_clip_destroy(B);
     arbor_scene_destroy(other.s);
     arbor_scene_destroy(r.s);
 }
@@ -1073,8 +1078,8 @@ static void test_additive(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_player_add", arbor_player_add(p, 1, huge, ARBOR_WRAP_CLAMP));
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_player_add", arbor_player_add(p, 1, INFINITY, ARBOR_WRAP_CLAMP));
     expect_vec3(r.s, r.n[2], ARBOR_ANIM_TRANSLATION, 5, 0, 0, "unchanged");
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     arbor_scene_destroy(r.s);
 }
 
@@ -1120,7 +1125,7 @@ static void *play_copy(void *arg) {
     for (int f = 0; f < 200; f++)
         if (arbor_player_apply(p, c->start + f / 60.0, ARBOR_WRAP_LOOP)) return arg;
     arbor_scene_update(c->s);
-    arbor_player_free(p);
+    arbor_player_destroy(p);
     return NULL;
 }
 
@@ -1136,7 +1141,8 @@ static void test_one_clip_many_characters(void **state) {
     arbor_node rig[64];
     for (uint32_t i = 0; i < n; i++) rig[i] = arbor_gltf_node(l.doc, i);
     /* two copies in another scene: one bound by index (copy order is file order), one by name */
-    arbor_scene *crowd = arbor_scene_create(NULL);
+    arbor_scene *crowd = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &crowd), ARBOR_OK);
     arbor_node first[64], second[64], by_name[64];
     copy_character(&l, crowd, first);
     copy_character(&l, crowd, second);
@@ -1163,7 +1169,8 @@ static void test_one_clip_many_characters(void **state) {
     crowd_thread threads[4];
     pthread_t ids[4];
     for (int t = 0; t < 4; t++) {
-        threads[t] = (crowd_thread){ .l = &l, .clip = clip, .s = arbor_scene_create(NULL), .start = 0.1 * t };
+        threads[t] = (crowd_thread){ .l = &l, .clip = clip, .start = 0.1 * t };
+        ASSERT_OK(arbor_scene_create(NULL, &threads[t].s));
         copy_character(&l, threads[t].s, threads[t].copy);
     }
     for (int t = 0; t < 4; t++) assert_int_equal(pthread_create(&ids[t], NULL, play_copy, &threads[t]), 0);
@@ -1179,7 +1186,8 @@ static void test_one_clip_many_characters(void **state) {
     }
     /* many players at once on an executor: the same as one by one */
     enum { COPIES = 256 };
-    arbor_scene *serial = arbor_scene_create(NULL), *parallel = arbor_scene_create(NULL);
+    arbor_scene *serial = NULL;
+    assert_int_equal(arbor_scene_create(NULL), *parallel = arbor_scene_create(NULL, &serial), ARBOR_OK);
     arbor_node (*cs)[64] = malloc(COPIES * sizeof *cs), (*cp)[64] = malloc(COPIES * sizeof *cp);
     arbor_player *ps[COPIES], *pp[COPIES];
     double times[COPIES];
@@ -1189,7 +1197,8 @@ static void test_one_clip_many_characters(void **state) {
         ASSERT_OK(arbor_player_create(clip, serial, cs[k], n, &ps[k]));
         ASSERT_OK(arbor_player_create(clip, parallel, cp[k], n, &pp[k]));
     }
-    arbor_pool *pool = arbor_pool_create(2);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     for (int f = 0; f < 5; f++) {
@@ -1204,18 +1213,18 @@ static void test_one_clip_many_characters(void **state) {
     for (int k = 0; k < COPIES; k++) same_worlds(serial, cs[k], parallel, cp[k], n);
     ASSERT_OK(arbor_players_apply(pp, times, 0, ARBOR_WRAP_LOOP, NULL));
     for (int k = 0; k < COPIES; k++) {
-        arbor_player_free(ps[k]);
-        arbor_player_free(pp[k]);
+        arbor_player_destroy(ps[k]);
+        arbor_player_destroy(pp[k]);
     }
     arbor_pool_destroy(pool);
     free(cs);
     free(cp);
     arbor_scene_destroy(serial);
     arbor_scene_destroy(parallel);
-    arbor_player_free(p1);
-    arbor_player_free(p2);
-    arbor_player_free(original);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p1);
+    arbor_player_destroy(p2);
+    arbor_player_destroy(original);
+    arbor_clip_destroy(clip);
     arbor_scene_destroy(crowd);
     unload(&l);
 }
@@ -1282,7 +1291,7 @@ static void test_clip_refusals(void **state) {
     assert_int_equal(arbor_clip_duration(clip), 2);
     assert_int_equal(arbor_clip_rig_size(clip), 0);
     assert_null(arbor_clip_name(clip));
-    arbor_clip_free(clip);
+    arbor_clip_destroy(clip);
     assert_int_equal(count.live_blocks, 0);
     assert_int_equal(count.size_mismatches, 0);
     /* out of memory: refused, nothing left */
@@ -1313,7 +1322,7 @@ static void test_player_refusals(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_player_apply", arbor_player_apply(p, INFINITY, ARBOR_WRAP_CLAMP));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_player_apply", arbor_player_apply(p, 0, (arbor_wrap)5));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_player_apply", arbor_player_apply(NULL, 0, ARBOR_WRAP_CLAMP));
-    arbor_player_free(p);
+    arbor_player_destroy(p);
     ASSERT_OK(arbor_player_create(clip, r.s, r.n, 3, &p));
     ASSERT_OK(arbor_player_apply(p, 0, ARBOR_WRAP_CLAMP));
     /* a locked node: refused, nothing written (b keeps its translation) */
@@ -1336,8 +1345,8 @@ static void test_player_refusals(void **state) {
     arbor_player *refused;
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_player_create", arbor_player_create(clip, r.s, r.n, 3, &refused));
     assert_null(refused);
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     arbor_scene_destroy(r.s);
 }
 
@@ -1364,7 +1373,8 @@ static char *one_channel_file(const float *times, size_t keys, const float *valu
    `channels` channels (with pointer channels when pointer). */
 static void refused_then_lenient(const char *json, const char *pointer, bool with_pointer, uint32_t channels) {
     log_count log = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log }, &s), ARBOR_OK);
     arbor_error e;
     arbor_gltf *doc = load_text(s, json, false, &e);
     if (pointer) {
@@ -1381,8 +1391,8 @@ static void refused_then_lenient(const char *json, const char *pointer, bool wit
     arbor_clip *clip;
     ASSERT_OK(arbor_gltf_clip(doc, 0, &(arbor_gltf_clip_options){ .pointer = with_pointer }, &clip));
     assert_int_equal(arbor_clip_channel_count(clip), channels);
-    arbor_clip_free(clip);
-    arbor_gltf_free(doc);
+    arbor_clip_destroy(clip);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -1444,7 +1454,8 @@ static void test_loader_animation_data(void **state) {
     refused_then_lenient(f, NULL, false, 0);
     free(f);
     /* a regular channel and its pointer twin: the clip holds the regular one, whose values win */
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_error e;
     f = one_channel_file(t3, 3, unit3, 3, 4, "STEP", good, true);
     arbor_gltf *doc = load_text(s, f, false, &e);
@@ -1453,10 +1464,10 @@ static void test_loader_animation_data(void **state) {
     arbor_channel_desc ch;
     ASSERT_OK(arbor_clip_channel(clip, 0, &ch));
     assert_int_equal(ch.interpolation, ARBOR_INTERPOLATION_LINEAR); /* sampler 1's */
-    arbor_clip_free(clip);
+    arbor_clip_destroy(clip);
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_clip", arbor_gltf_clip(doc, 1, NULL, &clip));
     assert_null(clip);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     free(f);
     arbor_scene_destroy(s);
 }
@@ -1467,7 +1478,8 @@ static void test_frames_allocate_nothing(void **state) {
     (void)state;
     NEED_SAMPLES();
     test_counting_allocator count = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&count, true) });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&count, true) }, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_error e;
     ASSERT_OK(arbor_gltf_load(s, SAMPLES_DIR "/Fox/Fox.glb", NULL, &doc, &e));
@@ -1476,13 +1488,14 @@ static void test_frames_allocate_nothing(void **state) {
     arbor_player *pw = file_player(&l, 1, false, &walk), *pr = file_player(&l, 2, false, &run);
     float *joints;
     arbor_skins *k = file_skins(&l, &joints);
-    arbor_pool *pool = arbor_pool_create(2);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor ex = arbor_pool_executor(pool);
     arbor_player *both[2] = { pw, pr };
     /* warm: the first blend makes its workspace */
     ASSERT_OK(arbor_player_blend(pw, 0, pr, 0, (arbor_real)0.5, ARBOR_WRAP_LOOP));
-    arbor_stats before;
-    arbor_scene_stats(s, &before);
+    arbor_scene_stats before;
+    arbor_scene_stats_get(s, &before);
     uint64_t calls = test_alloc_calls(&count);
     for (int f = 0; f < 120; f++) {
         double t = f / 60.0;
@@ -1493,18 +1506,18 @@ static void test_frames_allocate_nothing(void **state) {
         arbor_scene_update_parallel(s, &ex);
         ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, joints, arbor_skins_joint_total(k), &ex));
     }
-    arbor_stats after;
-    arbor_scene_stats(s, &after);
+    arbor_scene_stats after;
+    arbor_scene_stats_get(s, &after);
     assert_int_equal(after.allocations, before.allocations);
     assert_int_equal(test_alloc_calls(&count), calls);
     arbor_pool_destroy(pool);
-    arbor_skins_free(k);
+    arbor_skins_destroy(k);
     free(joints);
-    arbor_player_free(pw);
-    arbor_player_free(pr);
-    arbor_clip_free(walk);
-    arbor_clip_free(run);
-    arbor_gltf_free(doc);
+    arbor_player_destroy(pw);
+    arbor_player_destroy(pr);
+    arbor_clip_destroy(walk);
+    arbor_clip_destroy(run);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
     assert_int_equal(count.live_blocks, 0);
     assert_int_equal(count.size_mismatches, 0);
@@ -1545,8 +1558,8 @@ static void test_cli_animate(void **state) {
         }
     }
     json_decref(out);
-    arbor_player_free(p);
-    arbor_clip_free(clip);
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     unload(&l);
     /* pointer channels move nothing without --pointer: the output is dump's, byte for byte */
     const char *pointer = SAMPLES_DIR "/BlenderIO_24_animation_pointer/24_animation_pointer.gltf";

@@ -50,14 +50,14 @@ static void world_box(arbor_scene *s, arbor_node n, arbor_real box[6]) {
 }
 
 static uint64_t boxes_computed(const arbor_scene *s) {
-    arbor_stats st;
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
     return st.subtree_boxes;
 }
 
 static uint64_t allocations(const arbor_scene *s) {
-    arbor_stats st;
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
     return st.allocations;
 }
 
@@ -104,7 +104,8 @@ static robot3 build_robot3(arbor_scene *s) {
 
 static void test_section11_boxes_and_sphere(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     robot3 r = build_robot3(s);
     arbor_real b[6], c[3], radius, p[3];
 
@@ -142,7 +143,8 @@ static void test_section11_boxes_and_sphere(void **state) {
 
 static void test_section11_five_tests(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     robot3 r = build_robot3(s);
     arbor_node out[4];
     arbor_cull_stats st;
@@ -195,7 +197,8 @@ static void test_section11_five_tests(void **state) {
    min and max at load (the joints are nodes of their own there). */
 static void test_section11_from_gltf(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
     arbor_error error;
     ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
@@ -212,7 +215,7 @@ static void test_section11_from_gltf(void **state) {
     world_box(s, arbor_scene_find(s, "base/mirror/joint2/arm2/hand2"), b);
     ASSERT_NEAR((b[0] + b[3]) / 2, 0.78, TEST_TOL_2DP);
     ASSERT_NEAR((b[2] + b[5]) / 2, -0.45, TEST_TOL_2DP);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -241,7 +244,8 @@ static uint64_t recomputed(arbor_scene *s, arbor_node root) {
 
 static void test_edit_recomputes_subtree_and_ancestors(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node b[59];
     build_skeleton(s, b);
     const arbor_real *q = Q4(0, 0.6, 0, 0.8);
@@ -309,7 +313,8 @@ static void test_edit_recomputes_subtree_and_ancestors(void **state) {
    parents-first scene (an eighth of it or more). */
 static void test_bulk_writes_mark_boxes(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node b[59], leaves[8];
     build_skeleton(s, b);
     assert_int_equal(recomputed(s, b[0]), 59);
@@ -343,12 +348,14 @@ static void test_bulk_writes_mark_boxes(void **state) {
 static void test_parallel_bulk_write_marks_boxes(void **state) {
     (void)state;
     enum { SKELETONS = 300, N = SKELETONS * 59 };
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node *b = malloc(sizeof *b * N);
     arbor_real *q = malloc(sizeof *q * 4 * N);
     for (int k = 0; k < SKELETONS; k++) build_skeleton(s, b + 59 * k);
     for (int i = 0; i < N; i++) test_quat_axis_deg(q + 4 * i, 1, 0, 0, i % 90);
-    arbor_pool *pool = arbor_pool_create(2);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), N);
@@ -394,7 +401,8 @@ static void check_roots(arbor_scene *s) {
    nodes: only what changed is recomputed after it. */
 static void test_boxes_survive_relayout(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node b[4][59];
     for (int k = 0; k < 4; k++) build_skeleton(s, b[k]);
     arbor_node late = TEST_NODE(s, ARBOR_NONE, "late", V3(5, 0, 0), NULL, NULL);
@@ -404,10 +412,10 @@ static void test_boxes_survive_relayout(void **state) {
     ASSERT_OK(arbor_node_set_parent(s, b[2][9], late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
     /* Much to do (the first skeleton moved: 59 of 237 nodes): the update renumbers. */
     ASSERT_OK(arbor_node_set_translation(s, b[0][0], 3, 0, 0));
-    arbor_stats before, after;
-    arbor_scene_stats(s, &before);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(s, &before);
     arbor_scene_update(s);
-    arbor_scene_stats(s, &after);
+    arbor_scene_stats_get(s, &after);
     assert_int_equal(after.relayouts - before.relayouts, 1);
     /* Recomputed: the first skeleton (59), the arm's old chain (5 to 0 in the third: 6) and its
        new one (the arm's 19 bones have new world matrices, and late): 85. */
@@ -420,7 +428,8 @@ static void test_boxes_survive_relayout(void **state) {
 /* What the journal undoes and redoes (edit.h), and clones, keep the boxes right. */
 static void test_journal_and_clones(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     robot3 r = build_robot3(s);
@@ -447,7 +456,8 @@ static void test_journal_and_clones(void **state) {
     subtree_box(s, r.base, box);
     ASSERT_X_RANGE(box, -1.102, 0.478);
     /* A clone into a scene with no bounds of its own: its boxes count. */
-    arbor_scene *other = arbor_scene_create(NULL);
+    arbor_scene *other = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &other), ARBOR_OK);
     arbor_node copy;
     ASSERT_OK(arbor_node_clone_from(other, s, r.base, ARBOR_NONE, &copy));
     subtree_box(other, copy, box);
@@ -634,7 +644,8 @@ static void random_edit(random_scene *r) {
 
 static void test_random_scenes_against_brute_force(void **state) {
     (void)state;
-    random_scene r = { .s = arbor_scene_create(NULL), .g = test_rng_make(0xB0C5) };
+    random_scene r = { .g = test_rng_make(0xB0C5) };
+    assert_int_equal(arbor_scene_create(NULL, &r.s), ARBOR_OK);
     for (int i = 0; i < RANDOM_NODES; i++) add_random_node(&r);
     arbor_node camera = TEST_NODE(r.s, ARBOR_NONE, "camera", NULL, NULL, NULL);
     uint64_t visible = 0, total = 0;
@@ -670,7 +681,8 @@ static void test_frustum_planes(void **state) {
 
     /* A perspective camera at the origin looking down -Z, yfov 90, aspect 1, near 1, far 10:
        near z <= -1, far z >= -10, the side planes at 45 degrees, all normalised. */
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node cam = TEST_NODE(s, ARBOR_NONE, "cam", NULL, NULL, NULL);
     const arbor_real half_pi = (arbor_real)(3.14159265358979323846 / 2);
     ASSERT_OK(arbor_node_set_camera(s, cam, &(arbor_camera){ ARBOR_CAMERA_PERSPECTIVE, half_pi, 1, 0, 0, 1, 10 }));
@@ -738,7 +750,8 @@ static void check_mat4(arbor_scene *s, arbor_node n, const float *m) {
 
 static void test_instances_mirrored_batches(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     robot_mirrored rm = build_mirrored(s);
     const robot3 r = rm.r;
     const arbor_node nodes[] = { r.base, r.arm, r.hand, rm.mirror, rm.arm2, rm.hand2 };
@@ -797,7 +810,8 @@ static void test_instances_mirrored_batches(void **state) {
 /* Four wheels, one mesh: one batch, in input order, whatever else is interleaved. */
 static void test_instances_wheels_and_layouts(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node car = TEST_NODE(s, ARBOR_NONE, "car", V3(5, 0, 0), Q4(0, 0.3826834, 0, 0.9238795), NULL);
     arbor_node wheels[4];
     const double x[4] = { 1, 1, -1, -1 }, z[4] = { 0.8, -0.8, 0.8, -0.8 };
@@ -857,7 +871,8 @@ static void test_instances_wheels_and_layouts(void **state) {
 
 static void test_no_memory_without_bounds_none_per_frame(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node b[59];
     for (int i = 0; i < 59; i++)
         b[i] = TEST_NODE(s, wl_skeleton_parent[i] < 0 ? ARBOR_NONE : b[wl_skeleton_parent[i]], NULL, V3(0, 1, 0), NULL, NULL);
@@ -894,7 +909,8 @@ static void test_no_memory_without_bounds_none_per_frame(void **state) {
 /* The table grows with the scene: nodes created after the first query are covered. */
 static void test_table_grows_with_the_scene(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node root = TEST_NODE(s, ARBOR_NONE, "root", NULL, NULL, NULL);
     set_half_box(s, root, 1, 1, 1);
     arbor_real box[6];
@@ -912,7 +928,8 @@ static void test_table_grows_with_the_scene(void **state) {
 static void test_million_deep_chain(void **state) {
     (void)state;
     enum { DEPTH = 1000000 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = DEPTH });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = DEPTH }, &s), ARBOR_OK);
     arbor_node root = TEST_NODE(s, ARBOR_NONE, "root", NULL, NULL, NULL), n = root;
     for (int i = 1; i < DEPTH; i++) {
         arbor_node_desc d = { .parent = n };
@@ -944,7 +961,8 @@ static void test_million_deep_chain(void **state) {
 
 static void test_errors(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL), dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);
     ASSERT_OK(arbor_node_destroy(s, dead));
     arbor_real lo[3], hi[3], c[3], r;
@@ -978,7 +996,8 @@ static void test_errors(void **state) {
 static void test_out_of_memory(void **state) {
     (void)state;
     test_counting_allocator counter = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&counter, true) });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&counter, true) }, &s), ARBOR_OK);
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL);
     set_half_box(s, a, 1, 1, 1);
     arbor_real lo[3], hi[3];

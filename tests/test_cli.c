@@ -229,7 +229,8 @@ static void test_dump_json(void **state) {
 static void test_dump_million_deep_chain(void **state) {
     (void)state;
     const uint32_t depth = 1000000;
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = depth });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = depth }, &s), ARBOR_OK);
     arbor_node parent = ARBOR_NONE, n;
     for (uint32_t i = 0; i < depth; i++) {
         ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = parent, .translation = { 0, 1, 0 } }, &n));
@@ -469,7 +470,8 @@ static void test_edit_command(void **state) {
 /* The robot arm with an orthographic camera "eye" looking down -Z at the left arm (x from -2.4
    to -0.6, y from -1 to 3), saved as a file of its own. */
 static void save_with_eye(const char *path) {
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
     arbor_error error;
     arbor_node eye;
@@ -479,7 +481,7 @@ static void save_with_eye(const char *path) {
     const arbor_camera ortho = { ARBOR_CAMERA_ORTHOGRAPHIC, 0, 0, 0.9f, 2, 0.1f, 100 };
     assert_int_equal(arbor_node_set_camera(s, eye, &ortho), ARBOR_OK);
     assert_int_equal(arbor_gltf_save(s, doc, path, &error), ARBOR_OK);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 

@@ -84,17 +84,17 @@ static void build_skeleton(arbor_scene *s, arbor_node out[SKEL_N], test_rng *rng
     }
 }
 
-static arbor_stats stats_of(arbor_scene *s)
+static arbor_scene_stats stats_of(arbor_scene *s)
 {
-    arbor_stats st;
+    arbor_scene_stats st;
     memset(&st, 0xFF, sizeof st);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     return st;
 }
 
 #define EXPECT_COMPOSED(s, local, world)                                                                       \
     do {                                                                                                       \
-        arbor_stats st_ = stats_of(s);                                                                         \
+        arbor_scene_stats st_ = stats_of(s);                                                                         \
         if (st_.local_composed != (uint64_t)(local) || st_.world_composed != (uint64_t)(world)) {              \
             print_error("composed %llu local and %llu world matrices, expected %llu and %llu\n",               \
                         (unsigned long long)st_.local_composed, (unsigned long long)st_.world_composed,        \
@@ -119,12 +119,12 @@ typedef struct skel_scene {
 static skel_scene make_skeleton_scene(void)
 {
     skel_scene k;
-    k.s = arbor_scene_create(NULL);
+    assert_int_equal(arbor_scene_create(NULL, &k.s), ARBOR_OK);
     assert_non_null(k.s);
     test_rng rng = test_rng_make(0x5EED);
     build_skeleton(k.s, k.n, &rng);
     arbor_scene_update(k.s);
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     return k;
 }
 
@@ -187,7 +187,7 @@ static void test_edit_recomputes_exactly_the_subtree(void **state)
     for (size_t b = 0; b < sizeof bones / sizeof bones[0]; b++) {
         uint64_t v[SKEL_N];
         for (int i = 0; i < SKEL_N; i++) v[i] = arbor_node_world_version(k.s, k.n[i]);
-        arbor_scene_reset_stats(k.s);
+        arbor_scene_stats_reset(k.s);
         arbor_real q[4];
         test_rng_quat(&rng, q);
         ASSERT_OK(arbor_node_set_rotation(k.s, k.n[bones[b]], q[0], q[1], q[2], q[3]));
@@ -203,7 +203,7 @@ static void test_edit_recomputes_exactly_the_subtree(void **state)
         }
         assert_int_equal(changed, expect[b]);
         /* and reading everything afterwards composes nothing more */
-        arbor_scene_reset_stats(k.s);
+        arbor_scene_stats_reset(k.s);
         read_all(k.s, k.n, SKEL_N);
         EXPECT_COMPOSED(k.s, 0, 0);
     }
@@ -229,12 +229,12 @@ static void test_lazy_read_composes_only_the_chain(void **state)
     TEST_WORLD(k.s, k.n[HIPS], w);         /* never changed */
     TEST_WORLD(k.s, k.n[TOE_END_L], w);    /* another branch, unchanged */
     EXPECT_COMPOSED(k.s, 1, chain);
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     arbor_scene_update(k.s);
     EXPECT_COMPOSED(k.s, 0, 46 - chain);
 
     /* The highest changed ancestor is the root; a second change lower on the same chain. */
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     ASSERT_OK(arbor_node_set_translation(k.s, k.n[HIPS], 1, 2, 3));
     ASSERT_OK(arbor_node_set_scale(k.s, k.n[HAND_L], 2, 2, 2));
     TEST_WORLD(k.s, k.n[HAND_L], w); /* hips .. hand_L: 10, never the fingers below */
@@ -244,7 +244,7 @@ static void test_lazy_read_composes_only_the_chain(void **state)
     /* a version read resolves too, and counts */
     assert_int_not_equal(arbor_node_world_version(k.s, k.n[FINGERTIP_L4]), 0);
     EXPECT_COMPOSED(k.s, 2, 16);
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     arbor_scene_update(k.s);
     EXPECT_COMPOSED(k.s, 0, 59 - 16);
     arbor_scene_destroy(k.s);
@@ -258,12 +258,12 @@ static void test_parent_move_composes_no_child_local(void **state)
     ASSERT_OK(arbor_node_set_translation(k.s, k.n[HIPS], 0, 1, 0));
     arbor_scene_update(k.s);
     EXPECT_COMPOSED(k.s, 1, 59);
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     ASSERT_OK(arbor_node_set_translation(k.s, k.n[HIPS], 0, 2, 0));
     read_all(k.s, k.n, SKEL_N);
     EXPECT_COMPOSED(k.s, 1, 59);
 
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     ASSERT_OK(arbor_node_set_parent(k.s, k.n[UPPERARM_L], k.n[SPINE3], ARBOR_NONE, ARBOR_KEEP_LOCAL));
     arbor_scene_update(k.s);
     EXPECT_COMPOSED(k.s, 0, 19);
@@ -291,7 +291,7 @@ static void test_repeated_writes_cost_once(void **state)
     EXPECT_COMPOSED(k.s, 1, 46);
 
     /* A node already out of date stops the push: a fingertip, then spine1 above it. */
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     ASSERT_OK(arbor_node_set_rotation(k.s, k.n[FINGERTIP_L0], 0, 1, 0, 0));
     assert_int_equal(stats_of(k.s).invalidated, 1);
     ASSERT_OK(arbor_node_set_rotation(k.s, k.n[SPINE1], 0, 1, 0, 0));
@@ -300,7 +300,7 @@ static void test_repeated_writes_cost_once(void **state)
     EXPECT_COMPOSED(k.s, 2, 46);
 
     /* After a lazy read cleaned one chain, a second write pushes through that chain only. */
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     arbor_real w[16];
     ASSERT_OK(arbor_node_set_rotation(k.s, k.n[SPINE1], 0, 0, 1, 0));
     assert_int_equal(stats_of(k.s).invalidated, 46);
@@ -326,7 +326,7 @@ static void test_update_after_lazy_reads_composes_nothing(void **state)
         TEST_WORLD(k.s, k.n[i], w);
     }
     EXPECT_COMPOSED(k.s, 3, 59);
-    arbor_scene_reset_stats(k.s);
+    arbor_scene_stats_reset(k.s);
     arbor_scene_update(k.s);
     EXPECT_COMPOSED(k.s, 0, 0);
     for (int i = 0; i < SKEL_N; i++) (void)arbor_node_world_version(k.s, k.n[i]);
@@ -338,7 +338,8 @@ static void test_update_after_lazy_reads_composes_nothing(void **state)
 static void test_cost_follows_changes_not_scene_size(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     enum { K = 200 };
     arbor_node(*sk)[SKEL_N] = calloc(K, sizeof *sk);
@@ -346,7 +347,7 @@ static void test_cost_follows_changes_not_scene_size(void **state)
     test_rng rng = test_rng_make(0x5EED);
     for (int k = 0; k < K; k++) build_skeleton(s, sk[k], &rng);
     arbor_scene_update(s);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_scene_update(s);
     EXPECT_COMPOSED(s, 0, 0);
     ASSERT_OK(arbor_node_set_translation(s, sk[100][HIPS], 5, 0, 0));
@@ -354,7 +355,7 @@ static void test_cost_follows_changes_not_scene_size(void **state)
     ASSERT_OK(arbor_node_set_rotation(s, sk[7][FINGERTIP_L4], 0, 0, 1, 0));
     arbor_scene_update(s);
     EXPECT_COMPOSED(s, 3, 59 + 16 + 1);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_scene_update(s);
     EXPECT_COMPOSED(s, 0, 0);
     /* moving every 10th root */
@@ -370,7 +371,8 @@ static void test_cost_follows_changes_not_scene_size(void **state)
 static void test_course_demo_edit_counts(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real yaw[4], bend[4];
     test_quat_axis_deg(yaw, 0, 1, 0, 30);
@@ -389,7 +391,7 @@ static void test_course_demo_edit_counts(void **state)
 
     arbor_real q[4];
     test_quat_axis_deg(q, 0, 1, 0, 15);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     ASSERT_OK(arbor_node_set_rotation(s, hand, q[0], q[1], q[2], q[3]));
     arbor_scene_update(s);
     EXPECT_COMPOSED(s, 1, 1);
@@ -397,7 +399,7 @@ static void test_course_demo_edit_counts(void **state)
     TEST_WORLD_ORIGIN(s, hand, p);
     ASSERT_VEC3_NEAR(p, -0.78, 1.47, 0.45, TEST_TOL_2DP);
 
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     test_quat_axis_deg(q, 0, 0, 1, 80);
     arbor_trs t = { { (arbor_real)(-0.7 * sin(2 * b)), (arbor_real)(0.2 + 0.7 * cos(2 * b)), 0 },
                     { q[0], q[1], q[2], q[3] }, { 1, 1, 1 } };
@@ -405,7 +407,7 @@ static void test_course_demo_edit_counts(void **state)
     arbor_scene_update(s);
     EXPECT_COMPOSED(s, 1, 2);
 
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     test_quat_axis_deg(q, 0, 1, 0, 90);
     ASSERT_OK(arbor_node_set_rotation(s, base, q[0], q[1], q[2], q[3]));
     arbor_scene_update(s);
@@ -421,7 +423,8 @@ static void run_no_allocation(bool with_realloc)
     arbor_scene_desc d;
     memset(&d, 0, sizeof d);
     d.allocator = test_counting_allocator_hooks(&c, with_realloc);
-    arbor_scene *s = arbor_scene_create(&d);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_non_null(s);
     enum { K = 40, N = K * SKEL_N };
     arbor_node(*sk)[SKEL_N] = calloc(K, sizeof *sk);
@@ -438,7 +441,7 @@ static void run_no_allocation(bool with_realloc)
         if (frame == 2) {
             /* warm: from here on, nothing may allocate */
             c.allocs = c.reallocs = 0;
-            arbor_scene_reset_stats(s);
+            arbor_scene_stats_reset(s);
         }
         for (int i = 0; i < N; i++) {
             arbor_real q[4];
@@ -504,9 +507,10 @@ static void test_allocation_stats_and_initial_capacity(void **state)
     memset(&d, 0, sizeof d);
     d.allocator = test_counting_allocator_hooks(&c, true);
     d.initial_capacity = 1000;
-    arbor_scene *s = arbor_scene_create(&d);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_non_null(s);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     uint64_t before = test_alloc_calls(&c);
     arbor_node prev = ARBOR_NONE;
     for (int i = 0; i < 1000; i++) prev = TEST_NODE(s, i % 10 == 0 ? ARBOR_NONE : prev, NULL, V3(1, 0, 0), NULL, NULL);

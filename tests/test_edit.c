@@ -220,7 +220,7 @@ static arbor_result random_edit(fuzz *f) {
 }
 
 static void fuzz_scene(fuzz *f, uint64_t seed, uint32_t max_steps) {
-    f->s = arbor_scene_create(NULL);
+    assert_int_equal(arbor_scene_create(NULL, &f->s), ARBOR_OK);
     f->rng = test_rng_make(seed);
     arbor_journal_desc desc = { .max_steps = max_steps, .max_bytes = (size_t)1 << 40 };
     ASSERT_OK(arbor_journal_create(f->s, &desc, &f->j));
@@ -244,7 +244,8 @@ static void must(arbor_result r, const char *context) {
    still keeps (seeds above 12 run with a step limit of 7). */
 static void test_random_undo_redo(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(2);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor ex = arbor_pool_executor(pool);
     for (uint64_t seed = 1; seed <= 16; seed++) {
         fuzz f;
@@ -346,7 +347,8 @@ static void test_random_undo_redo(void **state) {
 
 static void test_undo_destroy_brings_back_the_same_handles(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, &(arbor_journal_desc){ .max_steps = 2 }, &j));
     arbor_node root = TEST_NODE(s, ARBOR_NONE, "root", V3(1, 0, 0), NULL, NULL);
@@ -420,7 +422,8 @@ static void test_undo_destroy_brings_back_the_same_handles(void **state) {
 
 static void test_undo_create_and_clone(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_journal_create", arbor_journal_create(s, NULL, &j));
@@ -469,7 +472,8 @@ static void test_undo_create_and_clone(void **state) {
 
 static void test_groups(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL), b = TEST_NODE(s, ARBOR_NONE, "b", NULL, NULL, NULL);
@@ -529,7 +533,8 @@ static void test_groups(void **state) {
 
 static void test_limits_and_memory(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, &(arbor_journal_desc){ .max_steps = 3 }, &j));
     arbor_node n = TEST_NODE(s, ARBOR_NONE, "n", NULL, NULL, NULL);
@@ -569,7 +574,8 @@ static void test_limits_and_memory(void **state) {
 
 static void test_bypassing_writes(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL), b = TEST_NODE(s, a, "b", NULL, NULL, NULL);
@@ -699,21 +705,23 @@ static arbor_node build_prefab(arbor_scene *s, arbor_node parent) {
 
 static void test_clones(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node holder = TEST_NODE(s, ARBOR_NONE, "holder", NULL, NULL, NULL);
     arbor_node prefab = build_prefab(s, holder), copy;
-    arbor_stats before, after;
-    arbor_scene_stats(s, &before);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(s, &before);
     /* Under the same parent: the same world matrices too. */
     ASSERT_OK(arbor_node_clone(s, prefab, holder, &copy));
     assert_int_equal(arbor_scene_node_count(s), 1 + 2 * 10);
     ASSERT_NODE_EQ(arbor_node_last_child(s, holder), copy);
     assert_copy(s, prefab, s, copy, true);
-    arbor_scene_stats(s, &after);
+    arbor_scene_stats_get(s, &after);
     assert_int_equal(after.world_composed - before.world_composed, 1 + 2 * 10); /* what assert_copy read */
 
     /* Into another scene, as a root there. */
-    arbor_scene *other = arbor_scene_create(NULL);
+    arbor_scene *other = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &other), ARBOR_OK);
     arbor_node ref;
     ASSERT_OK(arbor_node_clone_from(other, s, prefab, ARBOR_NONE, &ref));
     assert_int_equal(arbor_scene_node_count(other), 10);
@@ -736,7 +744,8 @@ static void test_clones(void **state) {
     /* Refusals, with nothing made. */
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_clone", arbor_node_clone(s, prefab, (arbor_node){ 77 }, &copy));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_clone", arbor_node_clone(s, ARBOR_NONE, holder, &copy));
-    arbor_scene *shallow = arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 });
+    arbor_scene *shallow = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 }, &shallow), ARBOR_OK);
     uint32_t count = arbor_scene_node_count(s);
     ASSERT_REFUSED(ARBOR_ERR_DEPTH_LIMIT, "arbor_node_clone", arbor_node_clone_from(shallow, s, holder, ARBOR_NONE, &copy));
     assert_int_equal(arbor_scene_node_count(shallow), 0);
@@ -773,16 +782,17 @@ static void body_move(body *b, arbor_real x, arbor_real y, arbor_real z) {
 }
 
 static uint64_t composed_by(arbor_scene *s, void (*update)(arbor_scene *)) {
-    arbor_stats a, b;
-    arbor_scene_stats(s, &a);
+    arbor_scene_stats a, b;
+    arbor_scene_stats_get(s, &a);
     update(s);
-    arbor_scene_stats(s, &b);
+    arbor_scene_stats_get(s, &b);
     return b.world_composed - a.world_composed;
 }
 
 static void test_foreign_parents(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     body phys = { .version = 1 };
     body_move(&phys, 10, 0, 0);
     arbor_provider provider = { body_world, body_version, &phys };
@@ -890,7 +900,8 @@ static void test_foreign_parents(void **state) {
 
 static void test_attach_to_another_scene(void **state) {
     (void)state;
-    arbor_scene *world = arbor_scene_create(NULL), *ui = arbor_scene_create(NULL);
+    arbor_scene *world = NULL;
+    assert_int_equal(arbor_scene_create(NULL), *ui = arbor_scene_create(NULL, &world), ARBOR_OK);
     arbor_node ship = TEST_NODE(world, ARBOR_NONE, "ship", V3(100, 0, 0), NULL, NULL);
     arbor_node mast = TEST_NODE(world, ship, "mast", V3(0, 10, 0), NULL, NULL);
     arbor_node label = TEST_NODE(ui, ARBOR_NONE, "label", V3(0, 1, 0), NULL, NULL);
@@ -937,7 +948,8 @@ static void assert_changed(arbor_scene *s, const arbor_node *want, uint32_t coun
 
 static void test_change_lists(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     /* A hundred idle nodes: each update has little to do, so it follows the links (the path
        whose order is reads, then subtrees). */
     for (int i = 0; i < 100; i++) TEST_NODE(s, ARBOR_NONE, "idle", NULL, NULL, NULL);
@@ -1009,7 +1021,8 @@ static void test_change_lists(void **state) {
    comes in that order, with what reads computed in between. */
 static void test_change_lists_swept(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n[9];
     for (int i = 0; i < 9; i++) n[i] = TEST_NODE(s, i % 3 ? n[i - i % 3] : ARBOR_NONE, NULL, NULL, NULL, NULL);
     ASSERT_OK(arbor_scene_track_changes(s, true));
@@ -1021,10 +1034,10 @@ static void test_change_lists_swept(void **state) {
     TEST_WORLD(s, n[8], w);
     ASSERT_OK(arbor_node_set_translation(s, n[1], 1, 0, 0));
     TEST_WORLD(s, n[1], w);
-    arbor_stats before, after;
-    arbor_scene_stats(s, &before);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(s, &before);
     arbor_scene_update(s);
-    arbor_scene_stats(s, &after);
+    arbor_scene_stats_get(s, &after);
     assert_int_equal(after.world_composed - before.world_composed, 3); /* n[3] and its two children */
     assert_changed(s, (arbor_node[]){ n[1], n[3], n[4], n[5], n[8] }, 5);
 
@@ -1035,7 +1048,8 @@ static void test_change_lists_swept(void **state) {
    broke: nodes the journal holds move along, and come back as they were. */
 static void test_held_nodes_survive_relayout(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     arbor_node n[12];
@@ -1050,10 +1064,10 @@ static void test_held_nodes_survive_relayout(void **state) {
     ASSERT_OK(arbor_journal_destroy_node(j, late)); /* held: late and n[4 .. 7], an inverted link */
     arbor_node later = TEST_NODE(s, ARBOR_NONE, "later", NULL, NULL, NULL);
     ASSERT_OK(arbor_node_set_parent(s, n[8], later, ARBOR_NONE, ARBOR_KEEP_LOCAL)); /* another, live */
-    arbor_stats a, b;
-    arbor_scene_stats(s, &a);
+    arbor_scene_stats a, b;
+    arbor_scene_stats_get(s, &a);
     arbor_scene_update(s);
-    arbor_scene_stats(s, &b);
+    arbor_scene_stats_get(s, &b);
     assert_int_equal(b.relayouts - a.relayouts, 1);
     ASSERT_OK(arbor_node_set_parent(s, n[8], ARBOR_NONE, n[12 - 4], ARBOR_KEEP_LOCAL));
     ASSERT_OK(arbor_node_destroy(s, later));
@@ -1075,13 +1089,14 @@ static int compare_ids(const void *a, const void *b) {
    subtrees of its many roots). */
 static void test_change_lists_parallel(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(4);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(4, &pool), ARBOR_OK);
     arbor_executor ex = arbor_pool_executor(pool);
     arbor_scene *twin[2];
     enum { TREES = 300, PER = 60 };
     static arbor_node nodes[2][TREES * PER];
     for (int t = 0; t < 2; t++) {
-        twin[t] = arbor_scene_create(NULL);
+        assert_int_equal(arbor_scene_create(NULL, &twin[t]), ARBOR_OK);
         test_rng rng = test_rng_make(7);
         for (int i = 0; i < TREES * PER; i++) {
             arbor_node parent = i % PER ? nodes[t][i - 1 - (int)test_rng_below(&rng, (uint32_t)(i % PER))] : ARBOR_NONE;
@@ -1148,7 +1163,8 @@ static void assert_same_tree(arbor_scene *a, arbor_scene *b) {
 
 static void test_save_keeps_order(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_journal *j;
     ASSERT_OK(arbor_journal_create(s, NULL, &j));
     const char *names[] = { "r0", "r1", "r2" };
@@ -1182,18 +1198,20 @@ static void test_save_keeps_order(void **state) {
         const char *path = pass ? ARBOR_TEST_OUTPUT_DIR "/edited.glb" : ARBOR_TEST_OUTPUT_DIR "/edited.gltf";
         arbor_error error;
         ASSERT_OK(arbor_gltf_save(s, NULL, path, &error));
-        arbor_scene *back = arbor_scene_create(NULL);
+        arbor_scene *back = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &back), ARBOR_OK);
         arbor_gltf *doc;
         ASSERT_OK(arbor_gltf_load(back, path, NULL, &doc, &error));
         assert_same_tree(s, back);
         /* and once more, through the document it came from */
         ASSERT_OK(arbor_gltf_save(back, doc, path, &error));
-        arbor_scene *again = arbor_scene_create(NULL);
+        arbor_scene *again = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &again), ARBOR_OK);
         arbor_gltf *doc2;
         ASSERT_OK(arbor_gltf_load(again, path, NULL, &doc2, &error));
         assert_same_tree(s, again);
-        arbor_gltf_free(doc);
-        arbor_gltf_free(doc2);
+        arbor_gltf_destroy(doc);
+        arbor_gltf_destroy(doc2);
         arbor_scene_destroy(back);
         arbor_scene_destroy(again);
         ASSERT_OK(arbor_journal_undo(j));
@@ -1207,7 +1225,8 @@ static void test_save_keeps_order(void **state) {
    and the order of roots and children is the scene's. */
 static void test_save_keeps_order_of_a_loaded_file(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_error error;
     ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
@@ -1226,18 +1245,19 @@ static void test_save_keeps_order_of_a_loaded_file(void **state) {
     ASSERT_NODE_EQ(arbor_scene_first_root(s), mirror);
     const char *path = ARBOR_TEST_OUTPUT_DIR "/robot_arm_edited.gltf";
     ASSERT_OK(arbor_gltf_save(s, doc, path, &error));
-    arbor_scene *back = arbor_scene_create(NULL);
+    arbor_scene *back = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &back), ARBOR_OK);
     arbor_gltf *doc2;
     ASSERT_OK(arbor_gltf_load(back, path, NULL, &doc2, &error));
     assert_same_tree(s, back);
     for (uint32_t i = 0; i < 7; i++) /* the file's nodes kept their indices (hand2, 7, is gone) */
         assert_string_equal(arbor_node_name(s, arbor_gltf_node(doc, i)), arbor_node_name(back, arbor_gltf_node(doc2, i)));
-    arbor_gltf_free(doc2);
+    arbor_gltf_destroy(doc2);
     arbor_scene_destroy(back);
     /* Undone back to the file as loaded: hand2 is its node 7 again. */
     for (int i = 0; i < 7; i++) ASSERT_OK(arbor_journal_undo(j));
     ASSERT_NODE_EQ(arbor_gltf_node(doc, 7), hand2);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 

@@ -466,8 +466,8 @@ static void expect_no_temporaries(const char *what) {
 
 /* Destroys the case's scene and documents; every block must have come back. */
 static void teardown(fault_case *c, uint64_t k, bool sticky) {
-    if (c->doc != c->setup_doc) arbor_gltf_free(c->doc);
-    arbor_gltf_free(c->setup_doc);
+    if (c->doc != c->setup_doc) arbor_gltf_destroy(c->doc);
+    arbor_gltf_destroy(c->setup_doc);
     c->doc = c->setup_doc = NULL;
     arbor_scene_destroy(c->scene);
     c->scene = NULL;
@@ -485,7 +485,7 @@ static arbor_result run(fault_case *c, uint64_t k, bool sticky, scene_dump *befo
     bool saves = c->out != NULL;
     if (!c->scene) {
         g_heap = (test_counting_allocator){0}; /* a failed run before may have left blocks: not ours to count */
-        c->scene = arbor_scene_create(&(arbor_scene_desc){.allocator = test_counting_allocator_hooks(&g_heap, true), .log = quiet});
+        assert_int_equal(arbor_scene_create(&(arbor_scene_desc){.allocator = test_counting_allocator_hooks(&g_heap, true), .log = quiet}, &c->scene), ARBOR_OK);
         assert_non_null(c->scene);
         c->doc = NULL;
         c->setup(c->scene, c);
@@ -628,7 +628,7 @@ static void test_scene_operations(void **state) {
         const char *name;
         setup_fn setup;
     } setups[] = {{"small", setup_small}, {"full storage", setup_full}, {"10007 nodes", setup_large}};
-    g_pool = arbor_pool_create(3);
+    assert_int_equal(arbor_pool_create(3, &g_pool), ARBOR_OK);
     assert_non_null(g_pool);
     for (size_t j = 0; j < sizeof ops / sizeof *ops; j++) {
         uint64_t calls = 0;
@@ -644,19 +644,22 @@ static void test_scene_operations(void **state) {
     arbor_pool_destroy(g_pool);
 }
 
-/* A scene that cannot get its memory is NULL, wherever its creation fails, and leaks nothing. */
+/* A scene that cannot get its memory is ARBOR_ERR_OUT_OF_MEMORY with no scene, wherever its creation fails, and leaks nothing. */
 static void test_scene_create(void **state) {
     (void)state;
     const uint32_t capacities[] = {0, 100, 100000};
     for (size_t i = 0; i < 3; i++) {
         arbor_scene_desc d = {.allocator = test_counting_allocator_hooks(&g_heap, i != 1), .initial_capacity = capacities[i]};
         g_heap = (test_counting_allocator){0};
-        arbor_scene_destroy(arbor_scene_create(&d));
+        arbor_scene *whole = NULL;
+        assert_int_equal(arbor_scene_create(&d, &whole), ARBOR_OK);
+        arbor_scene_destroy(whole);
         uint64_t n = g_heap.calls;
         for (uint64_t k = 1; k <= n; k++) {
             for (int sticky = 0; sticky < 2; sticky++) {
                 g_heap = (test_counting_allocator){.fail_at = sticky ? 0 : k, .limited = sticky != 0, .allow = k - 1};
-                arbor_scene *s = arbor_scene_create(&d);
+                arbor_scene *s = NULL;
+                assert_int_equal(arbor_scene_create(&d, &s), ARBOR_ERR_OUT_OF_MEMORY);
                 assert_null(s);
                 assert_int_equal(g_heap.live_blocks, 0);
                 g_faults++;

@@ -105,7 +105,8 @@ static arbor_scene *new_scene(log_capture *log)
     arbor_scene_desc d = { 0 };
     d.log = capture_log;
     d.log_user = log;
-    arbor_scene *s = arbor_scene_create(&d);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_non_null(s);
     return s;
 }
@@ -199,7 +200,7 @@ static void counted_begin(counted_scene *c)
     d.allocator = test_counting_allocator_hooks(&c->count, true);
     d.log = capture_log;
     d.log_user = &c->log;
-    c->s = arbor_scene_create(&d);
+    assert_int_equal(arbor_scene_create(&d, &c->s), ARBOR_OK);
     assert_non_null(c->s);
 }
 
@@ -275,7 +276,7 @@ static void test_invalid_corpus_strict(void **state)
             o.allow_outside_uris = true;
             assert_int_equal(arbor_gltf_load(c.s, path, &o, &doc, &e), ARBOR_OK);
         }
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         counted_end(&c);
         json_decref(report);
     }
@@ -317,8 +318,8 @@ static void test_invalid_corpus_lenient(void **state)
             assert_int_equal(e.code, r);
             assert_int_equal(lenient_nodes, 0);
         }
-        arbor_gltf_free(doc);
-        arbor_gltf_free(strict_doc);
+        arbor_gltf_destroy(doc);
+        arbor_gltf_destroy(strict_doc);
         counted_end(&c);
     }
     print_message("invalid corpus, lenient: %u files loaded (%u of them with warnings strict mode refuses), %u "
@@ -569,7 +570,7 @@ static void test_samples(void **state)
         assert_int_equal(counts.accessors, json_array_size(json_object_get(root, "accessors")));
         assert_int_equal(counts.buffers, json_array_size(json_object_get(root, "buffers")));
         json_decref(root);
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         counted_end(&c);
     }
 }
@@ -594,7 +595,8 @@ static void test_matrix_nodes_locked(void **state)
                   { "VC/VC.gltf", 193 },
                   { "RiggedFigure/RiggedFigure.glb", 1 } };
     for (size_t f = 0; f < 3; f++) {
-        arbor_scene *s = arbor_scene_create(NULL);
+        arbor_scene *s = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
         arbor_gltf *doc;
         uint32_t n = load_sample(s, files[f].name, &doc), locked = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -604,7 +606,7 @@ static void test_matrix_nodes_locked(void **state)
                 assert_int_equal(arbor_node_set_translation(s, h, 1, 2, 3), ARBOR_ERR_LOCKED);
         }
         assert_int_equal(locked, files[f].matrices);
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         arbor_scene_destroy(s);
     }
 }
@@ -613,7 +615,8 @@ static void test_scenes_and_roots(void **state)
 {
     (void)state;
     NEED_SHARED();
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     load_sample(s, "MultipleScenes/MultipleScenes.gltf", &doc);
     assert_int_equal(arbor_gltf_scene_count(doc), 2);
@@ -636,7 +639,7 @@ static void test_scenes_and_roots(void **state)
     assert_int_equal(arbor_gltf_scene_roots(doc, 1, roots, 4), 0);
     ASSERT_NODE_NONE(arbor_gltf_node(doc, 1));
     assert_int_equal(arbor_gltf_index(doc, second), 1); /* the map still knows where it came from */
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
 
     /* options.scene chooses; out of range is refused with nothing loaded */
     arbor_gltf_options o = { 0 };
@@ -646,7 +649,7 @@ static void test_scenes_and_roots(void **state)
     o.scene = 1;
     ASSERT_OK(arbor_gltf_load(s, path, &o, &doc, &e));
     assert_int_equal(arbor_gltf_default_scene(doc), 0);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     uint32_t before = arbor_scene_node_count(s);
     o.scene = 3;
     assert_int_equal(arbor_gltf_load(s, path, &o, &doc, &e), ARBOR_ERR_INVALID_ARGUMENT);
@@ -659,12 +662,12 @@ static void test_scenes_and_roots(void **state)
     assert_int_equal(arbor_gltf_scene_count(doc), 0);
     assert_int_equal(arbor_gltf_default_scene(doc), -1);
     assert_null(arbor_gltf_scene_name(doc, 0));
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     /* a scene without nodes */
     load_sample(s, "BlenderIO_00_empty_scene/00_empty_scene.gltf", &doc);
     assert_int_equal(arbor_gltf_scene_count(doc), 2);
     assert_int_equal(arbor_gltf_scene_roots(doc, 0, roots, 4) + arbor_gltf_scene_roots(doc, 1, roots, 4), 1);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -672,7 +675,8 @@ static void test_cameras_and_lights(void **state)
 {
     (void)state;
     NEED_SHARED();
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_camera c;
     load_sample(s, "Cameras/Cameras.gltf", &doc);
@@ -689,7 +693,7 @@ static void test_cameras_and_lights(void **state)
     arbor_real o[3];
     TEST_WORLD_ORIGIN(s, arbor_gltf_node(doc, 2), o);
     ASSERT_VEC3_NEAR(o, 0.5, 0.5, 3, VALUE_TOL);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
 
     load_sample(s, "bevy_animated_camera_and_light/animated_camera_and_light.glb", &doc);
     ASSERT_OK(arbor_node_camera(s, arbor_gltf_node(doc, 1), &c));
@@ -714,7 +718,7 @@ static void test_cameras_and_lights(void **state)
     assert_int_equal(counts.lights, 3);
     assert_int_equal(counts.cameras, 1);
     assert_int_equal(counts.animations, 4);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -722,7 +726,8 @@ static void test_simple_skin(void **state)
 {
     (void)state;
     NEED_SHARED();
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     load_sample(s, "SimpleSkin/SimpleSkin.gltf", &doc);
     assert_int_equal(arbor_gltf_node_skin(doc, arbor_gltf_node(doc, 0)), 0);
@@ -764,13 +769,13 @@ static void test_simple_skin(void **state)
     assert_int_equal(arbor_gltf_node_skin(doc, other), -1);
     assert_int_equal(arbor_gltf_index(doc, ARBOR_NONE), -1);
     ASSERT_NODE_NONE(arbor_gltf_node(doc, 3));
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
     /* queries on no document */
     assert_int_equal(arbor_gltf_node_count(NULL), 0);
     assert_int_equal(arbor_gltf_scene_count(NULL), 0);
     assert_int_equal(arbor_gltf_default_scene(NULL), -1);
-    arbor_gltf_free(NULL);
+    arbor_gltf_destroy(NULL);
 }
 
 /* ---- files written here ---------------------------------------------------------------------- */
@@ -801,7 +806,8 @@ static void test_data_uris_and_sparse(void **state)
              "{\"type\":\"MAT4\",\"componentType\":5126,\"count\":2,\"sparse\":{\"count\":1,"
              "\"indices\":{\"bufferView\":1,\"componentType\":5125},\"values\":{\"bufferView\":2}}}]}",
              b64);
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc = EXPECT_LOADED(s, json, NULL);
     float ibm[32];
     arbor_node joints[2];
@@ -810,14 +816,14 @@ static void test_data_uris_and_sparse(void **state)
     assert_int_equal(arbor_gltf_skin(doc, 1, joints, ibm, 2, NULL), 2);
     for (int k = 0; k < 16; k++) assert_true(ibm[k] == 0.0f);
     assert_memory_equal(ibm + 16, m + 16, 64);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
 
     /* percent-encoded data (no ;base64): one byte '0' */
     doc = EXPECT_LOADED(s,
                         "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":2,"
                         "\"uri\":\"data:application/gltf-buffer,%30A\"}]}",
                         NULL);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     /* the data must hold byteLength bytes; the media type is checked; the syntax too */
     EXPECT_REFUSED(s,
                    "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3,"
@@ -889,18 +895,19 @@ static void test_glb_framing(void **state)
                                     "\"buffers\":[{\"byteLength\":3}]}") +
                              3) &
                             ~(size_t)3);
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_error e;
     ASSERT_OK(arbor_gltf_load_memory(s, good, n, NULL, NULL, &doc, &e)); /* the unknown chunk is ignored */
     assert_int_equal(arbor_gltf_node_count(doc), 1);
     ASSERT_OK(arbor_node_destroy(s, arbor_gltf_node(doc, 0)));
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     /* extra bytes after the declared length are ignored */
     memcpy(bad, good, n);
     ASSERT_OK(arbor_gltf_load_memory(s, bad, n + 3, NULL, NULL, &doc, &e));
     ASSERT_OK(arbor_node_destroy(s, arbor_gltf_node(doc, 0)));
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
 
     /* truncated anywhere: the header (offset = what is there), or before the declared length */
     for (size_t cut = 4; cut < n; cut++) expect_glb_offset(s, good, cut, cut);
@@ -978,7 +985,8 @@ static void test_uris_outside_the_folder(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         snprintf(json, sizeof json, fmt, cases[i].uri);
         write_text(path, json);
-        arbor_scene *s = arbor_scene_create(NULL);
+        arbor_scene *s = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
         arbor_gltf *doc = NULL;
         arbor_error e;
         arbor_gltf_options o = { 0 };
@@ -995,11 +1003,12 @@ static void test_uris_outside_the_folder(void **state)
         float got[16];
         assert_int_equal(arbor_gltf_skin(doc, 0, NULL, got, 1, NULL), 1);
         assert_memory_equal(got, id, 64);
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         arbor_scene_destroy(s);
     }
     /* a missing file is an I/O error; a file shorter than byteLength is refused */
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_error e;
     snprintf(json, sizeof json, fmt, "missing.bin");
@@ -1016,7 +1025,7 @@ static void test_uris_outside_the_folder(void **state)
     assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), NULL, NULL, &doc, &e), ARBOR_ERR_IO);
     assert_int_equal(strncmp(e.message, "memory: /buffers/0/uri: ", 24), 0);
     assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR "/inner", NULL, &doc, &e), ARBOR_OK);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     /* images are held to the same folder */
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"images\":[{\"uri\":\"../../secret.png\"}]}", NULL,
                    ARBOR_ERR_IO, "/images/0/uri", NULL);
@@ -1038,7 +1047,8 @@ static void test_million_deep_chain(void **state)
         at += i + 1 < n ? (size_t)sprintf(json + at, "{\"translation\":[0,1,0],\"children\":[%u]},", i + 1)
                         : (size_t)sprintf(json + at, "{\"name\":\"tip\",\"translation\":[0,1,0]}");
     at += (size_t)sprintf(json + at, "]}");
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
     arbor_error e;
     struct timespec t0, t1;
@@ -1055,13 +1065,13 @@ static void test_million_deep_chain(void **state)
     TEST_WORLD_ORIGIN(s, tip, o);
     ASSERT_VEC3_NEAR(o, 0, n, 0, 0);
     assert_int_equal(arbor_gltf_index(doc, tip), n - 1);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 
     /* deeper than the scene allows: refused, nothing created */
     arbor_scene_desc d = { 0 };
     d.max_depth = 1000;
-    s = arbor_scene_create(&d);
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_int_equal(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc, &e), ARBOR_ERR_DEPTH_LIMIT);
     assert_non_null(strstr(e.message, "memory: /nodes/1001: "));
     assert_int_equal(arbor_scene_node_count(s), 0);
@@ -1072,7 +1082,8 @@ static void test_million_deep_chain(void **state)
 static void test_huge_counts_in_a_tiny_file(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     const char *head = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":16,"
                        "\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAAAAAA==\"}],"
                        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":16}],";
@@ -1114,14 +1125,15 @@ static void test_huge_counts_in_a_tiny_file(void **state)
     float ibm[16];
     assert_int_equal(arbor_gltf_skin(doc, 0, NULL, ibm, 1, NULL), 1);
     assert_true(ibm[0] == 0 && ibm[15] == 0);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
 static void test_spec_breaches(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     /* the message of the issue, exactly */
     make_dir(OUT_DIR);
     write_text(OUT_DIR "/robot.gltf",
@@ -1181,7 +1193,7 @@ static void test_spec_breaches(void **state)
     ASSERT_OK(arbor_node_get_trs(s, arbor_gltf_node(ok, 1), &trs));
     ASSERT_VEC3_NEAR(trs.scale, 0, 0, 0, 0);
     ASSERT_NODE_EQ(arbor_node_parent(s, arbor_gltf_node(ok, 1)), arbor_gltf_node(ok, 2));
-    arbor_gltf_free(ok);
+    arbor_gltf_destroy(ok);
     arbor_scene_destroy(s);
 }
 
@@ -1218,7 +1230,7 @@ static void test_lenient_repairs(void **state)
     /* a bad camera index: no camera */
     arbor_camera c;
     assert_int_equal(arbor_node_camera(s, arbor_gltf_node(doc, 7), &c), ARBOR_ERR_INVALID_ARGUMENT);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     /* broken JSON fails all the same */
     o.lenient = true;
     EXPECT_REFUSED(s, "{\"asset\":", &o, ARBOR_ERR_PARSE, "line 1", NULL);
@@ -1228,7 +1240,8 @@ static void test_lenient_repairs(void **state)
 static void test_required_extensions(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     static const char *const accepted[] = { "KHR_lights_punctual",        "KHR_materials_unlit",
                                             "KHR_texture_transform",      "KHR_mesh_quantization",
                                             "KHR_draco_mesh_compression", "KHR_animation_pointer",
@@ -1240,7 +1253,7 @@ static void test_required_extensions(void **state)
                  "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"%s\"],"
                  "\"extensionsRequired\":[\"%s\"],\"nodes\":[{}]}",
                  accepted[i], accepted[i]);
-        arbor_gltf_free(EXPECT_LOADED(s, json, NULL));
+        arbor_gltf_destroy(EXPECT_LOADED(s, json, NULL));
     }
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         snprintf(json, sizeof json,
@@ -1255,7 +1268,7 @@ static void test_required_extensions(void **state)
         assert_int_equal(arbor_scene_node_count(s), before);
     }
     /* used but not required: any extension loads */
-    arbor_gltf_free(EXPECT_LOADED(s,
+    arbor_gltf_destroy(EXPECT_LOADED(s,
                                   "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],"
                                   "\"nodes\":[{\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{}}}}]}",
                                   NULL));
@@ -1309,7 +1322,8 @@ static void test_atomic_under_failing_allocations(void **state)
             d.allocator.realloc = budget_realloc;
             d.allocator.free = budget_free;
             d.allocator.user = &b;
-            arbor_scene *s = arbor_scene_create(&d);
+            arbor_scene *s = NULL;
+            assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
             assert_non_null(s);
             arbor_node keep = TEST_NODE(s, ARBOR_NONE, "already here", V3(1, 2, 3), NULL, NULL);
             b.budget = budget;
@@ -1319,7 +1333,7 @@ static void test_atomic_under_failing_allocations(void **state)
             b.budget = -1;
             if (r == ARBOR_OK) {
                 assert_int_equal(arbor_scene_node_count(s), 1 + arbor_gltf_node_count(doc));
-                arbor_gltf_free(doc);
+                arbor_gltf_destroy(doc);
             } else {
                 assert_int_equal(r, ARBOR_ERR_OUT_OF_MEMORY);
                 assert_null(doc);

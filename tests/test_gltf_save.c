@@ -470,7 +470,8 @@ static void test_scene_without_document(void **state) {
     (void)state;
     make_dir(OUT_DIR);
     log_count log = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log }, &s), ARBOR_OK);
     arbor_node rig, eye, ortho, lamp, spot, sun, box, plain, second;
     arbor_real q[4];
     test_quat_axis_deg(q, 0, 1, 0, 30);
@@ -559,7 +560,8 @@ static void test_scene_without_document(void **state) {
 static void test_random_trs_bit_exact(void **state) {
     (void)state;
     make_dir(OUT_DIR);
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     test_rng rng = test_rng_make(42);
     arbor_node parent = ARBOR_NONE;
     for (int i = 0; i < 5000; i++) {
@@ -593,7 +595,8 @@ static void test_random_trs_bit_exact(void **state) {
 static void test_empty_scene(void **state) {
     (void)state;
     make_dir(OUT_DIR);
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     save_ok(s, NULL, OUT_DIR "/empty.gltf");
     loaded b = load_ok(OUT_DIR "/empty.gltf");
     assert_int_equal(arbor_gltf_node_count(b.doc), 0);
@@ -614,7 +617,8 @@ static void test_allocator(void **state) {
     }
     make_dir(OUT_DIR);
     test_counting_allocator counts = { 0 };
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&counts, true) });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&counts, true) }, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
     ASSERT_OK(arbor_gltf_load(s, sample, NULL, &doc, NULL));
     int64_t live = counts.live_bytes;
@@ -624,7 +628,7 @@ static void test_allocator(void **state) {
     assert_true(test_alloc_calls(&counts) > calls);
     assert_int_equal(counts.live_bytes, live);
     assert_int_equal(counts.size_mismatches, 0);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
     assert_int_equal(counts.live_blocks, 0);
 }
@@ -633,7 +637,8 @@ static void test_allocator(void **state) {
 
 static void test_refusals(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "n" }, &n));
     arbor_error error;
@@ -672,7 +677,8 @@ static void test_million_deep_chain(void **state) {
     (void)state;
     make_dir(OUT_DIR);
     const uint32_t depth = 1000000;
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = depth });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = depth }, &s), ARBOR_OK);
     arbor_node parent = ARBOR_NONE, n = ARBOR_NONE;
     for (uint32_t i = 0; i < depth; i++) {
         ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = parent, .translation = { 0, 1, 0 } }, &n));

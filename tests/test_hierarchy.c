@@ -208,7 +208,8 @@ static arbor_node dead_handle(arbor_scene *s)
 static void test_create_defaults(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     assert_int_equal(arbor_scene_node_count(s), 0);
     ASSERT_NODE_NONE(arbor_scene_first_root(s));
@@ -263,7 +264,8 @@ static void test_create_defaults(void **state)
 static void test_rotation_normalised_extremes(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node n = TEST_NODE(s, ARBOR_NONE, NULL, NULL, NULL, NULL);
     arbor_trs trs;
@@ -294,18 +296,23 @@ static void test_scene_create_half_allocator(void **state)
     arbor_scene_desc d = { 0 };
     d.allocator.alloc = test_count_alloc;
     d.allocator.user = &c;
-    assert_null(arbor_scene_create(&d)); /* alloc without free */
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_ERR_INVALID_ARGUMENT); /* alloc without free */
+    assert_null(s);
+    assert_non_null(strstr(arbor_last_error(), "arbor_scene_create: the allocator gives alloc without free"));
     memset(&d, 0, sizeof d);
     d.allocator.free = test_count_free;
     d.allocator.user = &c;
-    assert_null(arbor_scene_create(&d)); /* free without alloc */
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_ERR_INVALID_ARGUMENT); /* free without alloc */
+    assert_null(s);
     assert_int_equal(c.live_blocks, 0);
 }
 
 static void test_destroyed_handles_stay_dead(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL);
     arbor_node b = TEST_NODE(s, ARBOR_NONE, "b", NULL, NULL, NULL);
@@ -337,7 +344,8 @@ static void test_destroyed_handles_stay_dead(void **state)
 static void test_dead_handle_calls(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_node x = dead_handle(s);
@@ -387,7 +395,8 @@ static void test_out_of_memory_refusal(void **state)
     test_counting_allocator c = { 0 };
     arbor_scene_desc d = { 0 };
     d.allocator = test_counting_allocator_hooks(&c, true);
-    arbor_scene *s = arbor_scene_create(&d);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node first = TEST_NODE(s, ARBOR_NONE, NULL, V3(1, 2, 3), NULL, NULL);
     c.fail_all = true;
@@ -429,7 +438,7 @@ static void test_out_of_memory_refusal(void **state)
     assert_int_equal(c.live_blocks, 0);
     assert_int_equal(c.size_mismatches, 0);
 
-    /* A scene that cannot get its memory is NULL, and leaks nothing, wherever it fails. */
+    /* A scene that cannot get its memory is ARBOR_ERR_OUT_OF_MEMORY with no scene, and leaks nothing, wherever it fails. */
     for (uint64_t allow = 0; allow < 4; allow++) {
         test_counting_allocator c2;
         memset(&c2, 0, sizeof c2);
@@ -438,8 +447,9 @@ static void test_out_of_memory_refusal(void **state)
         arbor_scene_desc d2 = { 0 };
         d2.allocator = test_counting_allocator_hooks(&c2, true);
         d2.initial_capacity = 100;
-        arbor_scene *s2 = arbor_scene_create(&d2);
-        if (s2 != NULL) {
+        arbor_scene *s2 = NULL;
+        arbor_result made = arbor_scene_create(&d2, &s2);
+        if (made == ARBOR_OK) {
             c2.limited = false;
             arbor_node n = TEST_NODE(s2, ARBOR_NONE, "n", V3(1, 2, 3), NULL, NULL);
             arbor_real p2[3];
@@ -447,6 +457,8 @@ static void test_out_of_memory_refusal(void **state)
             ASSERT_VEC3_NEAR(p2, 1, 2, 3, 0);
             arbor_scene_destroy(s2);
         } else {
+            assert_int_equal(made, ARBOR_ERR_OUT_OF_MEMORY);
+            assert_null(s2);
             assert_true(c2.failed > 0);
         }
         assert_int_equal(c2.live_blocks, 0);
@@ -459,7 +471,8 @@ static void test_out_of_memory_refusal(void **state)
 static void test_sibling_order_insert_before(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node P = TEST_NODE(s, ARBOR_NONE, "P", NULL, NULL, NULL);
     arbor_node a = TEST_NODE(s, P, "a", NULL, NULL, NULL);
@@ -489,7 +502,8 @@ static void test_sibling_order_insert_before(void **state)
 static void test_reorder_within_parent_changes_no_transform(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real q[4];
     test_quat_axis_deg(q, 0.6, 0.8, 0, 35);
@@ -526,7 +540,8 @@ static void test_reorder_within_parent_changes_no_transform(void **state)
 static void test_before_equal_child(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node P = TEST_NODE(s, ARBOR_NONE, "P", V3(1, 0, 0), NULL, NULL);
     arbor_node a = TEST_NODE(s, P, "a", NULL, NULL, NULL);
@@ -552,7 +567,8 @@ static void test_before_equal_child(void **state)
 static void test_roots_are_siblings(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node r1 = TEST_NODE(s, ARBOR_NONE, "r1", NULL, NULL, NULL);
     arbor_node r2 = TEST_NODE(s, ARBOR_NONE, "r2", V3(0, 1, 0), NULL, NULL);
@@ -592,7 +608,8 @@ static void test_roots_are_siblings(void **state)
 static void test_keep_local_follows_new_parent(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_trs before_trs, after_trs;
@@ -624,7 +641,8 @@ static void test_keep_local_follows_new_parent(void **state)
 static void test_detach_keep_local(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_trs trs0, trs1;
@@ -679,7 +697,8 @@ static void check_trs_reproduces_(arbor_scene *s, arbor_node n, const arbor_real
 static void test_detach_keep_world(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_real w0[16], wc0[16];
@@ -705,7 +724,8 @@ static void test_detach_keep_world(void **state)
 static void test_keep_world_plain(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real qa[4], qb[4], qc[4];
     test_quat_axis_deg(qa, 0, 1, 0, 40);
@@ -744,7 +764,8 @@ static void test_keep_world_plain(void **state)
 static void test_keep_world_mirror(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real qm[4], qc[4];
     test_quat_axis_deg(qm, 0, 1, 0, 25);
@@ -797,7 +818,8 @@ static void test_keep_world_matrix_backed(void **state)
 {
     (void)state;
     for (int locked = 0; locked <= 1; locked++) {
-        arbor_scene *s = arbor_scene_create(NULL);
+        arbor_scene *s = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
         assert_non_null(s);
         arbor_real q1[4], q2[4], qm[4], m[16];
         test_quat_axis_deg(q1, 0, 1, 0, 50);
@@ -840,7 +862,8 @@ static void test_keep_world_shear_becomes_matrix(void **state)
 {
     (void)state;
     for (int variant = 0; variant < 3; variant++) {
-        arbor_scene *s = arbor_scene_create(NULL);
+        arbor_scene *s = NULL;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
         assert_non_null(s);
         arbor_real rz45[4], m[16];
         test_quat_axis_deg(rz45, 0, 0, 1, 45);
@@ -886,7 +909,8 @@ static void test_keep_world_shear_becomes_matrix(void **state)
 static void test_keep_world_singular_parent_refused(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_node Z = TEST_NODE(s, ARBOR_NONE, "Z", V3(1, 0, 0), NULL, V3(0, 1, 1));
@@ -914,7 +938,8 @@ static void test_keep_world_singular_parent_refused(void **state)
 static void test_refuse_cycle(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     scene_snap before, after;
@@ -936,7 +961,8 @@ static void test_refuse_cycle(void **state)
 static void test_refuse_dead_none_not_a_child_bad_mode(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_node x = dead_handle(s);
@@ -976,7 +1002,8 @@ static void test_refuse_dead_none_not_a_child_bad_mode(void **state)
 static void test_refuse_nonfinite(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     const arbor_real nan = (arbor_real)NAN, inf = (arbor_real)INFINITY;
@@ -1043,7 +1070,8 @@ static void test_refuse_nonfinite(void **state)
 static void test_refuse_zero_rotation_and_bad_last_row(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     scene_snap before, after;
@@ -1074,7 +1102,8 @@ static void test_refuse_zero_rotation_and_bad_last_row(void **state)
 static void test_locked_matrix(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_real m[16], m2[16], q[4];
@@ -1132,7 +1161,8 @@ static void test_locked_matrix(void **state)
 static void test_unlocked_matrix_trs_write(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real q[4], q2[4], m[16];
     test_quat_axis_deg(q, 1.0 / 3, 2.0 / 3, 2.0 / 3, 50);
@@ -1182,7 +1212,8 @@ static void test_unlocked_matrix_trs_write(void **state)
 static void test_depth_limit(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 }, &s), ARBOR_OK);
     assert_non_null(s);
     assert_int_equal(arbor_scene_max_depth(s), 3);
     arbor_node r = TEST_NODE(s, ARBOR_NONE, "r", NULL, NULL, NULL);
@@ -1228,7 +1259,8 @@ static void test_depth_limit(void **state)
 static void test_collect_subtree(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_node out[16];
@@ -1320,7 +1352,8 @@ static arbor_node find_up(arbor_scene *s, arbor_node leaf, int n, const arbor_no
 static void test_find_descendant_and_ancestor(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
 
@@ -1360,7 +1393,8 @@ static void test_find_descendant_and_ancestor(void **state)
 static void test_links_depth_ancestry(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     assert_int_equal(arbor_scene_node_count(s), 10);
@@ -1399,7 +1433,8 @@ static void test_links_depth_ancestry(void **state)
 static void test_scene_find_paths(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     ASSERT_NODE_EQ(arbor_scene_find(s, "R"), t.R);
@@ -1471,7 +1506,8 @@ static void expect_visit_order_(arbor_scene *s, const arbor_node *order, int n, 
 static void test_next_node_order(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     EXPECT_VISIT_ORDER(s, t.R, t.A, t.A1, t.A1a, t.A2, t.B, t.C, t.C1, t.R2, t.D);
@@ -1524,7 +1560,8 @@ static void test_next_node_order(void **state)
 static void test_destroy_subtree_and_clear(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     ASSERT_OK(arbor_node_destroy(s, t.A));
@@ -1573,7 +1610,8 @@ static void test_destroy_subtree_and_clear(void **state)
 static void test_names_and_user(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     char buf[16] = "hello";
     int tag1 = 1, tag2 = 2;
@@ -1619,7 +1657,8 @@ static void test_result_strings_and_last_error(void **state)
     assert_int_equal(arbor_real_size(), sizeof(arbor_real));
 
     /* The message names the function and stays until the next failure. */
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     ASSERT_REFUSED(ARBOR_ERR_CYCLE, "arbor_node_set_parent", arbor_node_set_parent(s, t.R, t.A, ARBOR_NONE, ARBOR_KEEP_LOCAL));
@@ -1640,7 +1679,8 @@ static void *thread_last_error_copy(void *arg)
 {
     thread_msgs *m = (thread_msgs *)arg;
     snprintf(m->before, sizeof m->before, "%s", arbor_last_error());
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     (void)arbor_node_set_translation(s, (arbor_node){ 0x42ull }, 0, 0, 0);
     snprintf(m->after, sizeof m->after, "%s", arbor_last_error());
     arbor_scene_destroy(s);
@@ -1650,7 +1690,8 @@ static void *thread_last_error_copy(void *arg)
 static void test_last_error_is_thread_local(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_destroy", arbor_node_destroy(s, (arbor_node){ 0x99ull }));
     char mine[512];
@@ -1673,7 +1714,8 @@ static void test_last_error_is_thread_local(void **state)
 static void test_version_own_write(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     uint64_t v0 = arbor_node_world_version(s, t.B);
@@ -1711,7 +1753,8 @@ static void test_version_own_write(void **state)
 static void test_version_unread_intermediates(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node chain[6];
     chain[0] = TEST_NODE(s, ARBOR_NONE, "root", NULL, NULL, NULL);
@@ -1772,7 +1815,8 @@ static void test_version_unread_intermediates(void **state)
 static void test_version_reparent_detach(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     uint64_t va = arbor_node_world_version(s, t.A1a);
@@ -1808,20 +1852,21 @@ static void test_version_reparent_detach(void **state)
 static void test_version_never_stale(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_scene_update(s);
-    arbor_stats st;
+    arbor_scene_stats st;
     ASSERT_OK(arbor_node_set_rotation(s, t.R, 0, 1, 0, 0));
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     uint64_t v = arbor_node_world_version(s, t.A1a);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     /* the version read resolved the matrix: R, A, A1, A1a */
     assert_int_equal(st.world_composed, 4);
     arbor_real w[16];
     TEST_WORLD(s, t.A1a, w);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, 4);
     assert_int_equal(arbor_node_world_version(s, t.A1a), v);
     arbor_scene_update(s);
@@ -1908,7 +1953,8 @@ static void model_check_world(model *m, arbor_scene *s, int i)
 static void test_version_model_random(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     model *m = calloc(1, sizeof *m);
     assert_non_null(m);
@@ -1978,7 +2024,7 @@ typedef struct rt_scene {
 
 static void rt_build(rt_scene *r, uint64_t seed)
 {
-    r->s = arbor_scene_create(NULL);
+    assert_int_equal(arbor_scene_create(NULL, &r->s), ARBOR_OK);
     assert_non_null(r->s);
     test_rng rng = test_rng_make(seed);
     for (int i = 0; i < RT_N; i++) {
@@ -2107,17 +2153,17 @@ static void test_lazy_and_batch_bitwise_equal(void **state)
         }
         arbor_scene_update(C->s);
         /* after an update every matrix is current: reading them all composes nothing */
-        arbor_scene_reset_stats(B->s);
-        arbor_scene_reset_stats(C->s);
+        arbor_scene_stats_reset(B->s);
+        arbor_scene_stats_reset(C->s);
         for (int i = 0; i < RT_N; i++) {
             arbor_real w[16];
             TEST_WORLD(B->s, B->h[i], w);
             TEST_WORLD(C->s, C->h[i], w);
             (void)arbor_node_world_version(C->s, C->h[i]);
         }
-        arbor_stats sb, sc;
-        arbor_scene_stats(B->s, &sb);
-        arbor_scene_stats(C->s, &sc);
+        arbor_scene_stats sb, sc;
+        arbor_scene_stats_get(B->s, &sb);
+        arbor_scene_stats_get(C->s, &sc);
         assert_int_equal(sb.world_composed, 0);
         assert_int_equal(sc.world_composed, 0);
         assert_int_equal(sb.local_composed, 0);
@@ -2154,7 +2200,8 @@ static void test_destroy_and_create_among_pending_work(void **state)
 {
     (void)state;
     enum { N = 200 };
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_rng rng = test_rng_make(0xD1E);
     arbor_node h[N];
@@ -2203,7 +2250,7 @@ static void test_destroy_and_create_among_pending_work(void **state)
         }
         if (round % 7 == 3) arbor_scene_clear(s); /* pending entries of dead slots remain */
         arbor_scene_update(s);
-        arbor_scene_reset_stats(s);
+        arbor_scene_stats_reset(s);
         uint32_t live = 0;
         for (arbor_node it = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(it);
              it = arbor_scene_next_node(s, it)) {
@@ -2212,8 +2259,8 @@ static void test_destroy_and_create_among_pending_work(void **state)
             live++;
         }
         assert_int_equal(live, arbor_scene_node_count(s));
-        arbor_stats st;
-        arbor_scene_stats(s, &st);
+        arbor_scene_stats st;
+        arbor_scene_stats_get(s, &st);
         assert_int_equal(st.world_composed, 0);
         assert_int_equal(st.local_composed, 0);
         for (int i = 0; i < N; i++) {

@@ -41,7 +41,8 @@ static void quiet(void *user, arbor_log_level level, const char *message) {
 /* The scene a hostile input meets: a root, a locked matrix child, a mirrored grandchild. */
 static arbor_scene *base_scene(arbor_node h[3]) {
     static const arbor_real m[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){.log = quiet});
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){.log = quiet}, &s), ARBOR_OK);
     assert_non_null(s);
     h[0] = TEST_NODE(s, ARBOR_NONE, "base", V3(0, 0.2, 0), Q4(0, 0.2588, 0, 0.9659), NULL);
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "joint", .parent = h[0], .matrix = m, .lock_matrix = true}, &h[1]));
@@ -89,7 +90,7 @@ static void load_case(const char *name, const void *data, size_t size, arbor_res
         *scene_out = s;
         return;
     }
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -204,7 +205,7 @@ static void test_gltf_claims_and_numbers(void **state) {
     ASSERT_OK(arbor_node_get_trs(back.s, arbor_gltf_node(back.doc, 0), &trs));
     assert_true(trs.translation[1] == (arbor_real)-3.4028234e38 && trs.scale[0] == (arbor_real)1.1754944e-38);
     unload(&back);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 
@@ -301,7 +302,7 @@ static void test_huge_names(void **state) {
     loaded back = load_ok(OUT_DIR "/name_16mb_saved.glb");
     assert_string_equal(arbor_node_name(back.s, arbor_gltf_node(back.doc, 0)), name);
     unload(&back);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
     free(name);
     free(json);
@@ -328,7 +329,7 @@ static void test_million_deep_chain_reversed(void **state) {
     arbor_real o[3];
     TEST_WORLD_ORIGIN(s, tip, o);
     ASSERT_VEC3_NEAR(o, 0, n, 0, 0);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
 

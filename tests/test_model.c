@@ -78,7 +78,8 @@ static void test_small_scenes(void **state) {
 
 static void test_large_scenes_parallel(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(4);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(4, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     model_config config = {.allow_large = true, .executor = &ex};

@@ -78,21 +78,21 @@ static void check_same_worlds(arbor_scene *a, const arbor_node *ha, arbor_scene 
    lazy: part of b was read before its update (then it composes less). */
 static void update_both(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n,
                         const arbor_executor *executor, bool lazy, const char *when) {
-    arbor_stats sa, sb;
-    arbor_scene_reset_stats(a);
-    arbor_scene_reset_stats(b);
+    arbor_scene_stats sa, sb;
+    arbor_scene_stats_reset(a);
+    arbor_scene_stats_reset(b);
     arbor_scene_update(a);
     arbor_scene_update_parallel(b, executor);
-    arbor_scene_stats(a, &sa);
-    arbor_scene_stats(b, &sb);
+    arbor_scene_stats_get(a, &sa);
+    arbor_scene_stats_get(b, &sb);
     if (!lazy && (sa.world_composed != sb.world_composed || sa.local_composed != sb.local_composed))
         fail_msg("%s: %llu worlds and %llu locals composed serially, %llu and %llu in parallel", when,
                  (unsigned long long)sa.world_composed, (unsigned long long)sa.local_composed,
                  (unsigned long long)sb.world_composed, (unsigned long long)sb.local_composed);
     check_same_worlds(a, ha, b, hb, n, when);
-    arbor_scene_reset_stats(b); /* after the update, nothing is left to compose */
+    arbor_scene_stats_reset(b); /* after the update, nothing is left to compose */
     arbor_scene_update_parallel(b, executor);
-    arbor_scene_stats(b, &sb);
+    arbor_scene_stats_get(b, &sb);
     assert_int_equal(sb.world_composed, 0);
 }
 
@@ -101,8 +101,10 @@ static void update_both(arbor_scene *a, const arbor_node *ha, arbor_scene *b, co
 static void run_shape(int shape, bool big, const arbor_executor *executor) {
     wl_workload w = workload(shape, big);
     uint32_t n = w.count;
-    arbor_scene *a = arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n});
-    arbor_scene *b = arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n});
+    arbor_scene *a = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n}, &a), ARBOR_OK);
+    arbor_scene *b = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n}, &b), ARBOR_OK);
     arbor_node *ha = build(a, &w), *hb = build(b, &w);
     char when[64];
     snprintf(when, sizeof when, "%s, build", shape_names[shape]);
@@ -141,7 +143,8 @@ static void run_shape(int shape, bool big, const arbor_executor *executor) {
 static void test_parallel_equals_serial(void **state) {
     (void)state;
     for (uint32_t threads = 2; threads <= 4; threads++) {
-        arbor_pool *pool = arbor_pool_create(threads);
+        arbor_pool *pool = NULL;
+        assert_int_equal(arbor_pool_create(threads, &pool), ARBOR_OK);
         assert_non_null(pool);
         assert_int_equal(arbor_pool_threads(pool), threads);
         arbor_executor ex = arbor_pool_executor(pool);
@@ -201,13 +204,15 @@ static void *read_all(void *arg) {
    nothing). */
 static void test_reads_from_many_threads(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(4);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(4, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     for (int shape = 0; shape < 3; shape++) {
         wl_workload w = workload(shape, false);
         uint32_t n = w.count;
-        arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n});
+        arbor_scene *s = NULL;
+        assert_int_equal(arbor_scene_create(&(arbor_scene_desc){.initial_capacity = n}, &s), ARBOR_OK);
         arbor_node *h = build(s, &w);
         arbor_real(*world)[16] = malloc(n * sizeof *world);
         uint64_t *version = malloc(n * sizeof *version);
@@ -226,7 +231,7 @@ static void test_reads_from_many_threads(void **state) {
                 assert_int_equal(arbor_node_world_matrix(s, h[i], world[i]), ARBOR_OK);
                 version[i] = arbor_node_world_version(s, h[i]);
             }
-            arbor_scene_reset_stats(s);
+            arbor_scene_stats_reset(s);
             readers sh = {s, h, w.parent, n, (const arbor_real(*)[16])world, version};
             reader r[READERS];
             pthread_t t[READERS];
@@ -238,8 +243,8 @@ static void test_reads_from_many_threads(void **state) {
                 assert_int_equal(pthread_join(t[k], NULL), 0);
                 if (r[k].mismatches) fail_msg("%s, round %d: reader %u saw %u differences", shape_names[shape], round, k, r[k].mismatches);
             }
-            arbor_stats st;
-            arbor_scene_stats(s, &st);
+            arbor_scene_stats st;
+            arbor_scene_stats_get(s, &st);
             assert_int_equal(st.world_composed, 0);
             assert_int_equal(st.local_composed, 0);
         }
@@ -261,10 +266,12 @@ static void test_parallel_versions_unique(void **state) {
     (void)state;
     const uint32_t n = 20000;
     wl_workload w = random_workload(n);
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node *h = build(s, &w);
     wl_free(&w);
-    arbor_pool *pool = arbor_pool_create(2);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor ex = arbor_pool_executor(pool);
     arbor_scene_update_parallel(s, &ex);
     uint64_t *v = malloc(n * sizeof *v);
@@ -289,7 +296,8 @@ static void count_hit(void *user, uint32_t index) { atomic_fetch_add((_Atomic in
 /* The pool runs each index exactly once, round after round. */
 static void test_pool_runs_every_task_once(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(3);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(3, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     static _Atomic int hits[1000];
@@ -306,7 +314,8 @@ static void test_pool_runs_every_task_once(void **state) {
 
 static void test_bulk_writes(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n[3];
     for (int i = 0; i < 3; i++) assert_int_equal(arbor_node_create(s, &(arbor_node_desc){0}, &n[i]), ARBOR_OK);
     const arbor_real t[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -358,10 +367,10 @@ static void test_bulk_writes(void **state) {
    matrices lazy reads give, composing each out-of-date node once. */
 /* After b's update: b's matrices are a's (read lazily), and reading them computes nothing. */
 static void check_updated(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n) {
-    arbor_stats st;
-    arbor_scene_reset_stats(b);
+    arbor_scene_stats st;
+    arbor_scene_stats_reset(b);
     check_same_worlds(a, ha, b, hb, n, "after an update");
-    arbor_scene_stats(b, &st);
+    arbor_scene_stats_get(b, &st);
     assert_int_equal(st.world_composed, 0);
 }
 
@@ -406,13 +415,14 @@ static void test_any_storage_order(void **state) {
     const uint32_t n = 20000, moved = 64;
     test_rng edits = test_rng_make(11);
     wl_workload w = random_workload(n);
-    arbor_scene *lazy = arbor_scene_create(NULL), *batch = arbor_scene_create(NULL);
+    arbor_scene *lazy = NULL;
+    assert_int_equal(arbor_scene_create(NULL), *batch = arbor_scene_create(NULL, &lazy), ARBOR_OK);
     arbor_node *hl = build(lazy, &w), *hb = build(batch, &w);
     wl_free(&w);
     arbor_real *q = malloc((size_t)n * 4 * sizeof *q);
     assert_non_null(q);
     for (int frame = 0; frame < 8; frame++) {
-        arbor_scene_reset_stats(batch);
+        arbor_scene_stats_reset(batch);
         if (frame == 6) replace_leaves(lazy, hl, batch, hb, n, 40); /* storage reused out of order */
         /* frame 2 moves early nodes under late ones (slot order no longer parents-first);
            frame 4 moves them back under the root (in order again) */
@@ -427,9 +437,9 @@ static void test_any_storage_order(void **state) {
         for (uint32_t i = 0; i < count; i++) test_rng_quat(&edits, q + 4 * i);
         assert_int_equal(arbor_scene_set_rotations(lazy, hl, q, count), ARBOR_OK);
         assert_int_equal(arbor_scene_set_rotations(batch, hb, q, count), ARBOR_OK);
-        arbor_stats st;
+        arbor_scene_stats st;
         arbor_scene_update(batch);
-        arbor_scene_stats(batch, &st);
+        arbor_scene_stats_get(batch, &st);
         assert_int_equal(st.invalidated, frame == 0 ? 0 : n); /* built out of date: nothing to mark */
         assert_int_equal(st.world_composed, n);
         assert_int_equal(st.local_composed, count);
@@ -437,9 +447,9 @@ static void test_any_storage_order(void **state) {
         assert_int_equal(st.relayouts, frame == 2 || frame == 6 ? 1 : 0);
         check_same_structure(lazy, hl, batch, hb, n);
         check_updated(lazy, hl, batch, hb, n);
-        arbor_scene_reset_stats(batch);
+        arbor_scene_stats_reset(batch);
         arbor_scene_update(batch);
-        arbor_scene_stats(batch, &st);
+        arbor_scene_stats_get(batch, &st);
         assert_int_equal(st.world_composed, 0);
     }
     /* Half the nodes written at once after lazy reads left resolved chains (PARTIAL) and
@@ -484,12 +494,14 @@ static void test_any_storage_order(void **state) {
 static void test_parallel_bulk_writes(void **state) {
     (void)state;
     const uint32_t n = 40000;
-    arbor_pool *pool = arbor_pool_create(3);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(3, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
     test_rng edits = test_rng_make(5);
     wl_workload w = random_workload(n);
-    arbor_scene *serial = arbor_scene_create(NULL), *par = arbor_scene_create(NULL);
+    arbor_scene *serial = NULL;
+    assert_int_equal(arbor_scene_create(NULL), *par = arbor_scene_create(NULL, &serial), ARBOR_OK);
     arbor_node *hs = build(serial, &w), *hp = build(par, &w);
     wl_free(&w);
     arbor_node *order_s = malloc(n * sizeof *order_s), *order_p = malloc(n * sizeof *order_p);

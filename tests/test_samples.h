@@ -122,7 +122,8 @@ typedef struct loaded {
 } loaded;
 
 static inline loaded load_ok(const char *path) {
-    loaded l = { arbor_scene_create(NULL), NULL };
+    loaded l = { NULL, NULL };
+    assert_int_equal(arbor_scene_create(NULL, &l.s), ARBOR_OK);
     arbor_error error;
     arbor_result r = arbor_gltf_load(l.s, path, NULL, &l.doc, &error);
     if (r != ARBOR_OK) fail_msg("loading %s: %s (%s)", path, error.message, arbor_result_string(r));
@@ -130,7 +131,7 @@ static inline loaded load_ok(const char *path) {
 }
 
 static inline void unload(loaded *l) {
-    arbor_gltf_free(l->doc);
+    arbor_gltf_destroy(l->doc);
     arbor_scene_destroy(l->s);
 }
 

@@ -36,8 +36,7 @@ static int chain_setup(void **state)
     if (!c) return -1;
     c->h = malloc(CHAIN_N * sizeof *c->h);
     if (!c->h) return -1;
-    c->s = arbor_scene_create(NULL);
-    if (!c->s) return -1;
+    if (arbor_scene_create(NULL, &c->s) != ARBOR_OK) return -1;
     *state = c;
     return 0;
 }
@@ -81,10 +80,10 @@ static void test_chain_build_update_read(void **state)
     double t2 = now_seconds();
 
     arbor_scene_update(s);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_scene_update(s);
-    arbor_stats st;
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, 0);
 
     /* Move the root; read only the deepest node. */
@@ -96,7 +95,7 @@ static void test_chain_build_update_read(void **state)
     TEST_WORLD_ORIGIN(s, last, p);
     double t4 = now_seconds();
     ASSERT_VEC3_NEAR(p, 10 + n1, 20 + 0.5 * n1, 30 + 0.25 * n1, 0);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, CHAIN_N);
     assert_int_equal(st.local_composed, 1);
     uint64_t v1 = arbor_node_world_version(s, last);
@@ -105,9 +104,9 @@ static void test_chain_build_update_read(void **state)
     assert_int_not_equal(arbor_node_world_version(s, c->h[CHAIN_N / 2]), vmid0);
 
     /* Everything was read on the way down: the update has nothing left. */
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_scene_update(s);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, 0);
 
     /* Move the root again; this time the batch update does it all. */
@@ -115,7 +114,7 @@ static void test_chain_build_update_read(void **state)
     double t5 = now_seconds();
     arbor_scene_update(s);
     double t6 = now_seconds();
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, CHAIN_N);
     TEST_WORLD_ORIGIN(s, last, p);
     ASSERT_VEC3_NEAR(p, n1, 0.5 * n1, 0.25 * n1, 0);
@@ -317,7 +316,8 @@ static void test_ten_million(void **state)
     }
     enum { ROOTS = 100000, KIDS = 99, TOTAL = ROOTS * (KIDS + 1) };
     double t0 = now_seconds();
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = TOTAL });
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = TOTAL }, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_node probe_root = ARBOR_NONE, probe = ARBOR_NONE;
     for (int r = 0; r < ROOTS; r++) {
@@ -344,20 +344,20 @@ static void test_ten_million(void **state)
     TEST_WORLD(s, probe, w);
     ASSERT_VEC3_NEAR(&w[12], 77777, 42, 0, 0);
     ASSERT_NEAR(w[0], 2, 0);
-    arbor_stats st;
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats st;
+    arbor_scene_stats_reset(s);
     ASSERT_OK(arbor_node_set_translation(s, probe_root, 0, 0, 5));
     arbor_scene_update(s);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, KIDS + 1);
     TEST_WORLD(s, probe, w);
     ASSERT_VEC3_NEAR(&w[12], 0, 42, 5, 0);
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_scene_update(s);
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, 0);
     /* Every root moved: the whole scene again, now that its storage is touched. */
-    arbor_scene_reset_stats(s);
+    arbor_scene_stats_reset(s);
     arbor_node root = arbor_scene_first_root(s);
     for (int r = 0; r < ROOTS; r++) {
         ASSERT_OK(arbor_node_set_translation(s, root, (arbor_real)r, 1, 0));
@@ -367,7 +367,7 @@ static void test_ten_million(void **state)
     double t_move = now_seconds();
     arbor_scene_update(s);
     double t_update2 = now_seconds();
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats_get(s, &st);
     assert_int_equal(st.world_composed, TOTAL);
     assert_int_equal(st.local_composed, ROOTS);
     TEST_WORLD(s, probe, w);

@@ -27,7 +27,8 @@ static chain2 build_section3(arbor_scene *s)
 static void test_section3_world_matrix_tip_inverse(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     chain2 c = build_section3(s);
 
@@ -81,7 +82,8 @@ static void test_section3_world_matrix_tip_inverse(void **state)
 static void test_exercise4_point_into_arm_frame(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     chain2 c = build_section3(s);
     arbor_real w[16], inv[16], p[3];
@@ -106,7 +108,8 @@ static const double W_HAND_ROWS[16] = {
 static void test_section4_default_pose(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
 
@@ -138,7 +141,8 @@ static void test_section4_default_pose(void **state)
 static void test_section4_base_yawed_90(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
     arbor_real p[3];
@@ -153,7 +157,8 @@ static void test_section4_base_yawed_90(void **state)
     ASSERT_NEAR(p[1], 1.4725, TEST_TOL_3DP);
 
     /* And through a batch update from a freshly built scene. */
-    arbor_scene *s2 = arbor_scene_create(NULL);
+    arbor_scene *s2 = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s2), ARBOR_OK);
     assert_non_null(s2);
     test_robot r2 = test_build_robot(s2);
     arbor_scene_update(s2);
@@ -170,7 +175,8 @@ static void test_section4_base_yawed_90(void **state)
 static void test_section4_bends(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
     ASSERT_OK(arbor_node_set_rotation(s, r.base, 0, 0, 0, 1));
@@ -216,7 +222,8 @@ static void check_mirrored_arm(arbor_scene *s, arbor_node arm2, arbor_node hand2
 static void test_section6_mirrored_arm_matrix_backed(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
 
@@ -271,7 +278,8 @@ static void test_section6_mirrored_arm_matrix_backed(void **state)
 static void test_section6_mirrored_arm_trs_scale(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
 
@@ -319,7 +327,8 @@ static void test_section6_mirrored_arm_trs_scale(void **state)
 static void test_section8_9_frames(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
     arbor_real wb[16], wa[16], wh[16], inv[16], hand[3], p[3];
@@ -364,7 +373,8 @@ static void test_section8_9_frames(void **state)
 static void test_section10_camera_on_hand(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
     arbor_node cam = TEST_NODE(s, r.hand, "camera", V3(0, 0.3, 0), NULL, NULL);
@@ -406,7 +416,8 @@ static void test_section10_camera_on_hand(void **state)
 static void test_exercise1_three_levels(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real rz90[4], p[3];
     test_quat_axis_deg(rz90, 0, 0, 1, 90);
@@ -424,7 +435,8 @@ static void test_exercise1_three_levels(void **state)
 static void test_exercise2_order(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real rz90[4], p[3];
     test_quat_axis_deg(rz90, 0, 0, 1, 90);
@@ -448,7 +460,8 @@ static void test_exercise2_order(void **state)
 static void test_exercise8_base_origin_in_hand_frame(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     test_robot r = test_build_robot(s);
     arbor_real wh[16], inv[16], p[3], base_origin[3];
@@ -480,7 +493,8 @@ static double col_angle_deg(const arbor_real *w, int a, int b)
 static void test_exercise9_shear_columns(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real rz30[4], w[16];
     test_quat_axis_deg(rz30, 0, 0, 1, 30);
@@ -509,7 +523,8 @@ static void test_exercise9_shear_columns(void **state)
 static void test_section13_inherited_shear(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
     arbor_real rz45[4], w[16];
     test_quat_axis_deg(rz45, 0, 0, 1, 45);
@@ -539,7 +554,8 @@ static const double FIG4_MATRIX[16] = {
 static void test_gltf_figure4_trs_and_matrix(void **state)
 {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     assert_non_null(s);
 
     arbor_node trs_node = TEST_NODE(s, ARBOR_NONE, "node0", V3(10, 20, 30), Q4(0.259, 0, 0, 0.966), V3(2, 1, 0.5));

@@ -34,7 +34,8 @@ static void relative_point(arbor_scene *s, arbor_node from, arbor_node to, const
 
 static void test_section9_between_nodes(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     test_robot r = test_build_robot(s);
     arbor_real p[3], m[16];
     const arbor_real *origin = V3(0, 0, 0);
@@ -84,7 +85,8 @@ static arbor_node build_sheared(arbor_scene *s, const arbor_real t[3], arbor_nod
 
 static void test_section13_world_trs_inexact(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_real w[16], rebuilt[16];
     arbor_node parent, child = build_sheared(s, NULL, &parent);
     arbor_trs trs;
@@ -124,7 +126,8 @@ static void test_section13_world_trs_inexact(void **state) {
 /* The hand's world TRS at the default pose: exact, the base's yaw times the bend. */
 static void test_world_trs_of_the_hand(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     test_robot r = test_build_robot(s);
     arbor_trs trs;
     bool exact = false;
@@ -142,7 +145,8 @@ static void test_world_trs_of_the_hand(void **state) {
 /* Section 6 / 12: the mirrored arm, det -1, and its hand; a mirror of a mirror is not. */
 static void test_mirrored(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     test_robot r = test_build_robot(s);
     arbor_node mirror = TEST_NODE(s, r.base, "mirror", NULL, NULL, V3(-1, 1, 1));
     arbor_node joint2 = TEST_NODE(s, mirror, "joint2", V3(0, 0.2, 0), Q4(0, 0, 0.3420, 0.9397), NULL);
@@ -178,7 +182,8 @@ static void test_mirrored(void **state) {
 /* The same shear breaks normals: the normal matrix keeps them perpendicular. */
 static void test_normal_matrix(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_real w[16], nm[9];
     arbor_node parent, child = build_sheared(s, V3(4, 5, 6), &parent);
     ASSERT_OK(arbor_node_normal_matrix(s, child, nm));
@@ -216,7 +221,8 @@ static const arbor_camera PERSPECTIVE = { ARBOR_CAMERA_PERSPECTIVE, (arbor_real)
    test_seeds.c, through arbor_camera_view_matrix too). */
 static void test_section10_view_matrix(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     test_robot r = test_build_robot(s);
     arbor_node cam = TEST_NODE(s, r.hand, "camera", V3(0, 0.3, 0), NULL, NULL);
     ASSERT_OK(arbor_node_set_camera(s, cam, &PERSPECTIVE));
@@ -244,7 +250,8 @@ static void test_section10_view_matrix(void **state) {
 
 static void test_projection_matrices(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node cam = TEST_NODE(s, ARBOR_NONE, "camera", NULL, NULL, NULL);
     arbor_real m[16];
     const double t = tan(0.35);
@@ -316,7 +323,8 @@ static void camera_axes(arbor_scene *s, arbor_node cam, double x[3], double y[3]
 
 static void test_orbit(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node rig = TEST_NODE(s, ARBOR_NONE, "rig", V3(10, 0, 0), NULL, NULL);
     arbor_node cam = TEST_NODE(s, rig, "camera", NULL, NULL, V3(2, 2, 2));
     arbor_node child = TEST_NODE(s, cam, "child", V3(0, 0, -1), NULL, NULL);
@@ -382,7 +390,8 @@ static void test_orbit(void **state) {
 
 static void test_look_at_and_free(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node cam = TEST_NODE(s, ARBOR_NONE, "camera", NULL, NULL, NULL);
     double x[3], y[3], z[3], eye[3];
     arbor_trs trs;
@@ -408,24 +417,24 @@ static void test_look_at_and_free(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_camera_look_at", arbor_camera_look_at(s, cam, V3(INFINITY, 0, 5), V3(0, 0, 0), V3(0, 1, 0)));
 
     /* Free: yaw about +Y, then pitch about the camera's +X. */
-    ASSERT_OK(arbor_camera_free(s, cam, V3(1, 2, 3), 0, 0));
+    ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), 0, 0));
     ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 1, 2, 3, 0);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, TEST_EPS);
-    ASSERT_OK(arbor_camera_free(s, cam, V3(1, 2, 3), (arbor_real)(PI / 2), 0));
+    ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), (arbor_real)(PI / 2), 0));
     camera_axes(s, cam, x, y, z, eye);
     ASSERT_VEC3_NEAR(((arbor_real[3]){ (arbor_real)-z[0], (arbor_real)-z[1], (arbor_real)-z[2] }), -1, 0, 0, TEST_EPS);
-    ASSERT_OK(arbor_camera_free(s, cam, V3(1, 2, 3), 0, (arbor_real)(PI / 4)));
+    ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), 0, (arbor_real)(PI / 4)));
     camera_axes(s, cam, x, y, z, eye);
     ASSERT_VEC3_NEAR(((arbor_real[3]){ (arbor_real)-z[0], (arbor_real)-z[1], (arbor_real)-z[2] }), 0, h, -h, TEST_EPS);
-    ASSERT_OK(arbor_camera_free(s, cam, V3(1, 2, 3), (arbor_real)(PI / 2), (arbor_real)(PI / 4)));
+    ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), (arbor_real)(PI / 2), (arbor_real)(PI / 4)));
     camera_axes(s, cam, x, y, z, eye);
     ASSERT_VEC3_NEAR(((arbor_real[3]){ (arbor_real)-z[0], (arbor_real)-z[1], (arbor_real)-z[2] }), -h, h, 0, TEST_EPS);
     ASSERT_NEAR(x[1], 0, TEST_EPS); /* no roll */
-    ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_camera_free", arbor_camera_free(s, cam, V3(0, 0, 0), (arbor_real)NAN, 0));
+    ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_camera_fly", arbor_camera_fly(s, cam, V3(0, 0, 0), (arbor_real)NAN, 0));
     arbor_node dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);
     ASSERT_OK(arbor_node_destroy(s, dead));
-    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_camera_free", arbor_camera_free(s, dead, V3(0, 0, 0), 0, 0));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_camera_fly", arbor_camera_fly(s, dead, V3(0, 0, 0), 0, 0));
     arbor_scene_destroy(s);
 }
 
@@ -433,7 +442,8 @@ static void test_look_at_and_free(void **state) {
 
 static void test_lights_follow_ancestors(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_real ry90[4], p[3], d[3];
     test_quat_axis_deg(ry90, 0, 1, 0, 90);
     arbor_node lamp_post = TEST_NODE(s, ARBOR_NONE, "post", V3(0, 5, 0), ry90, NULL);
@@ -485,7 +495,8 @@ static void test_lights_follow_ancestors(void **state) {
 
 static void test_frame_errors(void **state) {
     (void)state;
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", NULL, NULL, NULL);
     arbor_node flat = TEST_NODE(s, ARBOR_NONE, "flat", NULL, NULL, V3(1, 1, 0));
     arbor_node dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);

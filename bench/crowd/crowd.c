@@ -46,7 +46,8 @@ static void die(const char *what) {
 /* The Fox: the template loaded once, its nodes copied per instance in file order (parents
    first, through the scene's own walk). */
 static void build_fox(crowd *c, const char *path) {
-    arbor_scene *template = arbor_scene_create(NULL);
+    arbor_scene *template = NULL;
+    if (arbor_scene_create(NULL, &template)) die("scene");
     arbor_gltf *doc;
     arbor_error error;
     if (arbor_gltf_load(template, path, NULL, &doc, &error)) {
@@ -87,7 +88,7 @@ static void build_fox(crowd *c, const char *path) {
     free(joint);
     free(copy_joint);
     free(ibm);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(template);
 }
 
@@ -153,7 +154,7 @@ int main(int argc, char **argv) {
     }
     if (!instances || !threads || !frames) return 2;
     crowd c = { .instances = instances };
-    c.s = arbor_scene_create(NULL);
+    if (arbor_scene_create(NULL, &c.s)) die("scene");
     if (arbor_skins_create(c.s, &c.skins)) die("skins");
     if (fox)
         build_fox(&c, argv[2]);
@@ -169,7 +170,8 @@ int main(int argc, char **argv) {
     }
     uint32_t joints = arbor_skins_joint_total(c.skins);
     float *matrices = malloc((size_t)joints * 16 * sizeof *matrices);
-    arbor_pool *pool = threads > 1 ? arbor_pool_create(threads) : NULL;
+    arbor_pool *pool = NULL;
+    if (threads > 1 && arbor_pool_create(threads, &pool)) die("pool");
     arbor_executor executor = pool ? arbor_pool_executor(pool) : (arbor_executor){ 0 };
     const arbor_executor *ex = pool ? &executor : NULL;
     arbor_scene_update(c.s);
@@ -191,9 +193,9 @@ int main(int argc, char **argv) {
            "\"value\":%.4g,\"unit\":\"ns/joint\",\"min\":%.4g,\"frames\":%u,\"checksum\":%.6g}\n",
            arbor_version(), arbor_real_size() == 8 ? "double" : "float", threads, argv[1], instances, joints, median,
            fastest, frames, checksum);
-    for (uint32_t k = 0; k < instances; k++) arbor_player_free(c.players[k]);
-    arbor_skins_free(c.skins);
-    arbor_clip_free(c.clip);
+    for (uint32_t k = 0; k < instances; k++) arbor_player_destroy(c.players[k]);
+    arbor_skins_destroy(c.skins);
+    arbor_clip_destroy(c.clip);
     arbor_pool_destroy(pool);
     arbor_scene_destroy(c.s);
     free(c.nodes);

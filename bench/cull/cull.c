@@ -73,8 +73,8 @@ static void timed(figure *f, double *times, uint32_t frames) {
 }
 
 static uint64_t boxes_computed(const arbor_scene *s) {
-    arbor_stats st;
-    arbor_scene_stats(s, &st);
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
     return st.subtree_boxes;
 }
 
@@ -100,7 +100,8 @@ int main(int argc, char **argv) {
     const double side = grid * SPACING;
 
     /* The crowd: the workload's nodes, each root moved to its grid cell, a box on every bone. */
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = n + 1 });
+    arbor_scene *s = NULL;
+    arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = n + 1 }, &s);
     arbor_node *nodes = malloc((size_t)n * sizeof *nodes);
     arbor_real *boxes = malloc((size_t)n * 6 * sizeof *boxes);
     arbor_node *out = malloc((size_t)n * sizeof *out);

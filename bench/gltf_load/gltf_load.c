@@ -24,7 +24,8 @@ static int generate(const char *path, uint32_t n) {
     wl_shape shape;
     wl_workload w;
     if (!wl_shape_make("random", n, 0, &shape) || !wl_generate(&shape, false, &w)) return 1;
-    arbor_scene *s = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = n });
+    arbor_scene *s = NULL;
+    arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = n }, &s);
     arbor_node *h = malloc((size_t)n * sizeof *h);
     if (!s || !h) return 1;
     for (uint32_t i = 0; i < n; i++) {
@@ -78,7 +79,8 @@ static int load(const char *path, int runs) {
         parse_ms[r] = (wl_now() - t0) * 1e3;
         json_decref(root);
 
-        arbor_scene *s = arbor_scene_create(NULL);
+        arbor_scene *s = NULL;
+        if (arbor_scene_create(NULL, &s)) return 1;
         arbor_gltf *doc = NULL;
         arbor_error error;
         t0 = wl_now();
@@ -88,7 +90,7 @@ static int load(const char *path, int runs) {
         }
         load_ms[r] = (wl_now() - t0) * 1e3;
         nodes = arbor_scene_node_count(s);
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         arbor_scene_destroy(s);
     }
     printf("{\"peer\":\"arbor %s %s\",\"file\":\"%s\",\"nodes\":%u,\"load_ms\":%.3f,\"parse_ms\":%.3f,\"runs\":%d}\n",

@@ -117,7 +117,7 @@ typedef struct arbor_clip arbor_clip;
 ARBOR_API arbor_result arbor_clip_create(const arbor_clip_desc *desc, arbor_clip **out);
 
 /* Frees the clip. NULL is allowed. Every player of the clip must be freed first. */
-ARBOR_API void arbor_clip_free(arbor_clip *clip);
+ARBOR_API void arbor_clip_destroy(arbor_clip *clip);
 
 /* The clip's name (NULL when it has none), duration in seconds, rig size, channel count. */
 ARBOR_API const char *arbor_clip_name(const arbor_clip *clip);
@@ -153,7 +153,7 @@ typedef struct arbor_player arbor_player;
    player before its scene. */
 ARBOR_API arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const arbor_node *rig,
                                            uint32_t rig_count, arbor_player **out);
-ARBOR_API void arbor_player_free(arbor_player *player);
+ARBOR_API void arbor_player_destroy(arbor_player *player);
 ARBOR_API const arbor_clip *arbor_player_clip(const arbor_player *player);
 
 /* Poses the nodes as the clip at `time` (seconds): the animated components of each driven node
@@ -209,7 +209,7 @@ typedef struct arbor_skins arbor_skins;
 
 /* An empty set of skins for scene s (through its allocator: free the set before the scene). */
 ARBOR_API arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out);
-ARBOR_API void arbor_skins_free(arbor_skins *skins);
+ARBOR_API void arbor_skins_destroy(arbor_skins *skins);
 
 /* Adds a skin (copied); *index (may be NULL) gets its number: skins are numbered in the order
    they are added. Refused: a dead or NONE mesh or joint (ARBOR_ERR_DEAD_NODE /

@@ -85,7 +85,7 @@ typedef struct arbor_gltf_options {  /* all zero: defaults */
 typedef struct arbor_gltf arbor_gltf;
 
 /* Loads the file at path into s (its nodes are added to what s holds). On success *out is a
-   new document (free it with arbor_gltf_free, before or after the scene). Refusals:
+   new document (free it with arbor_gltf_destroy, before or after the scene). Refusals:
    ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
    breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
    ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows);
@@ -111,7 +111,7 @@ ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, 
 ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, arbor_error *error);
 
 /* Frees the document (not the nodes). NULL is allowed. */
-ARBOR_API void arbor_gltf_free(arbor_gltf *doc);
+ARBOR_API void arbor_gltf_destroy(arbor_gltf *doc);
 
 /* Nodes of the file and their handles. arbor_gltf_node is ARBOR_NONE for an index out of range
    or a node destroyed since; arbor_gltf_index is -1 for a node not from this file. */

@@ -35,7 +35,9 @@ ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor 
 
 /* A small thread pool: threads - 1 workers plus the calling thread (threads 0: one per core). */
 typedef struct arbor_pool arbor_pool;
-ARBOR_API arbor_pool *arbor_pool_create(uint32_t threads);   /* NULL when threads cannot start */
+/* The pool in *out. Refused, *out untouched: no memory, or a thread that cannot start
+   (ARBOR_ERR_OUT_OF_MEMORY). */
+ARBOR_API arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out);
 ARBOR_API void arbor_pool_destroy(arbor_pool *pool);
 ARBOR_API uint32_t arbor_pool_threads(const arbor_pool *pool);
 ARBOR_API arbor_executor arbor_pool_executor(arbor_pool *pool);

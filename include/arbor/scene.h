@@ -29,7 +29,8 @@
  * the node count. A link that would make a ring or exceed max_depth is refused when made.
  *
  * Typical use:
- *     arbor_scene *s = arbor_scene_create(NULL);
+ *     arbor_scene *s;
+ *     arbor_scene_create(NULL, &s);
  *     arbor_node base, arm;
  *     arbor_node_create(s, &(arbor_node_desc){ .name = "base", .translation = {0, 0.2f, 0} }, &base);
  *     arbor_node_create(s, &(arbor_node_desc){ .name = "arm", .parent = base,
@@ -63,9 +64,10 @@ typedef struct arbor_scene_desc {  /* all zero: defaults */
     uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH; at most UINT32_MAX - 1 */
 } arbor_scene_desc;
 
-/* A new empty scene. desc may be NULL (all defaults). NULL when out of memory or when the
-   allocator is half given (alloc without free or the reverse). */
-ARBOR_API arbor_scene *arbor_scene_create(const arbor_scene_desc *desc);
+/* A new empty scene in *out. desc may be NULL (all defaults). Refused, *out untouched: an
+   allocator half given, alloc without free or the reverse (ARBOR_ERR_INVALID_ARGUMENT); no
+   memory (ARBOR_ERR_OUT_OF_MEMORY). */
+ARBOR_API arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out);
 
 /* Frees the scene and everything it holds. NULL is allowed. */
 ARBOR_API void arbor_scene_destroy(arbor_scene *scene);
@@ -80,7 +82,7 @@ ARBOR_API uint32_t arbor_scene_node_count(const arbor_scene *scene);
 /* The scene's depth limit (max_depth of its desc, or the default). */
 ARBOR_API uint32_t arbor_scene_max_depth(const arbor_scene *scene);
 
-typedef struct arbor_stats {
+typedef struct arbor_scene_stats {
     uint64_t local_composed;   /* local matrices composed from TRS */
     uint64_t world_composed;   /* world matrices computed (products, or root copies) */
     uint64_t invalidated;      /* nodes whose world matrix was marked out of date */
@@ -88,11 +90,11 @@ typedef struct arbor_stats {
     uint64_t relayouts;        /* times an update renumbered the storage into tree order (after
                                   reparents under later nodes; handles are unaffected) */
     uint64_t subtree_boxes;    /* subtree boxes computed (bounds.h) */
-} arbor_stats;
+} arbor_scene_stats;
 
 /* Counters since the scene was created or last reset. */
-ARBOR_API void arbor_scene_stats(const arbor_scene *scene, arbor_stats *out);
-ARBOR_API void arbor_scene_reset_stats(arbor_scene *scene);
+ARBOR_API void arbor_scene_stats_get(const arbor_scene *scene, arbor_scene_stats *out);
+ARBOR_API void arbor_scene_stats_reset(arbor_scene *scene);
 
 /* ---- Nodes and their local transforms ----------------------------------------------------- */
 

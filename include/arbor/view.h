@@ -118,7 +118,7 @@ ARBOR_API arbor_result arbor_camera_look_at(arbor_scene *s, arbor_node camera, c
 /* Free (first person): the eye at position, turned by yaw (radians) about +Y, then pitched about
    the camera's own +X (positive looks up): R = R_y(yaw) R_x(pitch). yaw = pitch = 0 looks down
    -Z; yaw = pi/2 looks down -X. */
-ARBOR_API arbor_result arbor_camera_free(arbor_scene *s, arbor_node camera, const arbor_real position[3],
+ARBOR_API arbor_result arbor_camera_fly(arbor_scene *s, arbor_node camera, const arbor_real position[3],
                                          arbor_real yaw, arbor_real pitch);
 
 /* ---- Lights -------------------------------------------------------------------------------- */

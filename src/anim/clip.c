@@ -211,7 +211,7 @@ arbor_result arbor_clip_create(const arbor_clip_desc *desc, arbor_clip **out) {
     return ARBOR_OK;
 }
 
-void arbor_clip_free(arbor_clip *clip) {
+void arbor_clip_destroy(arbor_clip *clip) {
     if (clip) arbor__free_with(&clip->allocator, clip, clip->bytes);
 }
 

@@ -125,7 +125,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
     return ARBOR_OK;
 }
 
-void arbor_player_free(arbor_player *p) {
+void arbor_player_destroy(arbor_player *p) {
     if (!p) return;
     arbor__free(p->s, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
     arbor__free(p->s, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);

@@ -33,7 +33,7 @@ arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out) {
     return ARBOR_OK;
 }
 
-void arbor_skins_free(arbor_skins *k) {
+void arbor_skins_destroy(arbor_skins *k) {
     if (!k) return;
     arbor_scene *s = k->s;
     arbor__free(s, k->skins, (size_t)k->cap * sizeof *k->skins);

@@ -375,7 +375,7 @@ bool arbor__ld_decode_animations(ld *L, arbor_gltf *doc) {
             }
             usable += use[i];
         }
-    /* each count set as its array is made, so that arbor_gltf_free frees what there is */
+    /* each count set as its array is made, so that arbor_gltf_destroy frees what there is */
     if (ok && (ok = (doc->animations = arbor__ld_calloc(L, L->n_animations, sizeof *doc->animations)) != NULL))
         doc->animation_count = L->n_animations;
     if (ok && (ok = (doc->anim_samplers = arbor__ld_calloc(L, L->n_samplers, sizeof *doc->anim_samplers)) != NULL))

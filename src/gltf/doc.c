@@ -60,7 +60,7 @@ arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, u
 
 /* ---- lifetime -------------------------------------------------------------------------------- */
 
-void arbor_gltf_free(arbor_gltf *doc) {
+void arbor_gltf_destroy(arbor_gltf *doc) {
     if (!doc) return;
     const arbor_allocator a = doc->allocator;
     if (doc->root) json_decref(doc->root);

@@ -121,7 +121,7 @@ static arbor_gltf *new_doc(ld *L, const char *base_dir) {
     }
     ok = ok && arbor__ld_decode_animations(L, doc);
     if (!ok) {
-        arbor_gltf_free(doc);
+        arbor_gltf_destroy(doc);
         return NULL;
     }
     return doc;
@@ -323,7 +323,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     *out = doc;
     doc = NULL;
 done:
-    if (doc) arbor_gltf_free(doc);
+    if (doc) arbor_gltf_destroy(doc);
     free_context(L);
     return L->code;
 }

@@ -74,28 +74,30 @@ static void stop_workers(arbor_pool *p, uint32_t started) {
     for (uint32_t i = 0; i < started; i++) pthread_join(p->workers[i], NULL);
 }
 
-arbor_pool *arbor_pool_create(uint32_t threads) {
+arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out) {
+    static const char fn[] = "arbor_pool_create";
     if (threads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (uint32_t)cores : 1;
     }
     arbor_pool *p = calloc(1, sizeof *p);
-    if (!p) return NULL;
+    if (!p) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pool");
     p->threads = threads;
     p->workers = calloc(threads, sizeof *p->workers);
     if (!p->workers || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
         pthread_cond_init(&p->done, NULL)) {
         free(p->workers);
         free(p);
-        return NULL;
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u threads", threads);
     }
     for (uint32_t i = 0; i + 1 < threads; i++)
         if (pthread_create(&p->workers[i], NULL, worker, p)) {
             p->threads = i + 1; /* the workers started so far, and the caller */
             arbor_pool_destroy(p);
-            return NULL;
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "thread %u of %u could not start", i + 2, threads);
         }
-    return p;
+    *out = p;
+    return ARBOR_OK;
 }
 
 void arbor_pool_destroy(arbor_pool *p) {

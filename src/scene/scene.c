@@ -70,12 +70,15 @@ static void free_arrays(arbor_scene *s) {
 
 /* ---- scene ------------------------------------------------------------------------------ */
 
-arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
+arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out) {
+    static const char fn[] = "arbor_scene_create";
     arbor_scene_desc d = desc ? *desc : (arbor_scene_desc){0};
-    if (!d.allocator.alloc != !d.allocator.free) return NULL;
+    if (!d.allocator.alloc != !d.allocator.free)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the allocator gives %s without %s",
+                           d.allocator.alloc ? "alloc" : "free", d.allocator.alloc ? "free" : "alloc");
     arbor_scene bootstrap = { .allocator = d.allocator };
     arbor_scene *s = arbor__alloc(&bootstrap, sizeof *s);
-    if (!s) return NULL;
+    if (!s) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the scene");
     *s = (arbor_scene){
         .allocator = d.allocator,
         .log = d.log,
@@ -88,9 +91,10 @@ arbor_scene *arbor_scene_create(const arbor_scene_desc *desc) {
     if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
         free_arrays(s);
         arbor__free(s, s, sizeof *s);
-        return NULL;
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u nodes", d.initial_capacity ? d.initial_capacity : 1);
     }
-    return s;
+    *out = s;
+    return ARBOR_OK;
 }
 
 static void free_name(arbor_scene *s, uint32_t slot) {
@@ -111,8 +115,8 @@ void arbor_scene_destroy(arbor_scene *s) {
 
 uint32_t arbor_scene_node_count(const arbor_scene *s) { return s->live; }
 uint32_t arbor_scene_max_depth(const arbor_scene *s) { return s->max_depth; }
-void arbor_scene_stats(const arbor_scene *s, arbor_stats *out) { *out = s->stats; }
-void arbor_scene_reset_stats(arbor_scene *s) { s->stats = (arbor_stats){0}; }
+void arbor_scene_stats_get(const arbor_scene *s, arbor_scene_stats *out) { *out = s->stats; }
+void arbor_scene_stats_reset(arbor_scene *s) { s->stats = (arbor_scene_stats){0}; }
 
 /* ---- creation and destruction ------------------------------------------------------------ */
 

@@ -159,9 +159,9 @@ arbor_result arbor_camera_look_at(arbor_scene *s, arbor_node camera, const arbor
     return set_pose(s, camera, e, x, y, z, fn);
 }
 
-arbor_result arbor_camera_free(arbor_scene *s, arbor_node camera, const arbor_real position[3], arbor_real yaw,
+arbor_result arbor_camera_fly(arbor_scene *s, arbor_node camera, const arbor_real position[3], arbor_real yaw,
                                arbor_real pitch) {
-    static const char *const fn = "arbor_camera_free";
+    static const char *const fn = "arbor_camera_fly";
     const arbor_real v[5] = { position[0], position[1], position[2], yaw, pitch };
     if (!arbor__all_finite(v, 5)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "position, yaw or pitch is not finite");
     /* R = R_y(yaw) R_x(pitch): pitch about the camera's own X, after the yaw. */

@@ -985,10 +985,10 @@ static void op_read_local(model *m) {
 
 /* After an update every world is current: reading them all composes nothing. */
 static void check_updated(model *m, const char *fn) {
-    arbor_stats st;
-    arbor_scene_reset_stats(m->s);
+    arbor_scene_stats st;
+    arbor_scene_stats_reset(m->s);
     check_scene(m, true);
-    arbor_scene_stats(m->s, &st);
+    arbor_scene_stats_get(m->s, &st);
     if (st.world_composed || st.local_composed)
         FAIL("after %s, reading every world composed %llu world and %llu local matrices", fn,
              (unsigned long long)st.world_composed, (unsigned long long)st.local_composed);
@@ -1450,8 +1450,8 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
     m.n = calloc(m.cfg.max_nodes, sizeof *m.n);
     m.order = malloc(((size_t)m.cfg.max_nodes + 1) * sizeof *m.order);
     m.stack = malloc(((size_t)m.cfg.max_nodes + 1) * sizeof *m.stack);
-    m.s = arbor_scene_create(&(arbor_scene_desc){.max_depth = m.max_depth, .log = quiet});
-    if (!m.n || !m.order || !m.stack || !m.s) abort();
+    if (arbor_scene_create(&(arbor_scene_desc){.max_depth = m.max_depth, .log = quiet}, &m.s) != ARBOR_OK) abort();
+    if (!m.n || !m.order || !m.stack) abort();
     if ((setup & 64) && !m.large) { /* every edit through a journal, of 4 steps or the default */
         m.max_steps = setup & 128 ? 4 : ARBOR_JOURNAL_DEFAULT_STEPS;
         if (arbor_journal_create(m.s, &(arbor_journal_desc){.max_steps = m.max_steps}, &m.j)) abort();

@@ -185,7 +185,7 @@ static int play(cli_file *f, const options *o, int32_t index, const arbor_clip *
 done:
     free(frame_us);
     free(joints);
-    arbor_skins_free(skins);
+    arbor_skins_destroy(skins);
     return status;
 }
 
@@ -221,8 +221,8 @@ int cmd_animate(int argc, char **argv) {
         status = play(&f, &o, index, clip, player);
     }
 done:
-    arbor_player_free(player);
-    arbor_clip_free(clip);
+    arbor_player_destroy(player);
+    arbor_clip_destroy(clip);
     free(rig);
     cli_close(&f);
     return status;

@@ -84,8 +84,7 @@ static arbor_node_desc node_desc(arbor_node parent, const arbor_real t[3], const
 /* Creates w's nodes into a new scene, in creation order, then updates once. */
 static bool build_scene(bench *b, const wl_workload *w) {
     /* the node count is known, as it is to the C peers, which allocate their arrays once */
-    b->scene = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = w->count });
-    if (!b->scene) return false;
+    if (arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = w->count }, &b->scene) != ARBOR_OK) return false;
     for (uint32_t i = 0; i < w->count; i++) {
         arbor_node_desc d = node_desc(w->parent[i] >= 0 ? b->nodes[w->parent[i]] : ARBOR_NONE, w->t + 3 * (size_t)i,
                                       w->r + 4 * (size_t)i, w->s[i]);
@@ -110,8 +109,7 @@ static double checksum(arbor_scene *s, const arbor_node *nodes, uint32_t count) 
    the handles, since a parent may be any earlier node; the other shapes need only the last
    skeleton's or the previous node's). */
 static int run_memory(bench *b, const wl_shape *sh, double *value, double *sum) {
-    b->scene = arbor_scene_create(NULL);
-    if (!b->scene) return bench_fail("arbor_scene_create");
+    if (arbor_scene_create(NULL, &b->scene) != ARBOR_OK) return bench_fail("arbor_scene_create");
     arbor_node *all = NULL;
     if (sh->kind == WL_RANDOM && !(all = malloc((size_t)sh->count * sizeof *all))) return bench_fail("handles");
     arbor_node bones[WL_SKELETON_BONES], prev = ARBOR_NONE;
@@ -217,7 +215,7 @@ int cmd_bench(int argc, char **argv) {
 
     bench b = { 0 };
     if (threads > 1) {
-        if (!(b.pool = arbor_pool_create(threads))) return bench_fail("arbor_pool_create");
+        if (arbor_pool_create(threads, &b.pool) != ARBOR_OK) return bench_fail("arbor_pool_create");
         b.exec = arbor_pool_executor(b.pool);
     }
     int rc = 0;

@@ -26,7 +26,8 @@ static arbor_node add(arbor_scene *s, const char *name, arbor_node parent, arbor
    so that L_arm2 = S(-1, 1, 1) L_arm as in section 6. The pivot sandwich of section 4 is the
    joint node (lift and bend) with the arm node (half-length offset) under it (section 14). */
 static demo_arm build(void) {
-    demo_arm d = { .scene = arbor_scene_create(NULL) };
+    demo_arm d = { .scene = NULL };
+    if (arbor_scene_create(NULL, &d.scene) != ARBOR_OK) return d;
     d.base = add(d.scene, "base", ARBOR_NONE, 0.2f, 1);
     d.joint = add(d.scene, "joint", d.base, 0.2f, 1);
     d.arm = add(d.scene, "arm", d.joint, 0.7f, 1);
@@ -174,7 +175,7 @@ static int save_gltf(demo_arm *d, const char *path) {
         if (r == ARBOR_OK) r = arbor_node_set_bounds(d->scene, parts[i].node, lo, hi);
     }
     if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path, &error);
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     if (r != ARBOR_OK) {
         fprintf(stderr, "arbor: demo: %s\n", error.message[0] ? error.message : arbor_result_string(r));
         return 1;

@@ -81,8 +81,7 @@ static void log_warning(void *user, arbor_log_level level, const char *message) 
 
 int cli_load(cli_file *f, const char *path, bool lenient) {
     *f = (cli_file){ .path = path };
-    f->scene = arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f });
-    if (!f->scene) {
+    if (arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f }, &f->scene) != ARBOR_OK) {
         fputs("arbor: out of memory\n", stderr);
         return 1;
     }
@@ -98,7 +97,7 @@ int cli_load(cli_file *f, const char *path, bool lenient) {
 }
 
 void cli_close(cli_file *f) {
-    arbor_gltf_free(f->doc);
+    arbor_gltf_destroy(f->doc);
     arbor_scene_destroy(f->scene);
     f->doc = NULL;
     f->scene = NULL;
