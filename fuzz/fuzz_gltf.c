@@ -65,18 +65,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         arbor_scene *s = NULL;
         if (arbor_scene_create(&(arbor_scene_desc){ .log = quiet }, &s) != ARBOR_OK) abort();
         arbor_gltf *doc = NULL;
-        arbor_gltf_options options = { .lenient = lenient != 0 };
-        arbor_error error;
-        if (arbor_gltf_load_memory(s, data, size, NULL, &options, &doc, &error) == ARBOR_OK) {
+        arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
+        options.lenient = lenient != 0;
+        if (arbor_gltf_load_memory(s, data, size, NULL, &options, &doc) == ARBOR_OK) {
             arbor_scene_update(s);
             for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); n.id; n = arbor_scene_next_node(s, n)) {
                 arbor_real w[16];
                 if (arbor_node_world_matrix(s, n, w) != ARBOR_OK) abort();
             }
             play(s, doc);
-            arbor_result saved = arbor_gltf_save(s, doc, out_path(), &error);
+            arbor_result saved = arbor_gltf_save(s, doc, out_path());
             if (saved != ARBOR_OK && saved != ARBOR_ERR_IO) {
-                fprintf(stderr, "a loaded scene was not saved: %s\n", error.message);
+                fprintf(stderr, "a loaded scene was not saved: %s\n", arbor_last_error());
                 abort();
             }
             if (saved == ARBOR_OK && !lenient) {
@@ -84,9 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 arbor_scene *again = NULL;
                 if (arbor_scene_create(&(arbor_scene_desc){ .log = quiet }, &again) != ARBOR_OK) abort();
                 arbor_gltf *doc2 = NULL;
-                if (arbor_gltf_load(again, out_path(), NULL, &doc2, &error) != ARBOR_OK ||
+                if (arbor_gltf_load(again, out_path(), NULL, &doc2) != ARBOR_OK ||
                     arbor_scene_node_count(again) != arbor_scene_node_count(s)) {
-                    fprintf(stderr, "what arbor wrote does not load back: %s\n", error.message);
+                    fprintf(stderr, "what arbor wrote does not load back: %s\n", arbor_last_error());
                     abort();
                 }
                 arbor_gltf_destroy(doc2);

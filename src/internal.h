@@ -155,6 +155,17 @@ arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, .
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Where in a file a failure is (arbor_error_info): NULL or "" and 0 for what is unknown. */
+typedef struct arbor__place {
+    const char *file, *pointer;
+    uint32_t line, column;
+} arbor__place;
+/* arbor__fail with a place: "func: file: pointer: message", the place kept apart too. */
+arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 void *arbor__alloc(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */

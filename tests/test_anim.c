@@ -452,10 +452,11 @@ static char *gbuild_finish(const gbuild *b, const char *nodes, const char *meshe
     return json;
 }
 
-static arbor_gltf *load_text(arbor_scene *s, const char *json, bool lenient, arbor_error *error) {
+static arbor_gltf *load_text(arbor_scene *s, const char *json, bool lenient) {
     arbor_gltf *doc = NULL;
-    arbor_gltf_options o = { .lenient = lenient };
-    arbor_gltf_load_memory(s, json, strlen(json), NULL, &o, &doc, error);
+    arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
+    o.lenient = lenient;
+    arbor_gltf_load_memory(s, json, strlen(json), NULL, &o, &doc);
     return doc;
 }
 
@@ -586,10 +587,9 @@ static void test_interpolation_modes(void **state) {
     (void)state;
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_error e;
     char *json = modes_file();
-    arbor_gltf *doc = load_text(s, json, false, &e);
-    if (!doc) fail_msg("%s", e.message);
+    arbor_gltf *doc = load_text(s, json, false);
+    if (!doc) fail_msg("%s", arbor_last_error());
     assert_int_equal(arbor_gltf_animation_find(doc, "modes"), 0);
     assert_int_equal(arbor_gltf_animation_find(doc, "nope"), -1);
     assert_string_equal(arbor_gltf_animation_name(doc, 0), "modes");
@@ -1186,8 +1186,9 @@ static void test_one_clip_many_characters(void **state) {
     }
     /* many players at once on an executor: the same as one by one */
     enum { COPIES = 256 };
-    arbor_scene *serial = NULL;
-    assert_int_equal(arbor_scene_create(NULL), *parallel = arbor_scene_create(NULL, &serial), ARBOR_OK);
+    arbor_scene *serial = NULL, *parallel = NULL;
+    ASSERT_OK(arbor_scene_create(NULL, &serial));
+    ASSERT_OK(arbor_scene_create(NULL, &parallel));
     arbor_node (*cs)[64] = malloc(COPIES * sizeof *cs), (*cp)[64] = malloc(COPIES * sizeof *cp);
     arbor_player *ps[COPIES], *pp[COPIES];
     double times[COPIES];
@@ -1375,18 +1376,17 @@ static void refused_then_lenient(const char *json, const char *pointer, bool wit
     log_count log = { 0 };
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log }, &s), ARBOR_OK);
-    arbor_error e;
-    arbor_gltf *doc = load_text(s, json, false, &e);
+    arbor_gltf *doc = load_text(s, json, false);
     if (pointer) {
         if (doc) fail_msg("loaded, expected a refusal at %s", pointer);
-        assert_int_equal(e.code, ARBOR_ERR_PARSE);
-        if (!strstr(e.message, pointer)) fail_msg("the message does not name %s: %s", pointer, e.message);
+        assert_int_equal(arbor_last_error_info().code, ARBOR_ERR_PARSE);
+        if (!strstr(arbor_last_error(), pointer)) fail_msg("the message does not name %s: %s", pointer, arbor_last_error());
         assert_int_equal(arbor_scene_node_count(s), 0);
-        doc = load_text(s, json, true, &e);
-        if (!doc) fail_msg("a lenient load refused it: %s", e.message);
+        doc = load_text(s, json, true);
+        if (!doc) fail_msg("a lenient load refused it: %s", arbor_last_error());
         assert_true(log.warnings > 0);
     } else if (!doc) {
-        fail_msg("refused: %s", e.message);
+        fail_msg("refused: %s", arbor_last_error());
     }
     arbor_clip *clip;
     ASSERT_OK(arbor_gltf_clip(doc, 0, &(arbor_gltf_clip_options){ .pointer = with_pointer }, &clip));
@@ -1456,9 +1456,8 @@ static void test_loader_animation_data(void **state) {
     /* a regular channel and its pointer twin: the clip holds the regular one, whose values win */
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_error e;
     f = one_channel_file(t3, 3, unit3, 3, 4, "STEP", good, true);
-    arbor_gltf *doc = load_text(s, f, false, &e);
+    arbor_gltf *doc = load_text(s, f, false);
     arbor_clip *clip;
     ASSERT_OK(arbor_gltf_clip(doc, 0, &(arbor_gltf_clip_options){ .pointer = true }, &clip));
     arbor_channel_desc ch;
@@ -1481,8 +1480,7 @@ static void test_frames_allocate_nothing(void **state) {
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&count, true) }, &s), ARBOR_OK);
     arbor_gltf *doc;
-    arbor_error e;
-    ASSERT_OK(arbor_gltf_load(s, SAMPLES_DIR "/Fox/Fox.glb", NULL, &doc, &e));
+    ASSERT_OK(arbor_gltf_load(s, SAMPLES_DIR "/Fox/Fox.glb", NULL, &doc));
     loaded l = { s, doc };
     arbor_clip *walk, *run;
     arbor_player *pw = file_player(&l, 1, false, &walk), *pr = file_player(&l, 2, false, &run);

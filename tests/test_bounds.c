@@ -200,8 +200,7 @@ static void test_section11_from_gltf(void **state) {
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
-    arbor_error error;
-    ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc, &error));
+    ASSERT_OK(arbor_gltf_load(s, ARBOR_SOURCE_DIR "/examples/robot_arm.gltf", NULL, &doc));
     arbor_real b[6];
     world_box(s, arbor_scene_find(s, "base"), b);
     ASSERT_X_RANGE(b, -0.478, 0.478);

@@ -237,8 +237,7 @@ static void test_dump_million_deep_chain(void **state) {
         parent = n;
     }
     make_dir(OUT_DIR);
-    arbor_error error;
-    if (arbor_gltf_save(s, NULL, OUT_DIR "/chain.glb", &error) != ARBOR_OK) fail_msg("%s", error.message);
+    if (arbor_gltf_save(s, NULL, OUT_DIR "/chain.glb") != ARBOR_OK) fail_msg("%s", arbor_last_error());
     arbor_scene_destroy(s);
 
     FILE *p = popen("'" ARBOR_CLI_PATH "' dump '" OUT_DIR "/chain.glb' --json", "r");
@@ -473,14 +472,13 @@ static void save_with_eye(const char *path) {
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
-    arbor_error error;
     arbor_node eye;
-    assert_int_equal(arbor_gltf_load(s, EXAMPLE, NULL, &doc, &error), ARBOR_OK);
+    assert_int_equal(arbor_gltf_load(s, EXAMPLE, NULL, &doc), ARBOR_OK);
     arbor_node_desc d = { .name = "eye", .translation = { -1.5f, 1, 10 } };
     assert_int_equal(arbor_node_create(s, &d, &eye), ARBOR_OK);
     const arbor_camera ortho = { ARBOR_CAMERA_ORTHOGRAPHIC, 0, 0, 0.9f, 2, 0.1f, 100 };
     assert_int_equal(arbor_node_set_camera(s, eye, &ortho), ARBOR_OK);
-    assert_int_equal(arbor_gltf_save(s, doc, path, &error), ARBOR_OK);
+    assert_int_equal(arbor_gltf_save(s, doc, path), ARBOR_OK);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }

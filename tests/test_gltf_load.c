@@ -112,10 +112,9 @@ static arbor_scene *new_scene(log_capture *log)
 }
 
 /* Loads text (a .gltf) from memory. */
-static arbor_result load_text(arbor_scene *s, const char *json, const arbor_gltf_options *o, arbor_gltf **doc,
-                              arbor_error *e)
+static arbor_result load_text(arbor_scene *s, const char *json, const arbor_gltf_options *o, arbor_gltf **doc)
 {
-    return arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR, o, doc, e);
+    return arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR, o, doc);
 }
 
 /* Expects a refusal with code, nothing added to s, and a message holding each of the strings. */
@@ -124,13 +123,13 @@ static void expect_refused_(arbor_scene *s, const char *json, const arbor_gltf_o
 {
     uint32_t before = arbor_scene_node_count(s);
     arbor_gltf *doc = (arbor_gltf *)1;
-    arbor_error e;
-    arbor_result r = load_text(s, json, o, &doc, &e);
+    arbor_result r = load_text(s, json, o, &doc);
+    arbor_error_info e = arbor_last_error_info();
     if (r != code || e.code != code || doc != NULL || arbor_scene_node_count(s) != before ||
-        strncmp(e.message, "memory: ", 8) != 0 || (has1 && !strstr(e.message, has1)) ||
-        (has2 && !strstr(e.message, has2))) {
+        strncmp(e.message, "arbor_gltf_load: memory: ", 25) != 0 || strcmp(e.file, "memory") != 0 ||
+        (has1 && !strstr(e.message, has1)) || (has2 && !strstr(e.message, has2))) {
         print_error("load returned %d (%s), expected %d; message \"%s\", wanted \"%s\" and \"%s\"\n", (int)r,
-                    arbor_result_string(r), (int)code, e.message, has1 ? has1 : "", has2 ? has2 : "");
+                    arbor_result_string(r), (int)code, arbor_last_error(), has1 ? has1 : "", has2 ? has2 : "");
         _fail(file, line);
     }
 }
@@ -141,10 +140,9 @@ static arbor_gltf *expect_loaded_(arbor_scene *s, const char *json, const arbor_
                                   int line)
 {
     arbor_gltf *doc = NULL;
-    arbor_error e;
-    arbor_result r = load_text(s, json, o, &doc, &e);
-    if (r != ARBOR_OK || !doc || e.code != ARBOR_OK || e.message[0]) {
-        print_error("load returned %d (%s): %s\n", (int)r, arbor_result_string(r), e.message);
+    arbor_result r = load_text(s, json, o, &doc);
+    if (r != ARBOR_OK || !doc) {
+        print_error("load returned %d (%s): %s\n", (int)r, arbor_result_string(r), arbor_last_error());
         _fail(file, line);
     }
     return doc;
@@ -232,19 +230,18 @@ static void test_invalid_corpus_strict(void **state)
         counted_scene c;
         counted_begin(&c);
         arbor_gltf *doc = NULL;
-        arbor_error e;
-        arbor_result r = arbor_gltf_load(c.s, path, NULL, &doc, &e);
+        arbor_result r = arbor_gltf_load(c.s, path, NULL, &doc);
         if (!has_error && !absolute_uri) {
-            if (r != ARBOR_OK) fail_msg("%s has no error in its report but was refused: %s", path, e.message);
+            if (r != ARBOR_OK) fail_msg("%s has no error in its report but was refused: %s", path, arbor_last_error());
             loaded++;
         } else {
             if (r == ARBOR_OK) fail_msg("%s has an error in its report but loaded", path);
             assert_null(doc);
-            assert_int_equal(e.code, r);
+            assert_int_equal(arbor_last_error_info().code, r);
             assert_int_equal(arbor_scene_node_count(c.s), 0);
-            size_t n = strlen(path);
-            if (strncmp(e.message, path, n) != 0 || strncmp(e.message + n, ": ", 2) != 0)
-                fail_msg("%s: the message does not start with the path: %s", path, e.message);
+            if (strcmp(arbor_last_error_info().file, path) != 0 || strncmp(arbor_last_error(), "arbor_gltf_load: ", 17) != 0 ||
+                strncmp(arbor_last_error() + 17, path, strlen(path)) != 0)
+                fail_msg("%s: the message does not start with the function and the path: %s", path, arbor_last_error());
             /* The message names one of the report's error pointers (JSON syntax errors give a line and a
                column instead, GLB framing errors a byte offset). */
             bool pointer_named = false, any_pointer = false;
@@ -255,26 +252,26 @@ static void test_invalid_corpus_strict(void **state)
                 const char *ptr = json_string_value(json_object_get(m, "pointer"));
                 if (json_integer_value(json_object_get(m, "severity")) != 0 || !ptr || !ptr[0]) continue;
                 any_pointer = true;
-                pointer_named |= strstr(e.message, ptr) != NULL;
+                pointer_named |= strstr(arbor_last_error(), ptr) != NULL;
             }
-            bool syntax = strstr(e.message, ": line ") && strstr(e.message, ", column ");
+            bool syntax = strstr(arbor_last_error(), ": line ") && strstr(arbor_last_error(), ", column ");
             if (any_pointer && !pointer_named && !syntax && !absolute_uri)
-                fail_msg("%s: the message names none of the report's pointers: %s", path, e.message);
+                fail_msg("%s: the message names none of the report's pointers: %s", path, arbor_last_error());
             const char *code = NULL;
             json_array_foreach(json_object_get(issues, "messages"), k, m)
             {
                 if (!code && json_integer_value(json_object_get(m, "severity")) == 0)
                     code = json_string_value(json_object_get(m, "code"));
             }
-            if (code && !strncmp(code, "GLB_", 4) && !strstr(e.message, "GLB offset "))
-                fail_msg("%s: a GLB framing error without its offset: %s", path, e.message);
+            if (code && !strncmp(code, "GLB_", 4) && !strstr(arbor_last_error(), "GLB offset "))
+                fail_msg("%s: a GLB framing error without its offset: %s", path, arbor_last_error());
             refused++;
         }
         if (absolute_uri) { /* refused as leaving the folder; allowed, it loads (the http buffer unread) */
             assert_int_equal(r, ARBOR_ERR_IO);
-            arbor_gltf_options o = { 0 };
+            arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
             o.allow_outside_uris = true;
-            assert_int_equal(arbor_gltf_load(c.s, path, &o, &doc, &e), ARBOR_OK);
+            assert_int_equal(arbor_gltf_load(c.s, path, &o, &doc), ARBOR_OK);
         }
         arbor_gltf_destroy(doc);
         counted_end(&c);
@@ -294,15 +291,15 @@ static void test_invalid_corpus_lenient(void **state)
         counted_scene c;
         counted_begin(&c);
         arbor_gltf *doc = NULL, *strict_doc = NULL;
-        arbor_error e, strict;
-        arbor_gltf_options o = { 0 };
+        arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
         o.lenient = true;
-        arbor_result r = arbor_gltf_load(c.s, path, &o, &doc, &e);
+        arbor_result r = arbor_gltf_load(c.s, path, &o, &doc);
+        arbor_result reported = arbor_last_error_info().code;
         uint32_t lenient_nodes = arbor_scene_node_count(c.s);
         int warnings = c.log.warnings;
-        arbor_result rs = arbor_gltf_load(c.s, path, NULL, &strict_doc, &strict);
+        arbor_result rs = arbor_gltf_load(c.s, path, NULL, &strict_doc);
         /* broken JSON and GLB framing fail in both modes */
-        if (strstr(strict.message, "GLB offset ") || strstr(strict.message, ", column "))
+        if (rs != ARBOR_OK && (strstr(arbor_last_error(), "GLB offset ") || strstr(arbor_last_error(), ", column ")))
             assert_int_not_equal(r, ARBOR_OK);
         if (r == ARBOR_OK) {
             loaded++;
@@ -315,7 +312,7 @@ static void test_invalid_corpus_lenient(void **state)
         } else {
             refused++;
             assert_null(doc);
-            assert_int_equal(e.code, r);
+            assert_int_equal(reported, r);
             assert_int_equal(lenient_nodes, 0);
         }
         arbor_gltf_destroy(doc);
@@ -522,7 +519,7 @@ static void check_against_json(arbor_scene *s, const arbor_gltf *doc, json_t *ro
     json_t *scenes = json_object_get(root, "scenes"), *scene;
     assert_int_equal(arbor_gltf_scene_count(doc), json_array_size(scenes));
     json_t *def = json_object_get(root, "scene");
-    assert_int_equal(arbor_gltf_default_scene(doc), def ? json_integer_value(def) : json_array_size(scenes) ? 0 : -1);
+    assert_int_equal(arbor_gltf_loaded_scene(doc), def ? json_integer_value(def) : json_array_size(scenes) ? 0 : -1);
     json_array_foreach(scenes, k, scene)
     {
         json_t *list = json_object_get(scene, "nodes");
@@ -548,16 +545,14 @@ static void test_samples(void **state)
         counted_scene c;
         counted_begin(&c);
         arbor_gltf *doc = NULL;
-        arbor_error e;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        arbor_result r = arbor_gltf_load(c.s, path, NULL, &doc, &e);
+        arbor_result r = arbor_gltf_load(c.s, path, NULL, &doc);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (r != ARBOR_OK) fail_msg("%s: %s", samples[i].path, e.message);
+        if (r != ARBOR_OK) fail_msg("%s: %s", samples[i].path, arbor_last_error());
         if (samples[i].nodes >= 200)
             print_message("%s: %u nodes loaded in %.2f ms\n", samples[i].path, samples[i].nodes,
                           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-        assert_int_equal(e.code, ARBOR_OK);
         assert_int_equal(arbor_scene_node_count(c.s), samples[i].nodes);
         assert_int_equal(c.log.warnings, 0);
         json_t *root = file_json(path);
@@ -579,8 +574,7 @@ static uint32_t load_sample(arbor_scene *s, const char *name, arbor_gltf **doc)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/samples/%s", GLTF_DIR, name);
-    arbor_error e;
-    if (arbor_gltf_load(s, path, NULL, doc, &e) != ARBOR_OK) fail_msg("%s", e.message);
+    if (arbor_gltf_load(s, path, NULL, doc) != ARBOR_OK) fail_msg("%s", arbor_last_error());
     return arbor_gltf_node_count(*doc);
 }
 
@@ -620,7 +614,7 @@ static void test_scenes_and_roots(void **state)
     arbor_gltf *doc;
     load_sample(s, "MultipleScenes/MultipleScenes.gltf", &doc);
     assert_int_equal(arbor_gltf_scene_count(doc), 2);
-    assert_int_equal(arbor_gltf_default_scene(doc), 1);
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
     arbor_node roots[4];
     /* scene 0 holds node 0, scene 1 (the default) node 1 */
     assert_int_equal(arbor_gltf_scene_roots(doc, 0, roots, 4), 1);
@@ -641,26 +635,35 @@ static void test_scenes_and_roots(void **state)
     assert_int_equal(arbor_gltf_index(doc, second), 1); /* the map still knows where it came from */
     arbor_gltf_destroy(doc);
 
-    /* options.scene chooses; out of range is refused with nothing loaded */
-    arbor_gltf_options o = { 0 };
+    /* options.scene chooses, 0-based; ARBOR_GLTF_DEFAULT_SCENE is the file's `scene` (1 in this
+       file, which has scenes 0 and 1); out of range is refused with nothing loaded */
+    arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
     char path[512];
-    arbor_error e;
     snprintf(path, sizeof path, "%s/samples/MultipleScenes/MultipleScenes.gltf", GLTF_DIR);
-    o.scene = 1;
-    ASSERT_OK(arbor_gltf_load(s, path, &o, &doc, &e));
-    assert_int_equal(arbor_gltf_default_scene(doc), 0);
+    ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
+    arbor_gltf_destroy(doc);
+    ASSERT_OK(arbor_gltf_load(s, path, NULL, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
+    arbor_gltf_destroy(doc);
+    o.scene = 0;
+    ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 0);
     arbor_gltf_destroy(doc);
     uint32_t before = arbor_scene_node_count(s);
-    o.scene = 3;
-    assert_int_equal(arbor_gltf_load(s, path, &o, &doc, &e), ARBOR_ERR_INVALID_ARGUMENT);
+    o.scene = 2;
+    assert_int_equal(arbor_gltf_load(s, path, &o, &doc), ARBOR_ERR_INVALID_ARGUMENT);
     assert_null(doc);
     assert_int_equal(arbor_scene_node_count(s), before);
-    assert_non_null(strstr(e.message, "options.scene"));
+    assert_non_null(strstr(arbor_last_error(), "options.scene asks for scene 2, the file has 2"));
+    o.scene = -2;
+    assert_int_equal(arbor_gltf_load(s, path, &o, &doc), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_scene_node_count(s), before);
 
     /* no scenes at all: the nodes load, no default scene */
     load_sample(s, "BlenderIO_00_no_scenes/00_no_scenes.gltf", &doc);
     assert_int_equal(arbor_gltf_scene_count(doc), 0);
-    assert_int_equal(arbor_gltf_default_scene(doc), -1);
+    assert_int_equal(arbor_gltf_loaded_scene(doc), -1);
     assert_null(arbor_gltf_scene_name(doc, 0));
     arbor_gltf_destroy(doc);
     /* a scene without nodes */
@@ -774,7 +777,7 @@ static void test_simple_skin(void **state)
     /* queries on no document */
     assert_int_equal(arbor_gltf_node_count(NULL), 0);
     assert_int_equal(arbor_gltf_scene_count(NULL), 0);
-    assert_int_equal(arbor_gltf_default_scene(NULL), -1);
+    assert_int_equal(arbor_gltf_loaded_scene(NULL), -1);
     arbor_gltf_destroy(NULL);
 }
 
@@ -877,12 +880,11 @@ static size_t make_glb(unsigned char *out, bool unknown_chunk)
 static void expect_glb_offset(arbor_scene *s, const unsigned char *data, size_t size, size_t offset)
 {
     arbor_gltf *doc = NULL;
-    arbor_error e;
-    arbor_result r = arbor_gltf_load_memory(s, data, size, NULL, NULL, &doc, &e);
+    arbor_result r = arbor_gltf_load_memory(s, data, size, NULL, NULL, &doc);
     char want[64];
-    snprintf(want, sizeof want, "memory: GLB offset %zu: ", offset);
-    if (r != ARBOR_ERR_PARSE || doc || strncmp(e.message, want, strlen(want)) != 0)
-        fail_msg("wanted a refusal at offset %zu, got %d: %s", offset, (int)r, e.message);
+    snprintf(want, sizeof want, "arbor_gltf_load: memory: GLB offset %zu: ", offset);
+    if (r != ARBOR_ERR_PARSE || doc || strncmp(arbor_last_error(), want, strlen(want)) != 0)
+        fail_msg("wanted a refusal at offset %zu, got %d: %s", offset, (int)r, arbor_last_error());
     assert_int_equal(arbor_scene_node_count(s), 0);
 }
 
@@ -898,29 +900,28 @@ static void test_glb_framing(void **state)
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
-    arbor_error e;
-    ASSERT_OK(arbor_gltf_load_memory(s, good, n, NULL, NULL, &doc, &e)); /* the unknown chunk is ignored */
+    ASSERT_OK(arbor_gltf_load_memory(s, good, n, NULL, NULL, &doc)); /* the unknown chunk is ignored */
     assert_int_equal(arbor_gltf_node_count(doc), 1);
     ASSERT_OK(arbor_node_destroy(s, arbor_gltf_node(doc, 0)));
     arbor_gltf_destroy(doc);
     /* extra bytes after the declared length are ignored */
     memcpy(bad, good, n);
-    ASSERT_OK(arbor_gltf_load_memory(s, bad, n + 3, NULL, NULL, &doc, &e));
+    ASSERT_OK(arbor_gltf_load_memory(s, bad, n + 3, NULL, NULL, &doc));
     ASSERT_OK(arbor_node_destroy(s, arbor_gltf_node(doc, 0)));
     arbor_gltf_destroy(doc);
 
     /* truncated anywhere: the header (offset = what is there), or before the declared length */
     for (size_t cut = 4; cut < n; cut++) expect_glb_offset(s, good, cut, cut);
     /* from memory, fewer than 4 bytes are not recognised as GLB: they are refused as JSON */
-    assert_int_equal(arbor_gltf_load_memory(s, good, 3, NULL, NULL, &doc, &e), ARBOR_ERR_PARSE);
-    assert_non_null(strstr(e.message, "line 1"));
+    assert_int_equal(arbor_gltf_load_memory(s, good, 3, NULL, NULL, &doc), ARBOR_ERR_PARSE);
+    assert_non_null(strstr(arbor_last_error(), "line 1"));
     uint32_t v;
     /* magic, version, length */
     memcpy(bad, good, n), bad[0] = 'G'; /* from memory that is not GLB; a .glb file says so */
     make_dir(OUT_DIR);
     write_all(OUT_DIR "/magic.glb", bad, n);
-    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/magic.glb", NULL, &doc, &e), ARBOR_ERR_PARSE);
-    assert_non_null(strstr(e.message, "magic.glb: GLB offset 0: "));
+    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/magic.glb", NULL, &doc), ARBOR_ERR_PARSE);
+    assert_non_null(strstr(arbor_last_error(), "magic.glb: GLB offset 0: "));
     memcpy(bad, good, n), v = 1, memcpy(bad + 4, &v, 4);
     expect_glb_offset(s, bad, n, 4);
     memcpy(bad, good, n), v = 12, memcpy(bad + 8, &v, 4);
@@ -945,8 +946,8 @@ static void test_glb_framing(void **state)
     /* buffer 0 without uri needs the BIN chunk, as long as byteLength */
     make_glb(bad, false);
     v = (uint32_t)json_end, memcpy(bad + 8, &v, 4); /* drop the BIN chunk */
-    assert_int_equal(arbor_gltf_load_memory(s, bad, json_end, NULL, NULL, &doc, &e), ARBOR_ERR_PARSE);
-    assert_non_null(strstr(e.message, "/buffers/0"));
+    assert_int_equal(arbor_gltf_load_memory(s, bad, json_end, NULL, NULL, &doc), ARBOR_ERR_PARSE);
+    assert_non_null(strstr(arbor_last_error(), "/buffers/0"));
     assert_int_equal(arbor_scene_node_count(s), 0);
     arbor_scene_destroy(s);
 }
@@ -988,17 +989,16 @@ static void test_uris_outside_the_folder(void **state)
         arbor_scene *s = NULL;
         assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
         arbor_gltf *doc = NULL;
-        arbor_error e;
-        arbor_gltf_options o = { 0 };
-        arbor_result r = arbor_gltf_load(s, path, &o, &doc, &e);
+        arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
+        arbor_result r = arbor_gltf_load(s, path, &o, &doc);
         if (cases[i].inside
                 ? r != ARBOR_OK
-                : r != ARBOR_ERR_IO || !strstr(e.message, "/buffers/0/uri") || !strstr(e.message, "allow_outside_uris"))
-            fail_msg("%s: %d %s", cases[i].uri, (int)r, e.message);
+                : r != ARBOR_ERR_IO || !strstr(arbor_last_error(), "/buffers/0/uri") || !strstr(arbor_last_error(), "allow_outside_uris"))
+            fail_msg("%s: %d %s", cases[i].uri, (int)r, arbor_last_error());
         if (!cases[i].inside) {
             assert_int_equal(arbor_scene_node_count(s), 0);
             o.allow_outside_uris = true;
-            ASSERT_OK(arbor_gltf_load(s, path, &o, &doc, &e));
+            ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
         }
         float got[16];
         assert_int_equal(arbor_gltf_skin(doc, 0, NULL, got, 1, NULL), 1);
@@ -1010,28 +1010,30 @@ static void test_uris_outside_the_folder(void **state)
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
-    arbor_error e;
     snprintf(json, sizeof json, fmt, "missing.bin");
     write_text(path, json);
-    assert_int_equal(arbor_gltf_load(s, path, NULL, &doc, &e), ARBOR_ERR_IO);
-    assert_non_null(strstr(e.message, "/buffers/0/uri"));
+    assert_int_equal(arbor_gltf_load(s, path, NULL, &doc), ARBOR_ERR_IO);
+    assert_non_null(strstr(arbor_last_error(), "/buffers/0/uri"));
     write_all(OUT_DIR "/inner/short.bin", ibm, 60);
     snprintf(json, sizeof json, fmt, "short.bin");
     write_text(path, json);
-    assert_int_equal(arbor_gltf_load(s, path, NULL, &doc, &e), ARBOR_ERR_PARSE);
-    assert_non_null(strstr(e.message, "/buffers/0: "));
+    assert_int_equal(arbor_gltf_load(s, path, NULL, &doc), ARBOR_ERR_PARSE);
+    assert_non_null(strstr(arbor_last_error(), "/buffers/0: "));
     /* from memory without a folder, external URIs are refused; the name in messages is "memory" */
     snprintf(json, sizeof json, fmt, "in%20side.bin");
-    assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), NULL, NULL, &doc, &e), ARBOR_ERR_IO);
-    assert_int_equal(strncmp(e.message, "memory: /buffers/0/uri: ", 24), 0);
-    assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR "/inner", NULL, &doc, &e), ARBOR_OK);
+    assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), NULL, NULL, &doc), ARBOR_ERR_IO);
+    assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_load: memory: /buffers/0/uri: ", 41), 0);
+    assert_string_equal(arbor_last_error_info().pointer, "/buffers/0/uri");
+    assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR "/inner", NULL, &doc), ARBOR_OK);
     arbor_gltf_destroy(doc);
     /* images are held to the same folder */
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"images\":[{\"uri\":\"../../secret.png\"}]}", NULL,
                    ARBOR_ERR_IO, "/images/0/uri", NULL);
     /* the file itself missing */
-    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/no such.gltf", NULL, &doc, &e), ARBOR_ERR_IO);
-    assert_int_equal(strncmp(e.message, OUT_DIR "/no such.gltf: ", strlen(OUT_DIR "/no such.gltf: ")), 0);
+    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/no such.gltf", NULL, &doc), ARBOR_ERR_IO);
+    assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_load: " OUT_DIR "/no such.gltf: ",
+                             strlen("arbor_gltf_load: " OUT_DIR "/no such.gltf: ")), 0);
+    assert_string_equal(arbor_last_error_info().file, OUT_DIR "/no such.gltf");
     arbor_scene_destroy(s);
 }
 
@@ -1050,10 +1052,9 @@ static void test_million_deep_chain(void **state)
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_gltf *doc;
-    arbor_error e;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ASSERT_OK(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc, &e));
+    ASSERT_OK(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc));
     clock_gettime(CLOCK_MONOTONIC, &t1);
     print_message("million-deep chain (%.1f MB of JSON): loaded in %.0f ms\n", (double)at / 1e6,
                   (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
@@ -1072,8 +1073,8 @@ static void test_million_deep_chain(void **state)
     arbor_scene_desc d = { 0 };
     d.max_depth = 1000;
     assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
-    assert_int_equal(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc, &e), ARBOR_ERR_DEPTH_LIMIT);
-    assert_non_null(strstr(e.message, "memory: /nodes/1001: "));
+    assert_int_equal(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc), ARBOR_ERR_DEPTH_LIMIT);
+    assert_non_null(strstr(arbor_last_error(), "memory: /nodes/1001: "));
     assert_int_equal(arbor_scene_node_count(s), 0);
     arbor_scene_destroy(s);
     free(json);
@@ -1140,13 +1141,25 @@ static void test_spec_breaches(void **state)
                "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{},{},{},{},{},{\"children\":[3]},{},"
                "{\"children\":[6,3]}]}");
     arbor_gltf *doc;
-    arbor_error e;
-    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/robot.gltf", NULL, &doc, &e), ARBOR_ERR_PARSE);
-    assert_string_equal(e.message, OUT_DIR "/robot.gltf: /nodes/7/children/1: node 3 already has parent 5");
-    assert_non_null(strstr(arbor_last_error(), "/nodes/7/children/1: node 3 already has parent 5"));
+    assert_int_equal(arbor_gltf_load(s, OUT_DIR "/robot.gltf", NULL, &doc), ARBOR_ERR_PARSE);
+    assert_string_equal(arbor_last_error(),
+                        "arbor_gltf_load: " OUT_DIR "/robot.gltf: /nodes/7/children/1: node 3 already has parent 5");
+    /* the same place in parts, from the same accessor */
+    arbor_error_info e = arbor_last_error_info();
+    assert_int_equal(e.code, ARBOR_ERR_PARSE);
+    assert_ptr_equal(e.message, arbor_last_error());
+    assert_string_equal(e.file, OUT_DIR "/robot.gltf");
+    assert_string_equal(e.pointer, "/nodes/7/children/1");
+    assert_int_equal(e.line, 0);
+    assert_int_equal(e.column, 0);
     /* JSON syntax: line and column */
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\n  \"nodes\":[{]}", NULL, ARBOR_ERR_PARSE, "line 2, column",
                    NULL);
+    e = arbor_last_error_info(); /* the ']' where a key should be: line 2, column 13 */
+    assert_string_equal(e.file, "memory");
+    assert_string_equal(e.pointer, "");
+    assert_int_equal(e.line, 2);
+    assert_int_equal(e.column, 13);
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"asset\":{}}", NULL, ARBOR_ERR_PARSE, "duplicate", NULL);
     /* hierarchy */
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", NULL, ARBOR_ERR_PARSE,
@@ -1207,7 +1220,7 @@ static void test_lenient_repairs(void **state)
     arbor_scene *s = new_scene(&log);
     EXPECT_REFUSED(s, json, NULL, ARBOR_ERR_PARSE, "/nodes/0/children/1", NULL);
     assert_int_equal(log.warnings, 0);
-    arbor_gltf_options o = { 0 };
+    arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
     o.lenient = true;
     arbor_gltf *doc = EXPECT_LOADED(s, json, &o);
     assert_int_equal(arbor_scene_node_count(s), 8);
@@ -1262,7 +1275,7 @@ static void test_required_extensions(void **state)
                  refused[i], refused[i]);
         uint32_t before = arbor_scene_node_count(s);
         EXPECT_REFUSED(s, json, NULL, ARBOR_ERR_UNSUPPORTED, "/extensionsRequired/0", refused[i]);
-        arbor_gltf_options o = { 0 };
+        arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
         o.lenient = true; /* not a breach of the spec: refused in lenient mode too */
         EXPECT_REFUSED(s, json, &o, ARBOR_ERR_UNSUPPORTED, refused[i], NULL);
         assert_int_equal(arbor_scene_node_count(s), before);
@@ -1328,8 +1341,7 @@ static void test_atomic_under_failing_allocations(void **state)
             arbor_node keep = TEST_NODE(s, ARBOR_NONE, "already here", V3(1, 2, 3), NULL, NULL);
             b.budget = budget;
             arbor_gltf *doc = NULL;
-            arbor_error e;
-            arbor_result r = arbor_gltf_load(s, path, NULL, &doc, &e);
+            arbor_result r = arbor_gltf_load(s, path, NULL, &doc);
             b.budget = -1;
             if (r == ARBOR_OK) {
                 assert_int_equal(arbor_scene_node_count(s), 1 + arbor_gltf_node_count(doc));

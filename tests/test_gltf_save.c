@@ -63,10 +63,8 @@ static bool file_exists(const char *path) {
 /* ---- loading -------------------------------------------------------------------------------- */
 
 static void save_ok(arbor_scene *s, const arbor_gltf *doc, const char *path) {
-    arbor_error error;
-    arbor_result r = arbor_gltf_save(s, doc, path, &error);
-    if (r != ARBOR_OK) fail_msg("saving %s: %s (%s)", path, error.message, arbor_result_string(r));
-    assert_int_equal(error.code, ARBOR_OK);
+    arbor_result r = arbor_gltf_save(s, doc, path);
+    if (r != ARBOR_OK) fail_msg("saving %s: %s (%s)", path, arbor_last_error(), arbor_result_string(r));
 }
 
 /* ---- comparing two loads of the same nodes ---------------------------------------------------- */
@@ -142,7 +140,7 @@ static void assert_same_document(loaded *a, loaded *b, const char *what) {
     assert_int_equal(ca.skins, cb.skins);
     assert_int_equal(ca.animations, cb.animations);
     assert_int_equal(ca.accessors, cb.accessors);
-    assert_int_equal(arbor_gltf_default_scene(a->doc), arbor_gltf_default_scene(b->doc));
+    assert_int_equal(arbor_gltf_loaded_scene(a->doc), arbor_gltf_loaded_scene(b->doc));
     for (uint32_t k = 0; k < ca.scenes; k++) {
         assert_true(same_name(arbor_gltf_scene_name(a->doc, k), arbor_gltf_scene_name(b->doc, k)));
         arbor_node ra[256], rb[256];
@@ -433,7 +431,7 @@ static void test_delete_and_create_remap(void **state) {
         /* The new root joined the default scene. */
         json_t *scenes = json_object_get(out, "scenes");
         if (json_array_size(scenes)) {
-            json_t *roots = json_object_get(json_array_get(scenes, (size_t)arbor_gltf_default_scene(a.doc)), "nodes");
+            json_t *roots = json_object_get(json_array_get(scenes, (size_t)arbor_gltf_loaded_scene(a.doc)), "nodes");
             assert_int_equal(json_integer_value(json_array_get(roots, json_array_size(roots) - 1)), alive + added - 1);
         }
 
@@ -507,7 +505,7 @@ static void test_scene_without_document(void **state) {
         loaded b = load_ok(files[f]);
         assert_int_equal(arbor_gltf_node_count(b.doc), arbor_scene_node_count(s));
         assert_int_equal(arbor_gltf_scene_count(b.doc), 1);
-        assert_int_equal(arbor_gltf_default_scene(b.doc), 0);
+        assert_int_equal(arbor_gltf_loaded_scene(b.doc), 0);
         arbor_node roots[4];
         assert_int_equal(arbor_gltf_scene_roots(b.doc, 0, roots, 4), 3);
         /* Written in arbor_scene_next_node order: parents before children. */
@@ -620,7 +618,7 @@ static void test_allocator(void **state) {
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&counts, true) }, &s), ARBOR_OK);
     arbor_gltf *doc = NULL;
-    ASSERT_OK(arbor_gltf_load(s, sample, NULL, &doc, NULL));
+    ASSERT_OK(arbor_gltf_load(s, sample, NULL, &doc));
     int64_t live = counts.live_bytes;
     uint64_t calls = test_alloc_calls(&counts);
     save_ok(s, doc, OUT_DIR "/counted.gltf");
@@ -641,17 +639,17 @@ static void test_refusals(void **state) {
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "n" }, &n));
-    arbor_error error;
-    assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/scene.obj", &error), ARBOR_ERR_INVALID_ARGUMENT);
-    assert_int_equal(error.code, ARBOR_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(error.message, "scene.obj"));
-    assert_int_equal(arbor_gltf_save(NULL, NULL, OUT_DIR "/x.gltf", &error), ARBOR_ERR_INVALID_ARGUMENT);
-    assert_int_equal(arbor_gltf_save(s, NULL, NULL, NULL), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/scene.obj"), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_last_error_info().code, ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "scene.obj"));
+    assert_int_equal(arbor_gltf_save(NULL, NULL, OUT_DIR "/x.gltf"), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_save(s, NULL, NULL), ARBOR_ERR_INVALID_ARGUMENT);
 
     const char *missing = OUT_DIR "/no such folder/scene.gltf";
-    assert_int_equal(arbor_gltf_save(s, NULL, missing, &error), ARBOR_ERR_IO);
-    assert_int_equal(strncmp(error.message, missing, strlen(missing)), 0);
-    assert_non_null(strstr(arbor_last_error(), "arbor_gltf_save"));
+    assert_int_equal(arbor_gltf_save(s, NULL, missing), ARBOR_ERR_IO);
+    assert_string_equal(arbor_last_error_info().file, missing);
+    assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_save: ", 17), 0);
+    assert_int_equal(strncmp(arbor_last_error() + 17, missing, strlen(missing)), 0);
 
     /* A failed save leaves nothing behind and keeps the file that was there. */
     make_dir(OUT_DIR "/keep");
@@ -660,7 +658,7 @@ static void test_refusals(void **state) {
     fclose(f);
     chmod(OUT_DIR "/keep", 0555);
     if (access(OUT_DIR "/keep", W_OK) != 0) { /* root can write anyway */
-        assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/keep/scene.glb", &error), ARBOR_ERR_IO);
+        assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/keep/scene.glb"), ARBOR_ERR_IO);
         json_t *none = json_load_file(OUT_DIR "/keep/scene.glb", 0, NULL);
         assert_null(none);
     }

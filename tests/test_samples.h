@@ -124,9 +124,8 @@ typedef struct loaded {
 static inline loaded load_ok(const char *path) {
     loaded l = { NULL, NULL };
     assert_int_equal(arbor_scene_create(NULL, &l.s), ARBOR_OK);
-    arbor_error error;
-    arbor_result r = arbor_gltf_load(l.s, path, NULL, &l.doc, &error);
-    if (r != ARBOR_OK) fail_msg("loading %s: %s (%s)", path, error.message, arbor_result_string(r));
+    arbor_result r = arbor_gltf_load(l.s, path, NULL, &l.doc);
+    if (r != ARBOR_OK) fail_msg("loading %s: %s (%s)", path, arbor_last_error(), arbor_result_string(r));
     return l;
 }
 

@@ -49,9 +49,8 @@ static void build_fox(crowd *c, const char *path) {
     arbor_scene *template = NULL;
     if (arbor_scene_create(NULL, &template)) die("scene");
     arbor_gltf *doc;
-    arbor_error error;
-    if (arbor_gltf_load(template, path, NULL, &doc, &error)) {
-        fprintf(stderr, "crowd: %s\n", error.message);
+    if (arbor_gltf_load(template, path, NULL, &doc)) {
+        fprintf(stderr, "crowd: %s\n", arbor_last_error());
         exit(1);
     }
     if (arbor_gltf_clip(doc, 0, NULL, &c->clip)) die("clip");

@@ -35,9 +35,8 @@ static int generate(const char *path, uint32_t n) {
         d.scale[0] = d.scale[1] = d.scale[2] = w.s[i];
         if (arbor_node_create(s, &d, &h[i]) != ARBOR_OK) return 1;
     }
-    arbor_error error;
-    if (arbor_gltf_save(s, NULL, path, &error) != ARBOR_OK) {
-        fprintf(stderr, "gltf_load: %s\n", error.message);
+    if (arbor_gltf_save(s, NULL, path) != ARBOR_OK) {
+        fprintf(stderr, "gltf_load: %s\n", arbor_last_error());
         return 1;
     }
     arbor_scene_destroy(s);
@@ -82,10 +81,9 @@ static int load(const char *path, int runs) {
         arbor_scene *s = NULL;
         if (arbor_scene_create(NULL, &s)) return 1;
         arbor_gltf *doc = NULL;
-        arbor_error error;
         t0 = wl_now();
-        if (arbor_gltf_load(s, path, NULL, &doc, &error) != ARBOR_OK) {
-            fprintf(stderr, "gltf_load: %s\n", error.message);
+        if (arbor_gltf_load(s, path, NULL, &doc) != ARBOR_OK) {
+            fprintf(stderr, "gltf_load: %s\n", arbor_last_error());
             return 1;
         }
         load_ms[r] = (wl_now() - t0) * 1e3;

@@ -69,10 +69,24 @@ typedef enum arbor_result {
 /* The code in words ("dead node handle"); "unknown result" for a value outside the enum. */
 ARBOR_API const char *arbor_result_string(arbor_result result);
 
-/* The message of the last call that failed on this thread: the function, what was wrong and
-   with which node, e.g. "arbor_node_set_parent: node 7v1 is an ancestor of node 3v1 (a ring)".
-   Thread-local like errno; "" when no call failed yet. Valid until the next failing call. */
+/* The message of the last call that failed on this thread: the function, the place and what
+   was wrong, naming nodes by path (see arbor.h), e.g. "arbor_node_set_parent: node 'base'
+   cannot go under its descendant 'base/arm': that would make a ring", or "arbor_gltf_load:
+   robot.gltf: /nodes/7/children/1: node 3 already has parent 5". Thread-local like errno; ""
+   when no call failed yet. Valid until the next failing call on this thread. */
 ARBOR_API const char *arbor_last_error(void);
+
+/* The same failure in parts. Strings are "" and numbers 0 where there is nothing to say. */
+typedef struct arbor_error_info {
+    arbor_result code;     /* what the failed call returned; ARBOR_OK when none failed yet */
+    const char *message;   /* arbor_last_error() */
+    const char *file;      /* the file the failure is in ("memory" for a load from memory) */
+    const char *pointer;   /* a JSON pointer into that file ("/nodes/7/children/1") */
+    uint32_t line, column; /* 1-based, in the file's text (JSON syntax errors) */
+} arbor_error_info;
+
+/* The calling thread's last failure in parts; its strings live as arbor_last_error()'s. */
+ARBOR_API arbor_error_info arbor_last_error_info(void);
 
 /* "0.1.0", matching the ARBOR_VERSION_* macros the library was built with. */
 ARBOR_API const char *arbor_version(void);

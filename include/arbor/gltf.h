@@ -69,36 +69,40 @@
 extern "C" {
 #endif
 
-typedef struct arbor_error {
-    arbor_result code;
-    char message[512];  /* "FILE: /json/pointer: reason"; "" when code is ARBOR_OK */
-} arbor_error;
+/* Scene indices are 0-based, as in the file's `scenes` array. This one stands for the file's
+   default scene: its `scene`, or scene 0 when it names none. */
+#define ARBOR_GLTF_DEFAULT_SCENE (-1)
 
-typedef struct arbor_gltf_options {  /* all zero: defaults */
-    int32_t scene;                   /* 0: the file's default scene; N > 0: scene N - 1 */
+/* Start from ARBOR_GLTF_OPTIONS_DEFAULT (or pass NULL options): a zeroed struct chooses scene 0,
+   which is not the file's default scene when its `scene` names another. */
+typedef struct arbor_gltf_options {
+    int32_t scene;                   /* the scene whose roots come first (0-based), or
+                                        ARBOR_GLTF_DEFAULT_SCENE */
     bool allow_outside_uris;         /* external URIs may leave the file's folder */
     bool lenient;                    /* load what can be loaded, with warnings, instead of
                                         refusing a file that breaks a MUST of the spec */
 } arbor_gltf_options;
+#define ARBOR_GLTF_OPTIONS_DEFAULT { ARBOR_GLTF_DEFAULT_SCENE, false, false }
 
 /* A loaded document: what the scene graph does not own, and the node index <-> handle map. */
 typedef struct arbor_gltf arbor_gltf;
 
 /* Loads the file at path into s (its nodes are added to what s holds). On success *out is a
-   new document (free it with arbor_gltf_destroy, before or after the scene). Refusals:
+   new document (end it with arbor_gltf_destroy, before or after the scene). Refusals:
    ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
    breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
-   ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows);
-   error (may be NULL) then holds the message, and nothing changed in s. options may be NULL. */
+   ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),
+   ARBOR_ERR_INVALID_ARGUMENT (options.scene not in the file); nothing changed in s then, and
+   arbor_last_error_info() gives the message and its place: the file, the JSON pointer, and the
+   line and column of a JSON syntax error. options may be NULL (the defaults). */
 ARBOR_API arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options,
-                                       arbor_gltf **out, arbor_error *error);
+                                       arbor_gltf **out);
 
 /* The same from memory: data is .glb when it starts with the GLB magic, else JSON. base_dir
    resolves external URIs (NULL: external URIs are refused). The name in messages is
    "memory". */
 ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
-                                              const arbor_gltf_options *options, arbor_gltf **out,
-                                              arbor_error *error);
+                                              const arbor_gltf_options *options, arbor_gltf **out);
 
 /* Writes the scene as .gltf or .glb (by path's extension). With a document, its nodes are
    written in file order without the deleted ones, then the nodes created since (parents
@@ -107,8 +111,9 @@ ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, 
    (its own still roots, and every new root) in the scene graph's order of roots, so a reload
    has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb holds every
    buffer in its one BIN chunk; a .gltf written elsewhere than its source writes its buffers
-   beside it, and its images too, so the output stands on its own. */
-ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, arbor_error *error);
+   beside it, and its images too, so the output stands on its own. A refusal's place in
+   arbor_last_error_info() is the file written. */
+ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path);
 
 /* Frees the document (not the nodes). NULL is allowed. */
 ARBOR_API void arbor_gltf_destroy(arbor_gltf *doc);
@@ -119,12 +124,12 @@ ARBOR_API uint32_t arbor_gltf_node_count(const arbor_gltf *doc);
 ARBOR_API arbor_node arbor_gltf_node(const arbor_gltf *doc, uint32_t index);
 ARBOR_API int64_t arbor_gltf_index(const arbor_gltf *doc, arbor_node n);
 
-/* Scenes: their count, the chosen one (options.scene, or the file's `scene`, or 0; -1 when the
-   file has no scenes), a scene's name (NULL when it has none) and its roots, written into out
-   (at most cap; the return value is the number of roots, even when cap is smaller). Roots
-   destroyed since the load are left out. */
+/* Scenes (0-based): their count, the one the load chose (options.scene, or the file's default
+   scene; -1 when the file has no scenes), a scene's name (NULL when it has none) and its roots,
+   written into out (at most cap; the return value is the number of roots, even when cap is
+   smaller). Roots destroyed since the load are left out. */
 ARBOR_API uint32_t arbor_gltf_scene_count(const arbor_gltf *doc);
-ARBOR_API int32_t arbor_gltf_default_scene(const arbor_gltf *doc);
+ARBOR_API int32_t arbor_gltf_loaded_scene(const arbor_gltf *doc);
 ARBOR_API const char *arbor_gltf_scene_name(const arbor_gltf *doc, uint32_t scene);
 ARBOR_API uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap);
 

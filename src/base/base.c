@@ -29,16 +29,51 @@ const char *arbor_result_string(arbor_result result) {
     }
 }
 
-static _Thread_local char last_error[512];
+/* The thread's last error: the message and, apart, its place. */
+static _Thread_local struct {
+    arbor_result code;
+    char message[512], file[256], pointer[256];
+    uint32_t line, column;
+} last;
 
-const char *arbor_last_error(void) { return last_error; }
+const char *arbor_last_error(void) { return last.message; }
+
+arbor_error_info arbor_last_error_info(void) {
+    return (arbor_error_info){ .code = last.code, .message = last.message, .file = last.file,
+                               .pointer = last.pointer, .line = last.line, .column = last.column };
+}
+
+static void copy_field(char *to, size_t cap, const char *from) {
+    snprintf(to, cap, "%s", from ? from : "");
+}
+
+static arbor_result vfail(arbor_result code, const char *func, const arbor__place *at, const char *fmt, va_list ap) {
+    last.code = code;
+    copy_field(last.file, sizeof last.file, at ? at->file : NULL);
+    copy_field(last.pointer, sizeof last.pointer, at ? at->pointer : NULL);
+    last.line = at ? at->line : 0;
+    last.column = at ? at->column : 0;
+    int used = last.file[0] && last.pointer[0]
+                   ? snprintf(last.message, sizeof last.message, "%s: %s: %s: ", func, last.file, last.pointer)
+               : last.file[0] ? snprintf(last.message, sizeof last.message, "%s: %s: ", func, last.file)
+                              : snprintf(last.message, sizeof last.message, "%s: ", func);
+    if (used < 0 || (size_t)used >= sizeof last.message) used = (int)strlen(last.message);
+    vsnprintf(last.message + used, sizeof last.message - (size_t)used, fmt, ap);
+    return code;
+}
 
 arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...) {
-    int used = snprintf(last_error, sizeof last_error, "%s: ", func);
-    if (used < 0 || (size_t)used >= sizeof last_error) used = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, ap);
+    vfail(code, func, NULL, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(code, func, at, fmt, ap);
     va_end(ap);
     return code;
 }

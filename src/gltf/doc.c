@@ -13,45 +13,34 @@
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
-arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,
-                               const char *fmt, ...) {
-    if (!error) return code;
-    error->code = code;
-    int used = pointer && pointer[0] ? snprintf(error->message, sizeof error->message, "%s: %s: ", file, pointer)
-                                     : snprintf(error->message, sizeof error->message, "%s: ", file);
-    if (used < 0 || (size_t)used >= sizeof error->message) used = (int)strlen(error->message);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(error->message + used, sizeof error->message - (size_t)used, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
-                                   arbor_error *error, const char *file_for_messages, const char *pointer) {
+                                   char *reason, size_t reason_cap) {
     *data = NULL;
     *size = 0;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "cannot open %s: %s", path,
-                                 strerror(errno));
+    if (!f) {
+        snprintf(reason, reason_cap, "cannot open %s: %s", path, strerror(errno));
+        return ARBOR_ERR_IO;
+    }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX - 1) {
         fclose(f);
-        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "%s is not a readable file", path);
+        snprintf(reason, reason_cap, "%s is not a readable file", path);
+        return ARBOR_ERR_IO;
     }
     size_t n = (size_t)st.st_size;
     uint8_t *p = arbor__alloc_with(a, n);
     if (!p) {
         fclose(f);
-        return arbor__gltf_error(error, ARBOR_ERR_OUT_OF_MEMORY, file_for_messages, pointer,
-                                 "no memory for the %zu bytes of %s", n, path);
+        snprintf(reason, reason_cap, "no memory for the %zu bytes of %s", n, path);
+        return ARBOR_ERR_OUT_OF_MEMORY;
     }
     size_t got = n ? fread(p, 1, n, f) : 0;
     fclose(f);
     if (got != n) {
         arbor__free_with(a, p, n);
-        return arbor__gltf_error(error, ARBOR_ERR_IO, file_for_messages, pointer, "cannot read %s", path);
+        snprintf(reason, reason_cap, "cannot read %s", path);
+        return ARBOR_ERR_IO;
     }
     *data = p;
     *size = n;
@@ -114,7 +103,7 @@ int64_t arbor_gltf_index(const arbor_gltf *doc, arbor_node n) {
 
 uint32_t arbor_gltf_scene_count(const arbor_gltf *doc) { return doc ? doc->scene_count : 0; }
 
-int32_t arbor_gltf_default_scene(const arbor_gltf *doc) { return doc ? doc->default_scene : -1; }
+int32_t arbor_gltf_loaded_scene(const arbor_gltf *doc) { return doc ? doc->default_scene : -1; }
 
 /* scenes[scene] of the JSON, or NULL. */
 static json_t *scene_json(const arbor_gltf *doc, uint32_t scene) {

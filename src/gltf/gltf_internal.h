@@ -74,16 +74,9 @@ struct arbor_gltf {
     size_t anim_floats;
 };
 
-/* Fills error (may be NULL) with "FILE: POINTER: reason" and returns code. */
-arbor_result arbor__gltf_error(arbor_error *error, arbor_result code, const char *file, const char *pointer,
-                               const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
-/* Reads a whole file through the allocator; ARBOR_ERR_IO with a message on failure. */
+/* Reads a whole file through the allocator; on failure its code (ARBOR_ERR_IO,
+   ARBOR_ERR_OUT_OF_MEMORY) and the reason in words in reason. */
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
-                                   arbor_error *error, const char *file_for_messages, const char *pointer);
+                                   char *reason, size_t reason_cap);
 
 #endif

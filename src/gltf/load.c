@@ -20,16 +20,14 @@ const char *arbor__ld_at(ld *L, const char *fmt, ...) {
     return L->ptr;
 }
 
-/* Records the first error: in the caller's arbor_error and as the thread's last error. */
+/* Records the first error as the thread's last error, with its place. */
 static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, va_list ap) {
     if (L->code) return;
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
-    arbor_error e;
-    arbor__gltf_error(&e, code, L->file, ptr, "%s", reason);
-    if (L->error) *L->error = e;
     L->code = code;
-    arbor__fail(code, "arbor_gltf_load", "%s", e.message);
+    arbor__place at = { L->file, ptr, L->line, L->column };
+    arbor__fail_at(code, "arbor_gltf_load", &at, "%s", reason);
 }
 
 bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
@@ -281,8 +279,11 @@ static json_t *parse_json(ld *L, const uint8_t *json, size_t size) {
     }
     if (memory)
         arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "out of memory while parsing the JSON (near line %d)", first.line);
-    else
+    else {
+        L->line = first.line > 0 ? (uint32_t)first.line : 0;
+        L->column = first.column > 0 ? (uint32_t)first.column : 0;
         arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line %d, column %d: %s", first.line, first.column, first.text);
+    }
     return NULL;
 }
 
@@ -292,13 +293,15 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     const uint8_t *json = data;
     size_t json_size = size;
     arbor_gltf *doc = NULL;
-    if (L->opt.scene < 0) {
-        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d is negative", (int)L->opt.scene);
+    if (L->opt.scene < 0 && L->opt.scene != ARBOR_GLTF_DEFAULT_SCENE) {
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL,
+                       "options.scene %d is neither a scene index nor ARBOR_GLTF_DEFAULT_SCENE", (int)L->opt.scene);
         goto done;
     }
     L->glb = glb;
     if (glb && !arbor__ld_glb(L, data, size, &json, &json_size)) goto done;
     if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+        L->line = L->column = 1;
         arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line 1, column 1: a byte order mark is not allowed");
         goto done;
     }
@@ -307,9 +310,9 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
         !arbor__ld_data(L))
         goto done;
     int32_t scene = arbor__ld_chosen_scene(L);
-    if (L->opt.scene > 0 && (uint32_t)L->opt.scene > L->n_scenes) {
-        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL, "options.scene %d asks for scene %d, the file has %u",
-                       (int)L->opt.scene, (int)L->opt.scene - 1, L->n_scenes);
+    if (L->opt.scene >= 0 && (uint32_t)L->opt.scene >= L->n_scenes) {
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, "/scenes", "options.scene asks for scene %d, the file has %u",
+                       (int)L->opt.scene, L->n_scenes);
         goto done;
     }
     if (!(doc = new_doc(L, base_dir)) || !create(L, doc)) goto done;
@@ -328,24 +331,20 @@ done:
     return L->code;
 }
 
-static void begin(ld *L, arbor_scene *s, const char *file, const char *base_dir, const arbor_gltf_options *options,
-                  arbor_error *error) {
-    *L = (ld){.s = s, .a = &s->allocator, .file = file, .base_dir = base_dir, .error = error, .scene = -1};
-    if (options) L->opt = *options;
-    if (error) *error = (arbor_error){.code = ARBOR_OK};
+static void begin(ld *L, arbor_scene *s, const char *file, const char *base_dir, const arbor_gltf_options *options) {
+    *L = (ld){.s = s, .a = &s->allocator, .file = file, .base_dir = base_dir, .scene = -1};
+    L->opt = options ? *options : (arbor_gltf_options)ARBOR_GLTF_OPTIONS_DEFAULT;
 }
 
-static arbor_result refuse_arguments(arbor_error *error, const char *what) {
-    arbor__gltf_error(error, ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", NULL, "%s", what);
+static arbor_result refuse_arguments(const char *what) {
     return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", "%s", what);
 }
 
-arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options, arbor_gltf **out,
-                             arbor_error *error) {
+arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options, arbor_gltf **out) {
     if (out) *out = NULL;
-    if (!s || !path || !out) return refuse_arguments(error, "scene, path and out are required");
+    if (!s || !path || !out) return refuse_arguments("scene, path and out are required");
     ld L;
-    begin(&L, s, path, NULL, options, error);
+    begin(&L, s, path, NULL, options);
     /* relative URIs resolve from the file's folder */
     const char *slash = strrchr(path, '/');
     size_t dir_len = !slash || slash == path ? 1 : (size_t)(slash - path);
@@ -356,10 +355,10 @@ arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_
     L.base_dir = dir;
     uint8_t *data;
     size_t size;
-    arbor_error e;
-    arbor_result r = arbor__gltf_read_file(L.a, path, &data, &size, &e, path, NULL);
+    char reason[400];
+    arbor_result r = arbor__gltf_read_file(L.a, path, &data, &size, reason, sizeof reason);
     if (r) {
-        arbor__ld_stop(&L, r, NULL, "%s", e.message + strlen(path) + 2);
+        arbor__ld_stop(&L, r, NULL, "%s", reason);
     } else {
         size_t n = strlen(path);
         bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
@@ -372,11 +371,11 @@ arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_
 }
 
 arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
-                                    const arbor_gltf_options *options, arbor_gltf **out, arbor_error *error) {
+                                    const arbor_gltf_options *options, arbor_gltf **out) {
     if (out) *out = NULL;
-    if (!s || (!data && size) || !out) return refuse_arguments(error, "scene, data and out are required");
+    if (!s || (!data && size) || !out) return refuse_arguments("scene, data and out are required");
     ld L;
-    begin(&L, s, "memory", base_dir, options, error);
+    begin(&L, s, "memory", base_dir, options);
     const uint8_t *bytes = data ? data : (const uint8_t *)"";
     return load(&L, bytes, size, has_glb_magic(bytes, size), base_dir, out);
 }

@@ -115,8 +115,8 @@ typedef struct ld {
     const char *file; /* for messages: the path as given, or "memory" */
     const char *base_dir; /* resolves relative URIs; NULL: external URIs refused */
     arbor_gltf_options opt;
-    arbor_error *error;
     arbor_result code; /* the first fatal code */
+    uint32_t line, column; /* where in the JSON text that error is, when known */
     char ptr[320]; /* arbor__ld_at's pointer */
 
     json_t *root;
@@ -220,7 +220,7 @@ bool arbor__ld_links(ld *L);
 /* The scene the load chooses: options.scene, else the file's `scene`, else 0 (-1: no scenes,
    or an options.scene the file does not have). */
 static inline int32_t arbor__ld_chosen_scene(const ld *L) {
-    if (L->opt.scene > 0) return (uint32_t)L->opt.scene <= L->n_scenes ? L->opt.scene - 1 : -1;
+    if (L->opt.scene >= 0) return (uint32_t)L->opt.scene < L->n_scenes ? L->opt.scene : -1;
     return L->scene >= 0 ? L->scene : L->n_scenes ? 0 : -1;
 }
 /* uri.c: the bytes of every buffer. */

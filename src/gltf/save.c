@@ -252,7 +252,6 @@ typedef struct saver {
     const arbor_gltf *doc;
     json_t *root;              /* the document's JSON, NULL without a document */
     const char *path;
-    arbor_error *error;
     arbor_result result;       /* the first failure */
     bool glb;
     char *dir;                 /* the output's folder ("." when path has none) */
@@ -290,11 +289,7 @@ static arbor_result fail(saver *sv, arbor_result code, const char *fmt, ...) {
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
     sv->result = code;
-    if (sv->error) {
-        sv->error->code = code;
-        snprintf(sv->error->message, sizeof sv->error->message, "%s: %s", sv->path, reason);
-    }
-    arbor__fail(code, "arbor_gltf_save", "%s: %s", sv->path, reason);
+    arbor__fail_at(code, "arbor_gltf_save", &(arbor__place){ .file = sv->path }, "%s", reason);
     return code;
 }
 
@@ -1364,12 +1359,8 @@ static void free_saver(saver *sv) {
     free_string(sv, sv->stem);
 }
 
-arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, arbor_error *error) {
-    saver sv = { .s = s, .doc = doc, .path = path ? path : "(null)", .error = error };
-    if (error) {
-        error->code = ARBOR_OK;
-        error->message[0] = '\0';
-    }
+arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) {
+    saver sv = { .s = s, .doc = doc, .path = path ? path : "(null)" };
     if (!s) return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "no scene was given");
     bool glb = path && has_extension(path, ".glb");
     if (!path || (!glb && !has_extension(path, ".gltf")))

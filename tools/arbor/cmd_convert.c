@@ -20,9 +20,8 @@ int cmd_convert(int argc, char **argv) {
     int status = cli_parse_args("convert", argc, argv, CLI_OPT_LENIENT, 2, 2, &args);
     if (status) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    arbor_error error;
-    if (arbor_gltf_save(f.scene, f.doc, args.files[1], &error) != ARBOR_OK) {
-        fprintf(stderr, "arbor: %s\n", error.message);
+    if (arbor_gltf_save(f.scene, f.doc, args.files[1]) != ARBOR_OK) {
+        fprintf(stderr, "arbor: %s\n", arbor_last_error());
         status = 1;
     }
     cli_close(&f);

@@ -160,8 +160,7 @@ static char *mesh_document(void) {
 static int save_gltf(demo_arm *d, const char *path) {
     char *json = mesh_document();
     arbor_gltf *doc = NULL;
-    arbor_error error = { .code = ARBOR_ERR_OUT_OF_MEMORY, .message = "out of memory" };
-    arbor_result r = json ? arbor_gltf_load_memory(d->scene, json, strlen(json), NULL, NULL, &doc, &error)
+    arbor_result r = json ? arbor_gltf_load_memory(d->scene, json, strlen(json), NULL, NULL, &doc)
                           : ARBOR_ERR_OUT_OF_MEMORY;
     free(json);
     const struct { arbor_node node; int32_t mesh; } parts[] = {
@@ -174,10 +173,10 @@ static int save_gltf(demo_arm *d, const char *path) {
         r = arbor_node_set_mesh(d->scene, parts[i].node, parts[i].mesh);
         if (r == ARBOR_OK) r = arbor_node_set_bounds(d->scene, parts[i].node, lo, hi);
     }
-    if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path, &error);
+    if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path);
     arbor_gltf_destroy(doc);
     if (r != ARBOR_OK) {
-        fprintf(stderr, "arbor: demo: %s\n", error.message[0] ? error.message : arbor_result_string(r));
+        fprintf(stderr, "arbor: demo: %s\n", json ? arbor_last_error() : "out of memory");
         return 1;
     }
     printf("wrote %s\n", path);

@@ -315,9 +315,8 @@ int cmd_edit(int argc, char **argv) {
                 if (group && !status) arbor_journal_commit(e.j);
             }
         }
-        arbor_error error;
-        if (!status && arbor_gltf_save(e.f.scene, e.f.doc, out, &error) != ARBOR_OK) {
-            fprintf(stderr, "arbor: %s\n", error.message);
+        if (!status && arbor_gltf_save(e.f.scene, e.f.doc, out) != ARBOR_OK) {
+            fprintf(stderr, "arbor: %s\n", arbor_last_error());
             status = 1;
         }
         cli_close(&e.f);

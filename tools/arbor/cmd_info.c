@@ -109,7 +109,7 @@ int cmd_info(int argc, char **argv) {
     if (scene >= 0) {
         const char *name = arbor_gltf_scene_name(f.doc, (uint32_t)scene);
         printf(", showing scene %d%s%s%s%s", (int)scene, name ? " \"" : "", name ? name : "", name ? "\"" : "",
-               scene == arbor_gltf_default_scene(f.doc) ? " (the default)" : "");
+               scene == arbor_gltf_loaded_scene(f.doc) ? " (the default)" : "");
     } else {
         printf(", showing every root");
     }

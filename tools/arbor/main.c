@@ -85,10 +85,10 @@ int cli_load(cli_file *f, const char *path, bool lenient) {
         fputs("arbor: out of memory\n", stderr);
         return 1;
     }
-    arbor_error error;
-    arbor_gltf_options options = { .lenient = lenient };
-    if (arbor_gltf_load(f->scene, path, &options, &f->doc, &error) != ARBOR_OK) {
-        fprintf(stderr, "arbor: %s\n", error.message[0] ? error.message : arbor_result_string(error.code));
+    arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
+    options.lenient = lenient;
+    if (arbor_gltf_load(f->scene, path, &options, &f->doc) != ARBOR_OK) {
+        fprintf(stderr, "arbor: %s\n", arbor_last_error()[0] ? arbor_last_error() : arbor_result_string(arbor_last_error_info().code));
         cli_close(f);
         return 1;
     }
@@ -144,7 +144,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
 
 int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene) {
     uint32_t count = arbor_gltf_scene_count(f->doc);
-    *scene = arbor_gltf_default_scene(f->doc);
+    *scene = arbor_gltf_loaded_scene(f->doc);
     if (!args->scene_given) return 0;
     if (args->scene >= count)
         return cli_usage_error("%s: %s has %u scene%s, there is no scene %u", cmd, f->path, count, count == 1 ? "" : "s",
