@@ -151,7 +151,7 @@ static void test_section11_five_tests(void **state) {
 
     /* x = 1, keeping x < 1: the tree's box is inside, one test accepts all three parts. */
     const arbor_real keep_below_1[4] = { -1, 0, 0, 1 };
-    assert_int_equal(arbor_scene_cull(s, keep_below_1, 1, out, 4, &st), 3);
+    assert_int_equal(TEST_CULL(s, keep_below_1, 1, out, 4, &st), 3);
     assert_int_equal(st.box_tests, 1);
     assert_int_equal(st.visible, 3);
     ASSERT_NODE_EQ(out[0], r.base);
@@ -161,33 +161,33 @@ static void test_section11_five_tests(void **state) {
     /* x = -0.6, keeping x < -0.6: the tree straddles; the base is rejected in one test, the arm
        subtree straddles, the arm and the hand both straddle: five tests. */
     const arbor_real keep_below_m06[4] = { -1, 0, 0, (arbor_real)-0.6 };
-    assert_int_equal(arbor_scene_cull(s, keep_below_m06, 1, out, 4, &st), 2);
+    assert_int_equal(TEST_CULL(s, keep_below_m06, 1, out, 4, &st), 2);
     assert_int_equal(st.box_tests, 5);
     ASSERT_NODE_EQ(out[0], r.arm);
     ASSERT_NODE_EQ(out[1], r.hand);
 
     /* Keeping x > 0.6: everything is outside, one test. */
     const arbor_real keep_above_06[4] = { 1, 0, 0, (arbor_real)-0.6 };
-    assert_int_equal(arbor_scene_cull(s, keep_above_06, 1, out, 4, &st), 0);
+    assert_int_equal(TEST_CULL(s, keep_above_06, 1, out, 4, &st), 0);
     assert_int_equal(st.box_tests, 1);
 
     /* cap smaller than the answer: the count is whole, the first cap are written. */
     out[1] = ARBOR_NONE;
-    assert_int_equal(arbor_scene_cull(s, keep_below_1, 1, out, 1, &st), 3);
+    assert_int_equal(TEST_CULL(s, keep_below_1, 1, out, 1, &st), 3);
     ASSERT_NODE_EQ(out[0], r.base);
     ASSERT_NODE_NONE(out[1]);
-    assert_int_equal(arbor_scene_cull(s, keep_below_1, 1, NULL, 0, NULL), 3);
+    assert_int_equal(TEST_CULL(s, keep_below_1, 1, NULL, 0, NULL), 3);
 
     /* No planes: everything inside, one test per bounded root subtree; a root without bounds
        anywhere costs none. */
     TEST_NODE(s, ARBOR_NONE, "empty", NULL, NULL, NULL);
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, out, 4, &st), 3);
+    assert_int_equal(TEST_CULL(s, NULL, 0, out, 4, &st), 3);
     assert_int_equal(st.box_tests, 1);
 
     /* A node without bounds between bounded ones costs no test of its own: remove the arm's box;
        against x = -0.6 the tests are tree, base, arm subtree, hand = 4 and the hand is visible. */
     ASSERT_OK(arbor_node_set_bounds(s, r.arm, NULL, NULL));
-    assert_int_equal(arbor_scene_cull(s, keep_below_m06, 1, out, 4, &st), 1);
+    assert_int_equal(TEST_CULL(s, keep_below_m06, 1, out, 4, &st), 1);
     assert_int_equal(st.box_tests, 4);
     ASSERT_NODE_EQ(out[0], r.hand);
     arbor_scene_destroy(s);
@@ -357,14 +357,14 @@ static void test_parallel_bulk_write_marks_boxes(void **state) {
     assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     assert_non_null(pool);
     arbor_executor ex = arbor_pool_executor(pool);
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), N);
+    assert_int_equal(TEST_CULL(s, NULL, 0, NULL, 0, NULL), N);
     arbor_node *bones = malloc(sizeof *bones * N);
     uint32_t count = 0;
     for (int i = 0; i < N; i++)
         if (i % 59) bones[count++] = b[i];
     uint64_t before = boxes_computed(s);
     ASSERT_OK(arbor_scene_set_rotations_parallel(s, bones, q, count, &ex));
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), N);
+    assert_int_equal(TEST_CULL(s, NULL, 0, NULL, 0, NULL), N);
     assert_int_equal(boxes_computed(s) - before, N);
     arbor_real box[6], own[6];
     subtree_box(s, b[59 * 7 + 12], box); /* a left hand: its box holds its fingertips' */
@@ -461,7 +461,7 @@ static void test_journal_and_clones(void **state) {
     ASSERT_OK(arbor_node_clone_from(other, s, r.base, ARBOR_NONE, &copy));
     subtree_box(other, copy, box);
     ASSERT_X_RANGE(box, -1.102, 0.478);
-    assert_int_equal(arbor_scene_cull(other, NULL, 0, NULL, 0, NULL), 3);
+    assert_int_equal(TEST_CULL(other, NULL, 0, NULL, 0, NULL), 3);
     arbor_scene_destroy(other);
     arbor_scene_destroy(s);
 }
@@ -551,7 +551,7 @@ static uint32_t check_against_brute_force(random_scene *r, const arbor_real *pla
     uint32_t live = arbor_scene_node_count(s);
     arbor_node *got = malloc(sizeof *got * (live + 1)), *want = malloc(sizeof *want * (live + 1));
     arbor_cull_stats st;
-    uint32_t n_got = arbor_scene_cull(s, planes, plane_count, got, live + 1, &st), n_want = 0, bounded = 0;
+    uint32_t n_got = TEST_CULL(s, planes, plane_count, got, live + 1, &st), n_want = 0, bounded = 0;
     assert_int_equal(st.visible, n_got);
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3], box[6];
@@ -708,7 +708,7 @@ static void test_frustum_planes(void **state) {
     set_half_box(s, ahead, 1, 1, 1);
     set_half_box(s, behind, 1, 1, 1);
     arbor_node out[2];
-    assert_int_equal(arbor_scene_cull(s, planes, 6, out, 2, NULL), 1);
+    assert_int_equal(TEST_CULL(s, planes, 6, out, 2, NULL), 1);
     ASSERT_NODE_EQ(out[0], ahead);
     arbor_scene_destroy(s);
 }
@@ -884,7 +884,7 @@ static void test_no_memory_without_bounds_none_per_frame(void **state) {
     ASSERT_NEAR(radius, -1, 0);
     const arbor_real plane[4] = { 1, 0, 0, 0 };
     arbor_cull_stats st = { 7, 7 };
-    assert_int_equal(arbor_scene_cull(s, plane, 1, NULL, 0, &st), 0);
+    assert_int_equal(TEST_CULL(s, plane, 1, NULL, 0, &st), 0);
     assert_int_equal(st.box_tests, 0);
     assert_int_equal(st.visible, 0);
     assert_int_equal(allocations(s), before);
@@ -893,12 +893,12 @@ static void test_no_memory_without_bounds_none_per_frame(void **state) {
        allocate nothing. */
     for (int i = 0; i < 59; i++) set_half_box(s, b[i], 0.1, 0.1, 0.1);
     arbor_node out[59];
-    arbor_scene_cull(s, plane, 1, out, 59, &st);
+    TEST_CULL(s, plane, 1, out, 59, &st);
     before = allocations(s);
     for (int frame = 0; frame < 5; frame++) {
         ASSERT_OK(arbor_node_set_translation(s, b[frame * 7], (arbor_real)frame, 0, 0));
         arbor_scene_update(s);
-        arbor_scene_cull(s, plane, 1, out, 59, &st);
+        TEST_CULL(s, plane, 1, out, 59, &st);
         subtree_box(s, b[1], box);
     }
     assert_int_equal(allocations(s), before);
@@ -941,13 +941,13 @@ static void test_million_deep_chain(void **state) {
     ASSERT_NEAR_REL(box[1], 0.5 * (DEPTH - 1) - 1, 1e-5);
     arbor_node out[1];
     arbor_cull_stats st;
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, out, 1, &st), 1);
+    assert_int_equal(TEST_CULL(s, NULL, 0, out, 1, &st), 1);
     ASSERT_NODE_EQ(out[0], n);
     assert_int_equal(st.box_tests, 1);
     /* A plane through the leaf's box: every ancestor's subtree straddles and is opened, none
        has a box of its own: one test per level. */
     const arbor_real through[4] = { 0, 1, 0, -box[1] - 1 };
-    assert_int_equal(arbor_scene_cull(s, through, 1, out, 1, &st), 1);
+    assert_int_equal(TEST_CULL(s, through, 1, out, 1, &st), 1);
     assert_int_equal(st.box_tests, DEPTH);
     /* An edit at the top recomputes the whole chain; one at the leaf, the chain above it. */
     ASSERT_OK(arbor_node_set_translation(s, root, 0, 1, 0));
@@ -982,12 +982,20 @@ static void test_errors(void **state) {
     set_half_box(s, a, 1, 1, 1);
     arbor_node out[1];
     const arbor_real nan_plane[4] = { NAN, 0, 0, 0 };
-    assert_int_equal(arbor_scene_cull(s, NULL, 1, out, 1, NULL), 0);
-    assert_non_null(strstr(arbor_last_error(), "arbor_scene_cull"));
-    assert_int_equal(arbor_scene_cull(s, nan_plane, 1, out, 1, NULL), 0);
-    assert_non_null(strstr(arbor_last_error(), "NaN"));
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 1, NULL), 0);
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, out, 1, NULL), 1);
+    /* a refusal is a result code, apart from "nothing visible" (ARBOR_OK with a count of 0) */
+    uint32_t count = 7;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_cull", arbor_scene_cull(s, NULL, 1, out, 1, &count, NULL));
+    assert_int_equal(count, 0);
+    count = 7;
+    ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "NaN", arbor_scene_cull(s, nan_plane, 1, out, 1, &count, NULL));
+    assert_int_equal(count, 0);
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_cull", arbor_scene_cull(s, NULL, 0, NULL, 1, &count, NULL));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "count", arbor_scene_cull(s, NULL, 0, out, 1, NULL, NULL));
+    assert_int_equal(TEST_CULL(s, NULL, 0, out, 1, NULL), 1);
+    const arbor_real keep_nothing[4] = { 0, 0, 0, -1 }; /* 0 x + 0 y + 0 z - 1 >= 0 holds nowhere */
+    count = 7;
+    ASSERT_OK(arbor_scene_cull(s, keep_nothing, 1, out, 1, &count, NULL));
+    assert_int_equal(count, 0);
     arbor_scene_destroy(s);
 }
 
@@ -1002,11 +1010,13 @@ static void test_out_of_memory(void **state) {
     arbor_real lo[3], hi[3];
     counter.fail_all = true;
     ASSERT_REFUSED(ARBOR_ERR_OUT_OF_MEMORY, "arbor_node_subtree_bounds", arbor_node_subtree_bounds(s, a, lo, hi));
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), 0);
+    uint32_t count = 7;
+    ASSERT_REFUSED(ARBOR_ERR_OUT_OF_MEMORY, "arbor_scene_cull", arbor_scene_cull(s, NULL, 0, NULL, 0, &count, NULL));
+    assert_int_equal(count, 0);
     counter.fail_all = false;
     ASSERT_OK(arbor_node_subtree_bounds(s, a, lo, hi));
     ASSERT_NEAR(hi[0], 1, 0);
-    assert_int_equal(arbor_scene_cull(s, NULL, 0, NULL, 0, NULL), 1);
+    assert_int_equal(TEST_CULL(s, NULL, 0, NULL, 0, NULL), 1);
     arbor_scene_destroy(s);
     assert_int_equal(counter.live_blocks, 0);
     assert_int_equal(counter.size_mismatches, 0);

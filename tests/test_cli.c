@@ -178,7 +178,7 @@ static void check_dump(const char *path) {
         if (name) assert_string_equal(json_string_value(json_object_get(scene, "name")), name);
         else assert_true(json_is_null(json_object_get(scene, "name")));
         arbor_node roots[512];
-        uint32_t n = arbor_gltf_scene_roots(l.doc, k, roots, 512);
+        uint32_t n = TEST_SCENE_ROOTS(l.doc, k, roots, 512);
         json_t *listed = json_object_get(scene, "nodes");
         assert_int_equal(json_array_size(listed), n);
         for (uint32_t r = 0; r < n && r < 512; r++)

@@ -508,7 +508,7 @@ static void check_against_json(arbor_scene *s, const arbor_gltf *doc, json_t *ro
         json_t *joints = json_object_get(jskin, "joints");
         size_t nj = json_array_size(joints);
         arbor_node *handles = malloc(nj * sizeof *handles), skeleton;
-        assert_int_equal(arbor_gltf_skin(doc, (uint32_t)k, handles, NULL, (uint32_t)nj, &skeleton), nj);
+        assert_int_equal(TEST_SKIN(doc, (uint32_t)k, handles, NULL, (uint32_t)nj, &skeleton), nj);
         for (size_t j = 0; j < nj; j++)
             ASSERT_NODE_EQ(handles[j], arbor_gltf_node(doc, (uint32_t)json_integer_value(json_array_get(joints, j))));
         json_t *sk = json_object_get(jskin, "skeleton");
@@ -524,7 +524,7 @@ static void check_against_json(arbor_scene *s, const arbor_gltf *doc, json_t *ro
     {
         json_t *list = json_object_get(scene, "nodes");
         arbor_node roots[64];
-        uint32_t count = arbor_gltf_scene_roots(doc, (uint32_t)k, roots, 64);
+        uint32_t count = TEST_SCENE_ROOTS(doc, (uint32_t)k, roots, 64);
         assert_int_equal(count, json_array_size(list));
         for (uint32_t r = 0; r < count && r < 64; r++)
             ASSERT_NODE_EQ(roots[r], arbor_gltf_node(doc, (uint32_t)json_integer_value(json_array_get(list, r))));
@@ -617,12 +617,15 @@ static void test_scenes_and_roots(void **state)
     assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
     arbor_node roots[4];
     /* scene 0 holds node 0, scene 1 (the default) node 1 */
-    assert_int_equal(arbor_gltf_scene_roots(doc, 0, roots, 4), 1);
+    assert_int_equal(TEST_SCENE_ROOTS(doc, 0, roots, 4), 1);
     ASSERT_NODE_EQ(roots[0], arbor_gltf_node(doc, 0));
-    assert_int_equal(arbor_gltf_scene_roots(doc, 1, roots, 4), 1);
+    assert_int_equal(TEST_SCENE_ROOTS(doc, 1, roots, 4), 1);
     ASSERT_NODE_EQ(roots[0], arbor_gltf_node(doc, 1));
-    assert_int_equal(arbor_gltf_scene_roots(doc, 1, NULL, 0), 1); /* the count, even past cap */
-    assert_int_equal(arbor_gltf_scene_roots(doc, 2, roots, 4), 0);
+    assert_int_equal(TEST_SCENE_ROOTS(doc, 1, NULL, 0), 1); /* the count, even past cap */
+    uint32_t count = 7;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_scene_roots", arbor_gltf_scene_roots(doc, 2, roots, 4, &count));
+    assert_int_equal(count, 0);
+    assert_non_null(strstr(arbor_last_error(), "scene 2: the file has 2 scenes"));
     /* both are roots of the scene graph: the chosen scene's first (in its order), then the
        others in file order */
     ASSERT_NODE_EQ(arbor_scene_first_root(s), arbor_gltf_node(doc, 1));
@@ -630,7 +633,7 @@ static void test_scenes_and_roots(void **state)
     /* a root destroyed since is left out, and its handle is gone from the map */
     arbor_node second = arbor_gltf_node(doc, 1);
     ASSERT_OK(arbor_node_destroy(s, second));
-    assert_int_equal(arbor_gltf_scene_roots(doc, 1, roots, 4), 0);
+    assert_int_equal(TEST_SCENE_ROOTS(doc, 1, roots, 4), 0);
     ASSERT_NODE_NONE(arbor_gltf_node(doc, 1));
     assert_int_equal(arbor_gltf_index(doc, second), 1); /* the map still knows where it came from */
     arbor_gltf_destroy(doc);
@@ -669,7 +672,7 @@ static void test_scenes_and_roots(void **state)
     /* a scene without nodes */
     load_sample(s, "BlenderIO_00_empty_scene/00_empty_scene.gltf", &doc);
     assert_int_equal(arbor_gltf_scene_count(doc), 2);
-    assert_int_equal(arbor_gltf_scene_roots(doc, 0, roots, 4) + arbor_gltf_scene_roots(doc, 1, roots, 4), 1);
+    assert_int_equal(TEST_SCENE_ROOTS(doc, 0, roots, 4) + TEST_SCENE_ROOTS(doc, 1, roots, 4), 1);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }
@@ -737,7 +740,7 @@ static void test_simple_skin(void **state)
     assert_int_equal(arbor_gltf_node_skin(doc, arbor_gltf_node(doc, 1)), -1);
     arbor_node joints[2], skeleton;
     float ibm[32];
-    assert_int_equal(arbor_gltf_skin(doc, 0, joints, ibm, 2, &skeleton), 2);
+    assert_int_equal(TEST_SKIN(doc, 0, joints, ibm, 2, &skeleton), 2);
     ASSERT_NODE_EQ(joints[0], arbor_gltf_node(doc, 1));
     ASSERT_NODE_EQ(joints[1], arbor_gltf_node(doc, 2));
     ASSERT_NODE_NONE(skeleton);
@@ -763,8 +766,10 @@ static void test_simple_skin(void **state)
     ASSERT_NEAR(ibm[12], -0.5, 0);
     json_decref(root);
     /* cap smaller than the joints; out of range */
-    assert_int_equal(arbor_gltf_skin(doc, 0, joints, NULL, 1, NULL), 2);
-    assert_int_equal(arbor_gltf_skin(doc, 1, joints, ibm, 2, &skeleton), 0);
+    assert_int_equal(TEST_SKIN(doc, 0, joints, NULL, 1, NULL), 2);
+    uint32_t count = 7;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_skin", arbor_gltf_skin(doc, 1, joints, ibm, 2, &skeleton, &count));
+    assert_int_equal(count, 0);
     ASSERT_NODE_NONE(skeleton);
     /* a node from elsewhere */
     arbor_node other = TEST_NODE(s, ARBOR_NONE, "other", NULL, NULL, NULL);
@@ -814,9 +819,9 @@ static void test_data_uris_and_sparse(void **state)
     arbor_gltf *doc = EXPECT_LOADED(s, json, NULL);
     float ibm[32];
     arbor_node joints[2];
-    assert_int_equal(arbor_gltf_skin(doc, 0, joints, ibm, 2, NULL), 2);
+    assert_int_equal(TEST_SKIN(doc, 0, joints, ibm, 2, NULL), 2);
     assert_memory_equal(ibm, m, sizeof m);
-    assert_int_equal(arbor_gltf_skin(doc, 1, joints, ibm, 2, NULL), 2);
+    assert_int_equal(TEST_SKIN(doc, 1, joints, ibm, 2, NULL), 2);
     for (int k = 0; k < 16; k++) assert_true(ibm[k] == 0.0f);
     assert_memory_equal(ibm + 16, m + 16, 64);
     arbor_gltf_destroy(doc);
@@ -1001,7 +1006,7 @@ static void test_uris_outside_the_folder(void **state)
             ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
         }
         float got[16];
-        assert_int_equal(arbor_gltf_skin(doc, 0, NULL, got, 1, NULL), 1);
+        assert_int_equal(TEST_SKIN(doc, 0, NULL, got, 1, NULL), 1);
         assert_memory_equal(got, id, 64);
         arbor_gltf_destroy(doc);
         arbor_scene_destroy(s);
@@ -1124,7 +1129,7 @@ static void test_huge_counts_in_a_tiny_file(void **state)
                       "\"count\":4000000000}]}",
                       NULL);
     float ibm[16];
-    assert_int_equal(arbor_gltf_skin(doc, 0, NULL, ibm, 1, NULL), 1);
+    assert_int_equal(TEST_SKIN(doc, 0, NULL, ibm, 1, NULL), 1);
     assert_true(ibm[0] == 0 && ibm[15] == 0);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);

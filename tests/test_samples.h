@@ -121,6 +121,31 @@ typedef struct loaded {
     arbor_gltf *doc;
 } loaded;
 
+/* arbor_gltf_scene_roots and arbor_gltf_skin that must succeed: their counts. */
+static inline uint32_t test_scene_roots_(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap,
+                                         const char *file, int line) {
+    uint32_t count = UINT32_MAX;
+    arbor_result r = arbor_gltf_scene_roots(doc, scene, out, cap, &count);
+    if (r != ARBOR_OK) {
+        print_error("arbor_gltf_scene_roots: %s\n", arbor_last_error());
+        _fail(file, line);
+    }
+    return count;
+}
+#define TEST_SCENE_ROOTS(doc, scene, out, cap) test_scene_roots_((doc), (scene), (out), (cap), __FILE__, __LINE__)
+static inline uint32_t test_skin_(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
+                                  arbor_node *skeleton, const char *file, int line) {
+    uint32_t count = UINT32_MAX;
+    arbor_result r = arbor_gltf_skin(doc, skin, joints, ibm, cap, skeleton, &count);
+    if (r != ARBOR_OK) {
+        print_error("arbor_gltf_skin: %s\n", arbor_last_error());
+        _fail(file, line);
+    }
+    return count;
+}
+#define TEST_SKIN(doc, skin, joints, ibm, cap, skeleton) \
+    test_skin_((doc), (skin), (joints), (ibm), (cap), (skeleton), __FILE__, __LINE__)
+
 static inline loaded load_ok(const char *path) {
     loaded l = { NULL, NULL };
     assert_int_equal(arbor_scene_create(NULL, &l.s), ARBOR_OK);

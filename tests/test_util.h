@@ -190,6 +190,21 @@ static inline void test_result_(arbor_result got, arbor_result want, const char 
 /* call must return ARBOR_OK. */
 #define ASSERT_OK(call) test_result_((call), ARBOR_OK, #call, __FILE__, __LINE__)
 
+/* arbor_scene_cull that must succeed: the number of visible nodes. */
+static inline uint32_t test_cull_(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
+                                  uint32_t cap, arbor_cull_stats *stats, const char *file, int line)
+{
+    uint32_t count = UINT32_MAX;
+    arbor_result r = arbor_scene_cull(s, planes, plane_count, out, cap, &count, stats);
+    if (r != ARBOR_OK) {
+        print_error("arbor_scene_cull: %s (%s)\n", arbor_result_string(r), arbor_last_error());
+        _fail(file, line);
+    }
+    return count;
+}
+#define TEST_CULL(s, planes, plane_count, out, cap, stats) \
+    test_cull_((s), (planes), (plane_count), (out), (cap), (stats), __FILE__, __LINE__)
+
 /* call must return code, and arbor_last_error() must then be a non-empty message that names fname
    (the function that refused). */
 static inline void test_refused_(arbor_result got, arbor_result want, const char *fname, const char *expr,

@@ -548,14 +548,14 @@ static void test_gltf_cameras_sample(void **state) {
     for (int i = 0; i < 2; i++) {
         ASSERT_OK(arbor_camera_view_projection(l.s, i ? ortho : persp, 0, vp));
         arbor_frustum_planes(vp, planes);
-        assert_int_equal(arbor_scene_cull(l.s, planes, 6, out, 2, NULL), 1);
+        assert_int_equal(TEST_CULL(l.s, planes, 6, out, 2, NULL), 1);
         ASSERT_NODE_EQ(out[0], square);
     }
     /* Turn the perspective camera around: nothing left in view. */
     ASSERT_OK(arbor_camera_look_at(l.s, persp, V3(0.5, 0.5, 3), V3(0.5, 0.5, 6), V3(0, 1, 0)));
     ASSERT_OK(arbor_camera_view_projection(l.s, persp, 0, vp));
     arbor_frustum_planes(vp, planes);
-    assert_int_equal(arbor_scene_cull(l.s, planes, 6, out, 2, NULL), 0);
+    assert_int_equal(TEST_CULL(l.s, planes, 6, out, 2, NULL), 0);
     unload(&l);
 }
 

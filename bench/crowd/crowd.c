@@ -75,10 +75,11 @@ static void build_fox(crowd *c, const char *path) {
     int32_t mesh = -1;
     for (uint32_t i = 0; i < n && mesh < 0; i++)
         if (arbor_gltf_node_skin(doc, arbor_gltf_node(doc, i)) >= 0) mesh = (int32_t)i;
-    uint32_t joints = arbor_gltf_skin(doc, 0, NULL, NULL, 0, NULL);
+    uint32_t joints = 0;
+    if (arbor_gltf_skin(doc, 0, NULL, NULL, 0, NULL, &joints)) die("skin");
     arbor_node *joint = malloc(joints * sizeof *joint), *copy_joint = malloc(joints * sizeof *copy_joint);
     float *ibm = malloc((size_t)joints * 16 * sizeof *ibm);
-    arbor_gltf_skin(doc, 0, joint, ibm, joints, NULL);
+    arbor_gltf_skin(doc, 0, joint, ibm, joints, NULL, &joints);
     for (uint32_t k = 0; k < c->instances; k++) {
         arbor_node *copy = c->nodes + (size_t)k * n;
         for (uint32_t j = 0; j < joints; j++) copy_joint[j] = copy[arbor_gltf_index(doc, joint[j])];

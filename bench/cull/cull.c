@@ -149,10 +149,11 @@ int main(int argc, char **argv) {
 
     /* First cull: every subtree box computed. */
     arbor_cull_stats st;
+    uint32_t count = 0;
     figure first = { .metric = "cull_first" };
     uint64_t before = boxes_computed(s);
     double t0 = wl_now();
-    arbor_scene_cull(s, planes, 6, out, n, &st);
+    arbor_scene_cull(s, planes, 6, out, n, &count, &st);
     first.ms = first.min_ms = (wl_now() - t0) * 1e3;
     first.box_tests = st.box_tests;
     first.visible = st.visible;
@@ -162,7 +163,7 @@ int main(int argc, char **argv) {
     figure hier = { .metric = "cull_hierarchical" };
     for (uint32_t f = 0; f < WL_WARMUP + frames; f++) {
         t0 = wl_now();
-        arbor_scene_cull(s, planes, 6, out, n, &st);
+        arbor_scene_cull(s, planes, 6, out, n, &count, &st);
         times[f] = wl_now() - t0;
     }
     timed(&hier, times, frames);
@@ -212,7 +213,7 @@ int main(int argc, char **argv) {
         arbor_scene_update(s);
         double t1 = wl_now();
         before = boxes_computed(s);
-        arbor_scene_cull(s, planes, 6, out, n, &st);
+        arbor_scene_cull(s, planes, 6, out, n, &count, &st);
         cull_times[f] = wl_now() - t1;
         times[f] = t1 - t0;
         moved.boxes_computed = boxes_computed(s) - before;

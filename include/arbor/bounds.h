@@ -20,7 +20,8 @@
  *     arbor_camera_view_projection(s, camera, 16.0f / 9, vp);
  *     arbor_frustum_planes(vp, planes);
  *     arbor_cull_stats stats;
- *     uint32_t n = arbor_scene_cull(s, planes, 6, visible, cap, &stats);
+ *     uint32_t n;
+ *     arbor_scene_cull(s, planes, 6, visible, cap, &n, &stats);
  *     arbor_scene_gather_instances(s, visible, n < cap ? n : cap, ARBOR_LAYOUT_MAT3X4, matrices,
  *                                  batches, batch_cap, &batch_count);
  */
@@ -69,12 +70,12 @@ ARBOR_API arbor_result arbor_node_subtree_sphere(arbor_scene *s, arbor_node n, a
 
 typedef struct arbor_cull_stats {
     uint32_t box_tests;  /* box-against-all-planes tests */
-    uint32_t visible;    /* nodes with bounds found visible (the return value) */
+    uint32_t visible;    /* nodes with bounds found visible (as *count) */
 } arbor_cull_stats;
 
 /* The nodes with bounds whose world box is not outside the planes, written to out (the first
-   cap of them) in depth-first pre-order over the roots in order; returns how many there are,
-   even when more than cap. planes: plane_count planes of 4 values (a, b, c, d), each keeping
+   cap of them) in depth-first pre-order over the roots in order; *count gets how many there
+   are, even when more than cap (0 when none is visible). planes: plane_count planes of 4 values (a, b, c, d), each keeping
    a x + b y + c z + d >= 0 (arbor_frustum_planes gives a frustum's six).
 
    The tree is the hierarchy: a subtree's box is tested first. Outside any plane rejects the
@@ -85,12 +86,13 @@ typedef struct arbor_cull_stats {
    as visible. The visible set is exactly that of testing every node's world box on its own.
    *stats (may be NULL) is overwritten: box_tests counts box-against-planes tests.
 
-   Returns 0 (with arbor_last_error set) for a NULL scene, NULL planes with plane_count > 0 or
-   NULL out with cap > 0 (ARBOR_ERR_INVALID_ARGUMENT), a NaN or infinity in the planes
-   (ARBOR_ERR_NONFINITE), or no memory for the scene's first subtree table. Not one of the
-   reads that may run on many threads at once: it brings subtree boxes up to date. */
-ARBOR_API uint32_t arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
-                                    uint32_t cap, arbor_cull_stats *stats);
+   Refused, with *count 0 and nothing written: a NULL scene or count, NULL planes with
+   plane_count > 0 or NULL out with cap > 0 (ARBOR_ERR_INVALID_ARGUMENT), a NaN or infinity in
+   the planes (ARBOR_ERR_NONFINITE), no memory for the scene's first subtree table
+   (ARBOR_ERR_OUT_OF_MEMORY). Not one of the reads that may run on many threads at once: it
+   brings subtree boxes up to date. */
+ARBOR_API arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
+                                        uint32_t cap, uint32_t *count, arbor_cull_stats *stats);
 
 /* The six planes of the frustum of a view-projection matrix (OpenGL clip space, as
    arbor_camera_view_projection gives): left, right, bottom, top, near, far, each (a, b, c, d)

@@ -125,13 +125,17 @@ ARBOR_API arbor_node arbor_gltf_node(const arbor_gltf *doc, uint32_t index);
 ARBOR_API int64_t arbor_gltf_index(const arbor_gltf *doc, arbor_node n);
 
 /* Scenes (0-based): their count, the one the load chose (options.scene, or the file's default
-   scene; -1 when the file has no scenes), a scene's name (NULL when it has none) and its roots,
-   written into out (at most cap; the return value is the number of roots, even when cap is
-   smaller). Roots destroyed since the load are left out. */
+   scene; -1 when the file has no scenes), a scene's name (NULL when it has none or the index is
+   out of range). */
 ARBOR_API uint32_t arbor_gltf_scene_count(const arbor_gltf *doc);
 ARBOR_API int32_t arbor_gltf_loaded_scene(const arbor_gltf *doc);
 ARBOR_API const char *arbor_gltf_scene_name(const arbor_gltf *doc, uint32_t scene);
-ARBOR_API uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap);
+
+/* A scene's roots, written into out (at most cap; out may be NULL when cap is 0); *count gets
+   their number, even when cap is smaller. Roots destroyed since the load are left out. A scene
+   index out of range is ARBOR_ERR_INVALID_ARGUMENT (*count 0). */
+ARBOR_API arbor_result arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap,
+                                              uint32_t *count);
 
 /* How many of each top-level array the document holds. */
 typedef struct arbor_gltf_counts {
@@ -143,11 +147,12 @@ ARBOR_API void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *o
 ARBOR_API int32_t arbor_gltf_node_skin(const arbor_gltf *doc, arbor_node n);
 
 /* A skin: its joints (handles, ARBOR_NONE for destroyed ones) written into joints (at most cap;
-   returns the joint count), its skeleton root (ARBOR_NONE when absent) and its inverse bind
-   matrices (16 floats per joint, column-major; identity when the file gives none) into ibm
-   (NULL to skip; room for cap matrices). Returns 0 for a skin index out of range. */
-ARBOR_API uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
-                                   arbor_node *skeleton);
+   NULL to skip), its skeleton root (ARBOR_NONE when absent; skeleton may be NULL) and its
+   inverse bind matrices (16 floats per joint, column-major; identity when the file gives none)
+   into ibm (NULL to skip; room for cap matrices); *count gets the joint count, even when cap is
+   smaller. A skin index out of range is ARBOR_ERR_INVALID_ARGUMENT (*count 0). */
+ARBOR_API arbor_result arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm,
+                                       uint32_t cap, arbor_node *skeleton, uint32_t *count);
 
 /* ---- Animations and skins (anim.h) ------------------------------------------------------------ */
 

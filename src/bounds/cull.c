@@ -66,20 +66,19 @@ static bool bounded_below(const arbor_scene *s, uint32_t slot) {
     return false;
 }
 
-uint32_t arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
-                          uint32_t cap, arbor_cull_stats *stats) {
+arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
+                              uint32_t cap, uint32_t *count, arbor_cull_stats *stats) {
     static const char *const fn = "arbor_scene_cull";
     cull_out o = { .nodes = out, .cap = cap };
+    if (count) *count = 0;
     if (stats) *stats = o.stats;
-    if (!s || (plane_count && !planes) || (cap && !out)) {
-        arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene, planes (when plane_count > 0) and out (when cap > 0) are required");
-        return 0;
-    }
-    if (!arbor__all_finite(planes, 4 * (size_t)plane_count)) {
-        arbor__fail(ARBOR_ERR_NONFINITE, fn, "the planes hold a NaN or infinity");
-        return 0;
-    }
-    if ((!s->bounded && !s->boxes.entry) || !arbor__boxes_ready(s, fn)) return 0;
+    if (!s || (plane_count && !planes) || (cap && !out) || !count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
+                           "scene, count, planes (when plane_count > 0) and out (when cap > 0) are required");
+    if (!arbor__all_finite(planes, 4 * (size_t)plane_count))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the planes hold a NaN or infinity");
+    if (!s->bounded && !s->boxes.entry) return ARBOR_OK;
+    if (!arbor__boxes_ready(s, fn)) return ARBOR_ERR_OUT_OF_MEMORY;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
     for (uint32_t root = s->first_root; root && steps <= limit; root = s->n.next_sibling[root], steps++)
         arbor__subtree_refresh(s, root);
@@ -116,7 +115,8 @@ uint32_t arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t pla
         }
     }
     if (stats) *stats = o.stats;
-    return o.stats.visible;
+    *count = o.stats.visible;
+    return ARBOR_OK;
 }
 
 void arbor_frustum_planes(const arbor_real m[16], arbor_real planes[24]) {

@@ -92,7 +92,8 @@ arbor_result arbor_gltf_add_skins(const arbor_gltf *doc, arbor_skins *skins, uin
         int32_t k = doc->node_skin[i];
         arbor_node mesh = arbor_gltf_node(doc, i);
         if (k < 0 || arbor_node_is_none(mesh)) continue;
-        uint32_t n = arbor_gltf_skin(doc, (uint32_t)k, joints, ibm, most, NULL);
+        uint32_t n = 0;
+        arbor_gltf_skin(doc, (uint32_t)k, joints, ibm, most, NULL, &n); /* k is in range */
         bool whole = n > 0;
         for (uint32_t j = 0; j < n; j++) whole = whole && !arbor_node_is_none(joints[j]);
         if (!whole) continue;

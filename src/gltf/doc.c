@@ -116,7 +116,15 @@ const char *arbor_gltf_scene_name(const arbor_gltf *doc, uint32_t scene) {
     return json_string_value(json_object_get(scene_json(doc, scene), "name"));
 }
 
-uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap) {
+arbor_result arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_node *out, uint32_t cap,
+                                    uint32_t *total) {
+    if (total) *total = 0;
+    if (!doc || !total || (cap && !out))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_scene_roots",
+                           "doc, count and out (when cap > 0) are required");
+    if (scene >= doc->scene_count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_scene_roots", "scene %u: the file has %u scenes",
+                           scene, doc->scene_count);
     json_t *list = json_object_get(scene_json(doc, scene), "nodes");
     uint32_t count = 0;
     for (size_t k = 0; k < json_array_size(list); k++) {
@@ -126,10 +134,11 @@ uint32_t arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor_nod
         if (!(d >= 0 && d < doc->node_count) || d != (double)(uint32_t)d) continue;
         arbor_node n = arbor_gltf_node(doc, (uint32_t)d);
         if (n.id == 0) continue;
-        if (out && count < cap) out[count] = n;
+        if (count < cap) out[count] = n;
         count++;
     }
-    return count;
+    *total = count;
+    return ARBOR_OK;
 }
 
 static uint32_t array_size(json_t *o, const char *key) {
@@ -157,10 +166,15 @@ int32_t arbor_gltf_node_skin(const arbor_gltf *doc, arbor_node n) {
     return i < 0 ? -1 : doc->node_skin[i];
 }
 
-uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
-                         arbor_node *skeleton) {
+arbor_result arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joints, float *ibm, uint32_t cap,
+                             arbor_node *skeleton, uint32_t *count) {
     if (skeleton) *skeleton = ARBOR_NONE;
-    if (!doc || skin >= doc->skin_count) return 0;
+    if (count) *count = 0;
+    if (!doc || !count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_skin", "doc and count are required");
+    if (skin >= doc->skin_count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_skin", "skin %u: the file has %u skins", skin,
+                           doc->skin_count);
     const arbor__gltf_skin *k = &doc->skins[skin];
     uint32_t n = k->joint_count < cap ? k->joint_count : cap;
     for (uint32_t j = 0; j < n; j++) {
@@ -173,5 +187,6 @@ uint32_t arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *joint
         }
     }
     if (skeleton && k->skeleton >= 0) *skeleton = arbor_gltf_node(doc, (uint32_t)k->skeleton);
-    return k->joint_count;
+    *count = k->joint_count;
+    return ARBOR_OK;
 }

@@ -1236,13 +1236,16 @@ static void op_cull(model *m) {
     if (!out) abort();
     uint32_t refusals = finite(planes, 4 * (int)count) ? 0 : BIT(ARBOR_ERR_NONFINITE);
     arbor_cull_stats stats;
-    uint32_t got = arbor_scene_cull(m->s, planes, count, out, m->live + 1, &stats);
+    uint32_t got = UINT32_MAX;
+    arbor_result r = arbor_scene_cull(m->s, planes, count, out, m->live + 1, &got, &stats);
     model_worlds(m);
     if (refusals) {
-        if (got) fail(m, "arbor_scene_cull with a NaN plane returned %u nodes", got);
+        if (r != ARBOR_ERR_NONFINITE || got)
+            fail(m, "arbor_scene_cull with a NaN plane returned %d and %u nodes", (int)r, got);
         free(out);
         return;
     }
+    if (r != ARBOR_OK) fail(m, "arbor_scene_cull refused: %s", arbor_last_error());
     /* walk the model's pre-order beside the scene's list */
     uint32_t at = 0;
     for (uint32_t k = 0; k < m->norder && !failed(m); k++) {

@@ -44,7 +44,13 @@ int cmd_cull(int argc, char **argv) {
         cli_close(&f);
         return 1;
     }
-    arbor_scene_cull(s, planes, 6, visible, bounded, &stats);
+    uint32_t count = 0;
+    if (arbor_scene_cull(s, planes, 6, visible, bounded, &count, &stats) != ARBOR_OK) {
+        fprintf(stderr, "arbor: %s\n", arbor_last_error());
+        free(visible);
+        cli_close(&f);
+        return 1;
+    }
 
     printf("%s: camera: %s\n", f.path, view.what);
     printf("visible: %u of %u nodes with bounds, in %u box test%s (a test per box: %u)\n", stats.visible, bounded,

@@ -157,14 +157,14 @@ arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count) {
     const arbor_scene *s = f->scene;
     uint32_t n = 0;
     if (scene >= 0) {
-        n = arbor_gltf_scene_roots(f->doc, (uint32_t)scene, NULL, 0);
+        arbor_gltf_scene_roots(f->doc, (uint32_t)scene, NULL, 0, &n); /* scene is in range */
     } else {
         for (arbor_node r = arbor_scene_first_root(s); !arbor_node_is_none(r); r = arbor_node_next_sibling(s, r)) n++;
     }
     arbor_node *roots = n ? malloc(n * sizeof *roots) : NULL;
     if (!roots) n = 0;
     if (n && scene >= 0) {
-        arbor_gltf_scene_roots(f->doc, (uint32_t)scene, roots, n);
+        arbor_gltf_scene_roots(f->doc, (uint32_t)scene, roots, n, &n);
     } else if (n) {
         uint32_t i = 0;
         for (arbor_node r = arbor_scene_first_root(s); i < n; r = arbor_node_next_sibling(s, r)) roots[i++] = r;
