@@ -205,6 +205,32 @@ static arbor_node dead_handle(arbor_scene *s)
 
 /* ---- Creation, destruction, handles ------------------------------------------------------------- */
 
+/* A scale partly given (`.scale = {2}` is (2, 0, 0)) is refused, never read as a flattened node;
+   all three given, or none, is taken. */
+static void test_create_partial_scale_refused(void **state)
+{
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_node n = ARBOR_NONE;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_create",
+                   arbor_node_create(s, &(arbor_node_desc){ .name = "a", .scale = { 2 } }, &n));
+    assert_non_null(strstr(arbor_last_error(), "the scale (2, 0, 0) is partly given"));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_create",
+                   arbor_node_create(s, &(arbor_node_desc){ .scale = { 1, 0, 1 } }, &n));
+    ASSERT_NODE_NONE(n);
+    assert_int_equal(arbor_scene_node_count(s), 0);
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .scale = { 2, 2, 2 } }, &n));
+    arbor_trs trs;
+    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_VEC3_NEAR(trs.scale, 2, 2, 2, 0);
+    /* a flattened node: its zero scale written after the creation */
+    ASSERT_OK(arbor_node_set_scale(s, n, 1, 0, 1));
+    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_VEC3_NEAR(trs.scale, 1, 0, 1, 0);
+    arbor_scene_destroy(s);
+}
+
 static void test_create_defaults(void **state)
 {
     (void)state;
@@ -240,13 +266,13 @@ static void test_create_defaults(void **state)
     ASSERT_NEAR(trs.rotation[3], 1, 0);
     ASSERT_VEC3_NEAR(trs.scale, 1, 1, 1, 0);
 
-    /* A rotation is normalised; a scale other than all zero is taken as given. */
+    /* A rotation is normalised; a scale given whole is taken as given. */
     arbor_node m;
     ASSERT_OK(arbor_node_create(
-        s, &(arbor_node_desc){ .parent = n, .rotation = { 0, 0, 2, 0 }, .scale = { 0, 1, 1 }, .name = "m" }, &m));
+        s, &(arbor_node_desc){ .parent = n, .rotation = { 0, 0, 2, 0 }, .scale = { -1, 1, 0.5f }, .name = "m" }, &m));
     ASSERT_OK(arbor_node_get_trs(s, m, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 1, 0, TEST_EPS);
-    ASSERT_VEC3_NEAR(trs.scale, 0, 1, 1, 0);
+    ASSERT_VEC3_NEAR(trs.scale, -1, 1, 0.5, 0);
     assert_int_equal(arbor_node_depth(s, m), 1);
     ASSERT_NODE_EQ(arbor_node_parent(s, m), n);
     assert_string_equal(arbor_node_name(s, m), "m");
@@ -2292,6 +2318,7 @@ int main(void)
     test_check_real_size();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_defaults),
+        cmocka_unit_test(test_create_partial_scale_refused),
         cmocka_unit_test(test_rotation_normalised_extremes),
         cmocka_unit_test(test_scene_create_half_allocator),
         cmocka_unit_test(test_destroyed_handles_stay_dead),

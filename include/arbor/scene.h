@@ -105,7 +105,10 @@ typedef struct arbor_node_desc {   /* all zero: an identity root with no name */
     arbor_node parent;             /* ARBOR_NONE: a root; appended as the last child (or root) */
     arbor_real translation[3];
     arbor_real rotation[4];        /* all zero: identity; otherwise normalised */
-    arbor_real scale[3];           /* all zero: (1, 1, 1); any other value is taken as given */
+    arbor_real scale[3];           /* all zero: (1, 1, 1). Partly zero (`.scale = {2}` is (2, 0, 0))
+                                      is refused (ARBOR_ERR_INVALID_ARGUMENT), never read as
+                                      given: a zero scale on purpose comes from
+                                      arbor_node_set_scale */
     const arbor_real *matrix;      /* non-NULL: a matrix-backed local (16 values); TRS ignored */
     bool lock_matrix;              /* with matrix: TRS writes are refused (ARBOR_ERR_LOCKED) */
     void *user;
@@ -113,7 +116,8 @@ typedef struct arbor_node_desc {   /* all zero: an identity root with no name */
 
 /* Creates a node. Refused, with nothing created: a dead parent (ARBOR_ERR_DEAD_NODE), a depth
    beyond max_depth (ARBOR_ERR_DEPTH_LIMIT), a NaN or infinity (ARBOR_ERR_NONFINITE), a matrix
-   whose last row is not (0, 0, 0, 1) (ARBOR_ERR_INVALID_ARGUMENT), no memory. desc and out
+   whose last row is not (0, 0, 0, 1), a scale partly given (ARBOR_ERR_INVALID_ARGUMENT), no
+   memory. desc and out
    must not be NULL. May allocate (storage grows geometrically, names are copied). */
 ARBOR_API arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out);
 

@@ -201,12 +201,13 @@ static bool create(ld *L, arbor_gltf *doc) {
         } else {
             memcpy(d.translation, N->trs, sizeof d.translation);
             memcpy(d.rotation, N->trs + 3, sizeof d.rotation);
-            memcpy(d.scale, N->trs + 7, sizeof d.scale);
         }
+        /* arbor_node_desc takes a zero scale as "none given" and refuses one partly zero: a scale
+           with a zero component (a flattened node) is written afterwards */
+        bool flat = N->matrix == LD_NONE && (N->trs[7] == 0 || N->trs[8] == 0 || N->trs[9] == 0);
+        if (N->matrix == LD_NONE && !flat) memcpy(d.scale, N->trs + 7, sizeof d.scale);
         arbor_result r = arbor_node_create(L->s, &d, &doc->nodes[i]);
-        /* a zero scale is "default" to arbor_node_desc: write it afterwards */
-        if (!r && N->matrix == LD_NONE && N->trs[7] == 0 && N->trs[8] == 0 && N->trs[9] == 0)
-            r = arbor_node_set_scale(L->s, doc->nodes[i], 0, 0, 0);
+        if (!r && flat) r = arbor_node_set_scale(L->s, doc->nodes[i], N->trs[7], N->trs[8], N->trs[9]);
         if (r) {
             ok = arbor__ld_stop(L, r, arbor__ld_at(L, "/nodes/%u", i), "node %u: %s", i, arbor_last_error());
             k++; /* created, maybe: destroyed below with the rest */

@@ -179,7 +179,14 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
         memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
         if (!all_zero(desc->rotation, 4) && !arbor__unit_quat(trs + ARBOR__R, desc->rotation))
             return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
-        if (!all_zero(desc->scale, 3)) memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
+        if (!all_zero(desc->scale, 3)) {
+            if (desc->scale[0] == 0 || desc->scale[1] == 0 || desc->scale[2] == 0)
+                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
+                                   "the scale (%g, %g, %g) is partly given: give all three components (a node "
+                                   "flattened on purpose gets its zero scale from arbor_node_set_scale)",
+                                   (double)desc->scale[0], (double)desc->scale[1], (double)desc->scale[2]);
+            memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
+        }
     }
     if (!arbor__reserve(s, 1) || (desc->user && !arbor__attachment_reserve(s, 1)))
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");

@@ -652,6 +652,8 @@ static void op_create(model *m) {
                    : mat[3] != 0 || mat[7] != 0 || mat[11] != 0 || mat[15] != 1 ? BIT(ARBOR_ERR_INVALID_ARGUMENT) : 0;
     if (!refusals && !d.matrix && (!finite(d.translation, 3) || !finite(d.rotation, 4) || !finite(d.scale, 3)))
         refusals = BIT(ARBOR_ERR_NONFINITE);
+    if (!refusals && !d.matrix && !all_zero(d.scale, 3) && (d.scale[0] == 0 || d.scale[1] == 0 || d.scale[2] == 0))
+        refusals = BIT(ARBOR_ERR_INVALID_ARGUMENT); /* a scale partly given */
     arbor_node h = ARBOR_NONE;
     if (!expect(m, fn, create_node(m, &d, &h), refusals)) return;
     recorded(m);
