@@ -198,9 +198,13 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
     uint32_t slot = s->n.slot_of[id]; /* ARBOR__FREE_ID and up for a free or retired id */
     return slot < s->slot_end && (s->n.flags[slot] & ARBOR__ALIVE) ? slot : 0;
 }
-/* How messages name a node: "id v generation", as its handle does. */
-#define ARBOR__NODE_FMT "%uv%u"
-#define ARBOR__NODE_ARGS(s, slot) (s)->n.id[slot], (s)->n.gen[(s)->n.id[slot]]
+/* How messages name a node: its path of names from its root, quoted ('base/arm/hand'), an
+   unnamed node on it as [i], its place among its siblings; a path longer than the buffer keeps
+   its last part after ".../". Written into buf (cap bytes), which it returns a part of. */
+#define ARBOR__LABEL_CAP 160
+const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap);
+#define ARBOR__NODE_FMT "'%s'"
+#define ARBOR__NODE_ARGS(s, slot) arbor__node_label((s), (slot), (char[ARBOR__LABEL_CAP]){0}, ARBOR__LABEL_CAP)
 /* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for
    ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
 uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result);

@@ -101,7 +101,7 @@ static void setup_small(arbor_scene *s, fault_case *c) {
         {.name = "base", .translation = {0, 0.2f, 0}, .rotation = {0, 0.2588f, 0, 0.9659f}, .user = &user},
         {.name = "arm", .matrix = m, .lock_matrix = true},
         {.name = "mirror", .scale = {1, -1, 1}, .translation = {1, 0, 0}},
-        {.name = "flat", .scale = {0, 1, 1}},
+        {.name = "flat"}, /* its scale (0, 1, 1) is set below: a description refuses a partial one */
         {.name = NULL, .matrix = m},
         {.name = "second root", .rotation = {1, 0, 0, 1}},
         {.name = "tip", .translation = {0, 0, -1}},
@@ -112,6 +112,7 @@ static void setup_small(arbor_scene *s, fault_case *c) {
         if (parent[i] >= 0) di.parent = c->h[parent[i]];
         ASSERT_OK(arbor_node_create(s, &di, &c->h[i]));
     }
+    ASSERT_OK(arbor_node_set_scale(s, c->h[3], 0, 1, 1));
     ASSERT_OK(arbor_node_set_mesh(s, c->h[1], 3));
     ASSERT_OK(arbor_node_set_bounds(s, c->h[1], V3(-1, -2, -3), V3(1, 2, 3)));
     ASSERT_OK(arbor_node_set_camera(s, c->h[6], &(arbor_camera){.type = ARBOR_CAMERA_PERSPECTIVE, .yfov = 0.8f, .znear = 0.1f}));

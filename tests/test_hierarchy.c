@@ -231,6 +231,43 @@ static void test_create_partial_scale_refused(void **state)
     arbor_scene_destroy(s);
 }
 
+/* Messages name nodes by their path of names, an unnamed one by its place among its siblings;
+   never by handle ids or generations. */
+static void test_messages_name_nodes_by_path(void **state)
+{
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_node base = TEST_NODE(s, ARBOR_NONE, "base", NULL, NULL, NULL);
+    arbor_node joint = TEST_NODE(s, base, "joint", NULL, NULL, NULL);
+    arbor_node arm = TEST_NODE(s, joint, "arm", NULL, NULL, NULL);
+    TEST_NODE(s, arm, "first", NULL, NULL, NULL);
+    arbor_node unnamed = TEST_NODE(s, arm, NULL, NULL, NULL, NULL);
+    ASSERT_REFUSED(ARBOR_ERR_CYCLE, "arbor_node_set_parent", arbor_node_set_parent(s, base, arm, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    assert_string_equal(arbor_last_error(),
+                        "arbor_node_set_parent: node 'base' cannot go under its descendant 'base/joint/arm': that would make a ring");
+    ASSERT_REFUSED(ARBOR_ERR_CYCLE, "arbor_node_set_parent", arbor_node_set_parent(s, joint, unnamed, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    assert_string_equal(arbor_last_error(), "arbor_node_set_parent: node 'base/joint' cannot go under its descendant "
+                                            "'base/joint/arm/[1]': that would make a ring");
+    /* an unnamed root: its place among the roots */
+    arbor_node second = TEST_NODE(s, ARBOR_NONE, NULL, NULL, NULL, NULL);
+    ASSERT_REFUSED(ARBOR_ERR_CYCLE, "arbor_node_set_parent", arbor_node_set_parent(s, second, second, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    assert_string_equal(arbor_last_error(), "arbor_node_set_parent: node '[1]' cannot go under itself, '[1]': that would make a ring");
+    /* a deep path keeps its end */
+    arbor_node n = base;
+    for (int i = 0; i < 60; i++) n = TEST_NODE(s, n, "level", NULL, NULL, NULL);
+    ASSERT_REFUSED(ARBOR_ERR_CYCLE, "arbor_node_set_parent", arbor_node_set_parent(s, n, n, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    const char *msg = arbor_last_error();
+    assert_non_null(strstr(msg, "node '.../level/level/"));
+    assert_null(strstr(msg, "base"));
+    /* a dead handle: said so, with no id */
+    ASSERT_OK(arbor_node_destroy(s, second));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_set_translation", arbor_node_set_translation(s, second, 1, 2, 3));
+    assert_string_equal(arbor_last_error(),
+                        "arbor_node_set_translation: the node given is not alive (destroyed, or of another scene)");
+    arbor_scene_destroy(s);
+}
+
 static void test_create_defaults(void **state)
 {
     (void)state;
@@ -2319,6 +2356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_defaults),
         cmocka_unit_test(test_create_partial_scale_refused),
+        cmocka_unit_test(test_messages_name_nodes_by_path),
         cmocka_unit_test(test_rotation_normalised_extremes),
         cmocka_unit_test(test_scene_create_half_allocator),
         cmocka_unit_test(test_destroyed_handles_stay_dead),

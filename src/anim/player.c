@@ -61,9 +61,11 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
         const arbor__channel *c = &clip->channels[i];
         arbor_node node = rig[c->target];
         if (arbor_node_is_none(node)) continue;
-        if (!arbor__live_slot(s, node))
-            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "rig entry %u, node %uv%u, is not alive", c->target,
-                               (unsigned)(uint32_t)node.id, (unsigned)(node.id >> 32));
+        if (!arbor__live_slot(s, node)) {
+            const char *target = arbor_clip_target_name(clip, c->target);
+            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "rig entry %u%s%s%s is not a live node", c->target,
+                               target ? " (target '" : "", target ? target : "", target ? "')" : "");
+        }
         counts[c->path]++;
         if (c->path == W) weights += c->width;
     }
@@ -159,11 +161,10 @@ static arbor_result check_call(const arbor_player *p, double time, arbor_wrap wr
 static arbor_result check_node(const arbor_scene *s, arbor_node node, uint32_t target, const char *fn) {
     uint32_t slot = arbor__live_slot(s, node);
     if (!slot)
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "rig entry %u, node %uv%u, was destroyed", target,
-                           (unsigned)(uint32_t)node.id, (unsigned)(node.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the node of rig entry %u was destroyed", target);
     if (s->n.flags[slot] & ARBOR__LOCKED)
-        return arbor__fail(ARBOR_ERR_LOCKED, fn, "rig entry %u, node %uv%u, has a locked local matrix", target,
-                           (unsigned)(uint32_t)node.id, (unsigned)(node.id >> 32));
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "rig entry %u, node " ARBOR__NODE_FMT ", has a locked local matrix",
+                           target, ARBOR__NODE_ARGS(s, slot));
     return ARBOR_OK;
 }
 

@@ -82,8 +82,7 @@ uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *res
     if (n.id == 0)
         *result = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "a node is required, ARBOR_NONE was given");
     else
-        *result = arbor__fail(ARBOR_ERR_DEAD_NODE, func, "node %uv%u is not alive", (unsigned)(uint32_t)n.id,
-                              (unsigned)(n.id >> 32));
+        *result = arbor__fail(ARBOR_ERR_DEAD_NODE, func, "the node given is not alive (destroyed, or of another scene)");
     return 0;
 }
 

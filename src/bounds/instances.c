@@ -83,8 +83,7 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
     for (uint32_t i = 0; i < count; i++)
         if (!arbor__live_slot(s, nodes[i]))
             return arbor__fail(nodes[i].id ? ARBOR_ERR_DEAD_NODE : ARBOR_ERR_INVALID_ARGUMENT, fn,
-                               "nodes[%u] (%uv%u) is not a live node", i, (uint32_t)nodes[i].id,
-                               (uint32_t)(nodes[i].id >> 32));
+                               "nodes[%u] is %s", i, nodes[i].id ? "not a live node of the scene" : "ARBOR_NONE");
 
     /* Pass 1: the groups, their sizes and order. */
     if (++s->instance_stamp == 0) { /* stamps wrapped: forget every entry once */

@@ -42,7 +42,7 @@ arbor_result arbor_node_clone_from(arbor_scene *dst, const arbor_scene *src, arb
     uint32_t top = arbor__require(src, root, fn, &r), p = 0;
     if (!top) return r;
     if (parent.id && !(p = arbor__live_slot(dst, parent)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent %uv%u is not alive", (uint32_t)parent.id, (uint32_t)(parent.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent is not a live node of the destination scene");
     /* Size, height and attachments of what is copied. */
     uint32_t count = 0, height = 0, attached = 0;
     uint64_t limit = arbor__walk_limit(src);

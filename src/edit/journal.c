@@ -90,13 +90,13 @@ static arbor_result revive(arbor_scene *s, const record *rec, const char *fn) {
     uint32_t top = arbor__slot(s, rec->node), count = rec->u.place.count, p = 0, b = 0, height = 0, seen = 0;
     arbor_node parent = rec->u.place.parent, before = rec->u.place.before;
     if (parent.id && !(p = arbor__live_slot(s, parent)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent " ARBOR__NODE_FMT " of node " ARBOR__NODE_FMT
-                           " was destroyed outside the journal", (uint32_t)parent.id, (uint32_t)(parent.id >> 32),
-                           ARBOR__NODE_ARGS(s, top));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent node " ARBOR__NODE_FMT
+                           " goes back under was destroyed outside the journal", ARBOR__NODE_ARGS(s, top));
     if (before.id && (!(b = arbor__live_slot(s, before)) || s->n.parent[b] != p))
         return arbor__fail(b ? ARBOR_ERR_NOT_A_CHILD : ARBOR_ERR_DEAD_NODE, fn,
-                           "sibling " ARBOR__NODE_FMT " that node " ARBOR__NODE_FMT " goes back before was %s outside the journal",
-                           (uint32_t)before.id, (uint32_t)(before.id >> 32), ARBOR__NODE_ARGS(s, top), b ? "moved" : "destroyed");
+                           "the sibling node " ARBOR__NODE_FMT " goes back before was %s outside the journal%s%s",
+                           ARBOR__NODE_ARGS(s, top), b ? "moved" : "destroyed", b ? ": it is now " : "",
+                           b ? ARBOR__NODE_ARGS(s, b) : "");
     for (uint32_t n = top; n && seen < count; n = arbor__next_in_subtree(s, top, n, true), seen++)
         if (s->n.depth[n] - s->n.depth[top] > height) height = s->n.depth[n] - s->n.depth[top];
     if ((p ? (uint64_t)s->n.depth[p] + 1 : 0) + height > s->max_depth)
@@ -121,8 +121,7 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
         return ARBOR_OK;
     }
     if (!(slot = arbor__live_slot(s, rec->node)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "node " ARBOR__NODE_FMT " was destroyed outside the journal",
-                           (uint32_t)rec->node.id, (uint32_t)(rec->node.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "a node the step edits was destroyed outside the journal");
     switch (rec->kind) {
     case LOCAL: {
         local_state now;

@@ -103,11 +103,11 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     uint32_t c = arbor__require(s, child, fn, &r), p = 0, b = 0;
     if (!c) return r;
     if (parent.id && !(p = arbor__live_slot(s, parent)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "parent " ARBOR__NODE_FMT " is not alive", (uint32_t)parent.id,
-                           (uint32_t)(parent.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent given for node " ARBOR__NODE_FMT " is not a live node",
+                           ARBOR__NODE_ARGS(s, c));
     if (before.id && !(b = arbor__live_slot(s, before)))
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "before " ARBOR__NODE_FMT " is not alive", (uint32_t)before.id,
-                           (uint32_t)(before.id >> 32));
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the 'before' sibling given for node " ARBOR__NODE_FMT
+                           " is not a live node", ARBOR__NODE_ARGS(s, c));
     if (mode != ARBOR_KEEP_LOCAL && mode != ARBOR_KEEP_WORLD)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "mode %d is neither ARBOR_KEEP_LOCAL nor ARBOR_KEEP_WORLD", (int)mode);
     if (p == c || (p && is_ancestor(s, c, p)))

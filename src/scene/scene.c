@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #endif
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -95,6 +96,37 @@ arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out)
     }
     *out = s;
     return ARBOR_OK;
+}
+
+const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap) {
+    /* Written backwards from the end, leaf first; each segment takes at least one byte, so the
+       walk ends within cap steps even on links that are not what they should be. */
+    size_t at = cap - 1;
+    buf[at] = '\0';
+    for (uint32_t x = slot; x && x < s->slot_end; x = s->n.parent[x]) {
+        char place[16];
+        const char *text = s->n.name[x];
+        if (!text || !text[0]) {
+            uint32_t i = 0;
+            for (uint32_t y = s->n.prev_sibling[x]; y && i < s->slot_end; y = s->n.prev_sibling[y]) i++;
+            snprintf(place, sizeof place, "[%u]", (unsigned)i);
+            text = place;
+        }
+        size_t len = strlen(text), slash = x != slot;
+        if (len + slash + 4 > at) {
+            if (x == slot) { /* the node's own name alone is too long: its start, then "..." */
+                snprintf(buf, cap, "%.*s...", (int)(cap - 4), text);
+                return buf;
+            }
+            at -= 4;
+            memcpy(buf + at, ".../", 4);
+            break;
+        }
+        if (slash) buf[--at] = '/';
+        at -= len;
+        memcpy(buf + at, text, len);
+    }
+    return buf + at;
 }
 
 static void free_name(arbor_scene *s, uint32_t slot) {

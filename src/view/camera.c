@@ -14,8 +14,8 @@ static arbor_result view(arbor_scene *s, arbor_node camera, arbor_real out[16], 
     arbor_result r = arbor__world_of(s, camera, false, w, fn);
     if (r) return r;
     if (!arbor_mat4_invert_affine(out, w))
-        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node %uv%u cannot be inverted",
-                           (uint32_t)camera.id, (uint32_t)(camera.id >> 32));
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node " ARBOR__NODE_FMT " cannot be inverted",
+                           ARBOR__NODE_ARGS(s, arbor__slot(s, camera)));
     return ARBOR_OK;
 }
 

@@ -29,8 +29,8 @@ arbor_result arbor_node_relative_matrix(arbor_scene *s, arbor_node from, arbor_n
     if (!r) r = arbor__world_of(s, to, true, w_to, fn);
     if (r) return r;
     if (!arbor_mat4_invert_affine(w_to, w_to))
-        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node %uv%u cannot be inverted", (uint32_t)to.id,
-                           (uint32_t)(to.id >> 32));
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node " ARBOR__NODE_FMT " cannot be inverted",
+                           ARBOR__NODE_ARGS(s, arbor__slot(s, to)));
     arbor_mat4_mul(out, w_to, w_from);
     return ARBOR_OK;
 }
@@ -57,8 +57,8 @@ arbor_result arbor_node_normal_matrix(arbor_scene *s, arbor_node n, arbor_real o
     arbor_result r = arbor__world_of(s, n, false, w, fn);
     if (r) return r;
     if (!arbor_mat4_invert_affine(w, w))
-        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node %uv%u cannot be inverted", (uint32_t)n.id,
-                           (uint32_t)(n.id >> 32));
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of node " ARBOR__NODE_FMT " cannot be inverted",
+                           ARBOR__NODE_ARGS(s, arbor__slot(s, n)));
     for (int c = 0; c < 3; c++)
         for (int row = 0; row < 3; row++) out[c * 3 + row] = w[row * 4 + c]; /* transposed */
     return ARBOR_OK;
