@@ -64,6 +64,15 @@ static void test_help_and_exit_codes(void **state) {
         assert_int_equal(run(args), 0);
         assert_output_contains(STDOUT_FILE, usage);
     }
+    /* the version, the precision and the SIMD path, as the library says them */
+    assert_int_equal(run("--version"), 0);
+    char version[96];
+    snprintf(version, sizeof version, "arbor %d.%d.%d (%s, %s)\n", ARBOR_VERSION_MAJOR, ARBOR_VERSION_MINOR,
+             ARBOR_VERSION_PATCH, ARBOR_REAL_IS_DOUBLE ? "double" : "float", arbor_simd_path());
+    assert_output_contains(STDOUT_FILE, version);
+    assert_true(!strcmp(arbor_simd_path(), "AVX2") || !strcmp(arbor_simd_path(), "SSE2") ||
+                !strcmp(arbor_simd_path(), "NEON") || !strcmp(arbor_simd_path(), "scalar"));
+    assert_string_equal(arbor_version(), "1.0.0");
     assert_int_equal(run("--help"), 0);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) assert_output_contains(STDOUT_FILE, commands[i]);
     assert_int_equal(run("frobnicate"), 2);

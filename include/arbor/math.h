@@ -28,6 +28,12 @@ extern "C" {
 #define ARBOR_DECOMPOSE_TOLERANCE 1e-4f
 #endif
 
+/* The SIMD path of the update's kernels in this process: "AVX2" or "SSE2" (x86-64, AVX2 chosen
+   when the library is loaded on a CPU that has it), "NEON", or "scalar" (a build with
+   ARBOR_SCALAR_KERNELS, or a compiler without vector extensions). Every path gives the same
+   bits. */
+ARBOR_API const char *arbor_simd_path(void);
+
 /* out = identity. */
 ARBOR_API void arbor_mat4_identity(arbor_real out[16]);
 

@@ -35,8 +35,10 @@
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && defined(__x86_64__) && defined(__linux__) && \
     !defined(ARBOR_SCALAR_KERNELS)
 #define ARBOR__DISPATCH __attribute__((target_clones("avx2", "default")))
+#define ARBOR__CLONES 1
 #else
 #define ARBOR__DISPATCH
+#define ARBOR__CLONES 0
 #endif
 
 #define ARBOR__AT(r, c) ((r) * 4 + (c)) /* index of row r, column c */

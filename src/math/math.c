@@ -515,3 +515,21 @@ void arbor_quat_from_mat4(arbor_real out[4], const arbor_real m[16])
     const arbor_real c2[3] = {m[8], m[9], m[10]};
     quat_from_columns(out, c0, c1, c2);
 }
+
+const char *arbor_simd_path(void) {
+#if defined(ARBOR_SCALAR_KERNELS) || !defined(__GNUC__)
+    return "scalar";
+#elif ARBOR__CLONES
+    /* what the loader's ifunc picks for the target_clones kernels */
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? "AVX2" : "SSE2";
+#elif defined(__AVX2__)
+    return "AVX2";
+#elif defined(__SSE2__)
+    return "SSE2";
+#elif defined(__ARM_NEON)
+    return "NEON";
+#else
+    return "scalar";
+#endif
+}

@@ -50,7 +50,7 @@ static const char usage[] =
     "\n"
     "options:\n"
     "  -h, --help      this text\n"
-    "  -V, --version   the version and the precision of arbor_real\n";
+    "  -V, --version   the version, the precision of arbor_real and the SIMD path in use\n";
 
 int cli_usage_error(const char *fmt, ...) {
     va_list ap;
@@ -220,7 +220,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
-        printf("arbor %s (%s)\n", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float");
+        printf("arbor %s (%s, %s)\n", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float",
+               arbor_simd_path());
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
