@@ -1,15 +1,58 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arbor: scene graphs in C11. The umbrella header: include this one.
+ * arbor: scene graphs in C11. The umbrella header of libarbor: it includes every header of the
+ * library. glTF load and save are a library of their own, libarbor-gltf (pkg-config
+ * arbor-gltf), with its own header: #include <arbor/gltf.h>.
  *
- * - base.h   arbor_real, result codes, handles, allocator and log hooks, version
- * - math.h   matrices and quaternions on plain arrays (column-major, glTF conventions)
- * - scene.h  scenes, nodes, the hierarchy, world matrices, batch update, stats
- * - view.h   cameras and lights on nodes
- * - bounds.h meshes and local bounds on nodes
+ * - base.h     arbor_real, result codes, the last error, handles, allocator and log hooks, version
+ * - math.h     matrices and quaternions on plain arrays (column-major, glTF conventions)
+ * - scene.h    scenes, nodes, the hierarchy, world matrices, batch update, stats
+ * - view.h     frames, cameras and lights on nodes
+ * - bounds.h   meshes and local bounds on nodes, boxes up the tree, culling, instancing
  * - parallel.h bulk writes, the parallel update, executors and a small thread pool
- * - edit.h   the journal (undo, redo, groups), clones, foreign parents, change lists
- * - anim.h   keyframe clips playing on nodes, blends, joint matrices of skins
+ * - edit.h     the journal (undo, redo, groups), clones, foreign parents, change lists
+ * - anim.h     keyframe clips playing on nodes, blends, joint matrices of skins
+ *
+ * The rules every part keeps (docs/guide.md shows them at work):
+ *
+ * - Names: arbor_<object>_<verb> for functions, arbor_<object> for types, ARBOR_ for macros and
+ *   constants. A name says what a thing is: no verb of a lifetime (create, destroy) names
+ *   anything else.
+ * - Objects: every object is made by a constructor that returns an arbor_result and hands the
+ *   new object out through its last parameter, `arbor_result arbor_X_create(<inputs>, arbor_X
+ *   **out)`, and is ended by `void arbor_X_destroy(arbor_X *)`, which accepts NULL. (Scenes,
+ *   pools, journals, clips, players, skins; a glTF document is made by arbor_gltf_load or
+ *   arbor_gltf_load_memory, which say where it comes from, and a clip may also come from
+ *   arbor_gltf_clip.) A refused constructor leaves *out untouched.
+ * - Errors: every fallible call returns an arbor_result (ARBOR_OK is 0) and a failed call makes
+ *   no observable change (stats counters aside). The one channel for the details, glTF
+ *   included, is the calling thread's last error: arbor_last_error() gives the message (the
+ *   function, the place and what was wrong) and arbor_last_error_info() the same in parts (the
+ *   code, the file, a JSON pointer, the line and column where they exist). A call that succeeds
+ *   leaves the last error as it was.
+ * - Nodes in messages are named as users know them: by their path of names from their root,
+ *   quoted ('base/joint/arm', the path arbor_scene_find takes); an unnamed node on the path
+ *   shows as [i], its place among its siblings (0-based; roots among the roots); a long path
+ *   keeps its end after ".../". glTF messages name a file's nodes by their index in the file
+ *   (node 3, /nodes/3). A handle's id and generation never appear.
+ * - Queries: a query that can be refused returns an arbor_result and gives its count through an
+ *   out-parameter (arbor_scene_cull, arbor_gltf_scene_roots, arbor_gltf_skin), so "none" and
+ *   "refused" never look alike. Plain reads of one node (its parent, name, depth, children,
+ *   mesh) answer a neutral value for a dead handle (ARBOR_NONE, NULL, 0, -1, false), as each
+ *   says. Lists written into caller arrays take (out, cap) and report the whole count even when
+ *   cap is smaller.
+ * - Stats: `void arbor_X_stats_get(const arbor_X *, arbor_X_stats *out)` overwrites *out
+ *   (arbor_scene_stats_get, arbor_journal_stats_get); counters that can be reset have
+ *   arbor_X_stats_reset.
+ * - Descriptions: a struct arbor_X_desc, all zero for the defaults, passed by pointer (NULL is
+ *   all defaults). A field that cannot be partly given is refused when it is (a node's scale:
+ *   `.scale = {2}` is refused, not read as (2, 0, 0)). glTF load options are the exception to
+ *   "all zero": scene 0 is a scene, so they start from ARBOR_GLTF_OPTIONS_DEFAULT.
+ * - Indices are 0-based everywhere, glTF scenes included (ARBOR_GLTF_DEFAULT_SCENE stands for a
+ *   file's default scene).
+ * - Threads: a scene is used by one thread at a time, except for the reads after an update
+ *   (scene.h); separate scenes are independent. arbor starts threads only in arbor_pool_create.
+ * - Memory comes through the scene's allocator (or the one a desc gives).
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H

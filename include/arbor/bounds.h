@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arbor/bounds.h: what a node carries for a renderer (a mesh index and its local bounds), the
- * boxes up the tree, hierarchical culling and instancing (seed 002 sections 11 and 12).
+ * boxes up the tree, hierarchical culling and instancing.
  *
  * The mesh index is the caller's (glTF's mesh index when loaded from a file); arbor never
  * dereferences it. The bounds are an axis-aligned box in the node's own frame around what it
@@ -119,7 +119,7 @@ typedef struct arbor_instance_batch {
    a GPU instance buffer, grouped by (mesh, mirrored): one batch per group, batches in order of
    their first node in `nodes`, nodes in input order inside a batch, the batches' instances one
    after another in `matrices` (first and count are instance indices). Mirrored nodes get
-   batches of their own (seed 002 section 12). Nodes without a mesh are skipped; a node listed
+   batches of their own (their triangles' winding is reversed). Nodes without a mesh are skipped; a node listed
    twice is drawn twice. matrices must hold 16 (MAT4) or 12 (MAT3X4) floats for every listed
    node that carries a mesh; batches holds batch_cap entries; *batch_count is the number of
    batches.

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arbor/gltf.h: glTF 2.0 in and out.
+ * arbor/gltf.h: glTF 2.0 in and out: libarbor-gltf, a library of its own on top of libarbor
+ * (pkg-config arbor-gltf, CMake arbor::gltf). It depends on jansson; libarbor does not. This
+ * header includes what it needs of libarbor (scene.h, anim.h); arbor/arbor.h does not include
+ * it. The rules of arbor/arbor.h hold here too: errors through arbor_last_error_info() (the
+ * file, the JSON pointer, the line and column), 0-based scene indices.
  *
  * arbor_gltf_load() reads a .gltf (external .bin files, data: URIs) or a .glb into a scene:
  * every node of the file in file order, children in file order, roots in the order the chosen

@@ -7,10 +7,10 @@
  *
  * A camera or a light is an attachment of a node: it sits at the node's origin and looks (or
  * shines) down the node's local -Z, so it follows the node's world matrix like any geometry
- * (seed 002 section 10: the view matrix is the inverse of the camera node's world matrix).
+ * (the view matrix is the inverse of the camera node's world matrix).
  * The parameters are glTF's (cameras) and KHR_lights_punctual's (lights), plus hemispheric.
  * Setting or removing one does not change any transform or version. Camera controllers (orbit,
- * look-at, free) write the node's local translation and rotation, and nothing else.
+ * look-at, fly) write the node's local translation and rotation, and nothing else.
  *
  * Like arbor_node_world_matrix, every function here answers for the scene as it stands now
  * (world matrices are resolved lazily as needed). Matrices are column-major.
@@ -35,20 +35,20 @@ extern "C" {
 
 /* ---- Frames ---------------------------------------------------------------------------------- */
 
-/* out = W_to^-1 * W_from: maps points written in from's frame into to's frame (seed 002
-   section 9). ARBOR_NONE for either stands for the world (identity). ARBOR_ERR_DEAD_NODE for a
+/* out = W_to^-1 * W_from: maps points written in from's frame into to's frame (docs/guide.md
+   works an example). ARBOR_NONE for either stands for the world (identity). ARBOR_ERR_DEAD_NODE for a
    dead handle; ARBOR_ERR_SINGULAR when to's world matrix cannot be inverted. */
 ARBOR_API arbor_result arbor_node_relative_matrix(arbor_scene *s, arbor_node from, arbor_node to, arbor_real out[16]);
 
 /* The node's world matrix read back as TRS, the parts of arbor_mat4_decompose: scale = column
    lengths (a reflection kept as a negative Y scale), rotation from the columns orthonormalised
    by Gram-Schmidt starting at column 0, translation = column 3. *exact (exact may be NULL) is
-   false when a shear (a rotated child under a non-uniformly scaled ancestor, seed 002 section
-   13) means no TRS reproduces the world matrix: the parts are then only the closest reading. */
+   false when a shear (a rotated child under a non-uniformly scaled ancestor; docs/guide.md
+   shows one) means no TRS reproduces the world matrix: the parts are then only the closest reading. */
 ARBOR_API arbor_result arbor_node_world_trs(arbor_scene *s, arbor_node n, arbor_trs *out, bool *exact);
 
 /* True when the node's world matrix has a negative determinant (an odd number of mirrors on
-   the path from its root): its triangles' winding is reversed (seed 002 section 12). False for
+   the path from its root): its triangles' winding is reversed. False for
    a dead node. */
 ARBOR_API bool arbor_node_world_is_mirrored(arbor_scene *s, arbor_node n);
 
@@ -77,7 +77,7 @@ ARBOR_API arbor_result arbor_node_set_camera(arbor_scene *s, arbor_node n, const
 /* The node's camera; ARBOR_ERR_INVALID_ARGUMENT when it has none. */
 ARBOR_API arbor_result arbor_node_camera(const arbor_scene *s, arbor_node n, arbor_camera *out);
 
-/* The view matrix V = W^-1 of the node (seed 002 section 10): world space into the camera's
+/* The view matrix V = W^-1 of the node: world space into the camera's
    space, where the camera sits at the origin looking down -Z. Any node may serve as the eye
    (no camera attachment needed); a scaled camera node scales view space too.
    ARBOR_ERR_SINGULAR when the world matrix cannot be inverted. */
@@ -115,7 +115,7 @@ ARBOR_API arbor_result arbor_camera_orbit(arbor_scene *s, arbor_node camera, arb
 ARBOR_API arbor_result arbor_camera_look_at(arbor_scene *s, arbor_node camera, const arbor_real eye[3],
                                             const arbor_real target[3], const arbor_real up[3]);
 
-/* Free (first person): the eye at position, turned by yaw (radians) about +Y, then pitched about
+/* Fly-through (first person): the eye at position, turned by yaw (radians) about +Y, then pitched about
    the camera's own +X (positive looks up): R = R_y(yaw) R_x(pitch). yaw = pitch = 0 looks down
    -Z; yaw = pi/2 looks down -X. */
 ARBOR_API arbor_result arbor_camera_fly(arbor_scene *s, arbor_node camera, const arbor_real position[3],
@@ -147,8 +147,8 @@ ARBOR_API arbor_result arbor_node_set_light(arbor_scene *s, arbor_node n, const 
 /* The node's light; ARBOR_ERR_INVALID_ARGUMENT when it has none. */
 ARBOR_API arbor_result arbor_node_light(const arbor_scene *s, arbor_node n, arbor_light *out);
 
-/* Where the node's light is in the world: its world matrix's column 3 (seed 000: what a light's
-   uniform buffer takes). It follows the ancestors' motion. ARBOR_ERR_INVALID_ARGUMENT when the
+/* Where the node's light is in the world: its world matrix's column 3 (what a light's uniform
+   buffer takes). It follows the ancestors' motion. ARBOR_ERR_INVALID_ARGUMENT when the
    node has no light. */
 ARBOR_API arbor_result arbor_light_world_position(arbor_scene *s, arbor_node n, arbor_real out[3]);
 
