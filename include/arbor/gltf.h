@@ -15,9 +15,10 @@
  * materials, accessors, buffers, animations, skins, extensions, extras) and the map between
  * glTF node indices and handles, so arbor_gltf_save() writes the file back losing nothing.
  *
- * Loading is atomic: a file that is refused changes nothing in the scene. The error message
- * names the file, a JSON pointer and the reason: "robot.gltf: /nodes/7/children/1: node 3
- * already has parent 5". Loading is strict by default: a file that breaks a MUST of the spec
+ * Loading is atomic: a file that is refused changes nothing in the scene. arbor_last_error()
+ * names the file, a JSON pointer and the reason: "arbor_gltf_load: robot.gltf:
+ * /nodes/7/children/1: node 3 already has parent 5"; arbor_last_error_info() gives the file and
+ * the pointer apart. Loading is strict by default: a file that breaks a MUST of the spec
  * in what arbor reads is refused; `lenient` loads what can be loaded, with warnings through
  * the scene's log, instead.
  *
