@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""arbor: scene graphs (transform hierarchies) for Python, on arbor's C library.
+
+Every node of a scene has a local transform written in its parent's frame; its world matrix
+is the product of the locals from the root down, W_child = W_parent @ L_child. arbor keeps
+those world matrices right at every moment (a read composes only what changed), updates a
+whole frame in one batch whose cost follows what changed, and reads and writes glTF files.
+
+Building a scene
+----------------
+    import arbor
+
+    with arbor.Scene() as scene:                       # close() frees the C memory
+        base = scene.add("base", translation=(0, 0.2, 0), rotation=(0, 0.2588, 0, 0.9659))
+        arm = scene.add("arm", parent=base, translation=(0, 0.7, 0))
+        arm.world_matrix          # 4x4 numpy array, right now, no update needed
+        arm.world_position        # arm.world_matrix[:3, 3]
+        base.rotation = (0, 0.7071, 0, 0.7071)         # any sequence
+        scene.update()            # the frame's batch; reads are right without it too
+        scene.find("/base/arm")   # by a path of names; None when nothing matches
+
+Conventions: matrices are 4x4 numpy arrays indexed [row, column] in the column-vector
+convention (``world_matrix @ [x, y, z, 1]`` maps a point of the node's frame into the world),
+quaternions are (x, y, z, w), arrays have dtype ``arbor.real`` (float32, or float64 when the
+library is built with ARBOR_DOUBLE). Arrays read from a node are new, read-only copies;
+writing one never reaches the node: assign to the property instead.
+
+Nodes
+-----
+``Scene.add`` returns a :class:`Node`. A Node is a handle: two Node objects of the same node
+compare equal and hash alike. ``name``, ``parent``, ``children``, ``translation``,
+``rotation``, ``scale``, ``matrix`` (local), ``world_matrix``, ``world_position``,
+``world_version`` (changes whenever the world matrix may have changed), ``set_parent(parent,
+keep_world=False)``, ``destroy()`` (the node and its subtree), ``mesh``, ``bounds``,
+``camera``, ``view_matrix()``, ``projection_matrix(aspect)``, ``look_at(eye, target, up)``.
+``len(scene)`` counts the live nodes; iterating a scene gives its nodes parents first;
+``scene.roots`` lists the roots.
+
+Many nodes at once: numpy arrays in, numpy arrays out
+------------------------------------------------------
+    nodes = scene.nodes                                # a NodeList: C handles in a numpy array
+    scene.set_rotations(nodes, q)                      # q: (N, 4) array, one C call
+    scene.set_translations(nodes, t)                   # (N, 3); set_scales likewise
+    scene.update()
+    w = scene.world_matrices(nodes)                    # (N, 4, 4), or all nodes when None
+
+A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
+arrays are converted first (a copy), and a plain list of Nodes is converted to handles (a
+Python loop). ``scene.pose(nodes)`` (writable views of arbor's own TRS storage) is not
+available in this version and raises NotImplementedError.
+
+Files
+-----
+    scene = arbor.load("robot.gltf")                   # or load(path, scene=s, lenient=True)
+    scene.file_nodes                                   # the file's nodes in index order
+    scene.save("out.glb")                              # .gltf or .glb; the rest of the file passes through
+
+Animation, skins, cameras, culling
+----------------------------------
+    clip = scene.clip("Walk")                          # by name or index: scene.animations
+    player = scene.player(clip)                        # rig: the file's nodes
+    player.apply(1.5, loop=True); scene.update()
+    joints = scene.skins().joint_matrices()            # (J, 4, 4) float32
+    cam.camera = arbor.Camera.perspective(0.8, 0.1, 100)
+    cam.view_matrix(); cam.projection_matrix(16 / 9)
+    visible = scene.cull(cam, aspect=16 / 9)           # a NodeList of the nodes it sees
+
+Errors
+------
+Refused calls raise :class:`arbor.Error` subclasses (DeadNodeError, CycleError, LockedError,
+SingularError, NonFiniteError, InvalidArgumentError, DepthLimitError, FileError, ParseError,
+UnsupportedError, OutOfMemoryError, NotAChildError) whose message is arbor's, place included
+(``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``). A failed call changes
+nothing.
+
+Lifetime and threads
+--------------------
+A Scene owns C memory until ``close()`` (or the end of a ``with`` block, or garbage
+collection). Players and skin sets are freed with their scene. Using a destroyed node raises
+DeadNodeError, anything of a closed scene ClosedError: never a crash. Arrays returned are
+the caller's own; the one view of caller memory is ``Skins.joint_matrices(out=buffer)``,
+valid as long as the buffer. A scene is used by one thread at a time, except that reads may
+run on many threads between an ``update()`` and the next write; separate scenes are
+independent; the C calls release the GIL.
+"""
+from ._anim import Clip, Player, Skins, apply_players
+from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, Error, FileError, InvalidArgumentError,
+                      LockedError, NonFiniteError, NotAChildError, OutOfMemoryError, ParseError, SingularError,
+                      UnsupportedError)
+from ._lowlevel import REAL as real
+from ._lowlevel import ffi as _ffi
+from ._lowlevel import lib as _lib
+from ._scene import Camera, Node, NodeList, Scene, load
+
+#: The version of the arbor C library the package carries ("1.2.3").
+version = _ffi.string(_lib.ap_version()).decode()
+__version__ = version
+
+__all__ = [
+    "Scene", "Node", "NodeList", "Camera", "Clip", "Player", "Skins", "load", "apply_players", "real", "version",
+    "Error", "InvalidArgumentError", "DeadNodeError", "CycleError", "NotAChildError", "LockedError", "SingularError",
+    "NonFiniteError", "DepthLimitError", "OutOfMemoryError", "FileError", "ParseError", "UnsupportedError",
+    "ClosedError",
+]
+
+# help(arbor) and tracebacks name the public module, not the private ones.
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type):
+        _obj.__module__ = __name__
+del _name, _obj

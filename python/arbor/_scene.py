@@ -1,0 +1,701 @@
+# SPDX-License-Identifier: MIT
+"""Scenes, nodes, lists of nodes, cameras, glTF files: the Python face of arbor's C API."""
+import collections.abc
+import os
+import weakref
+
+import numpy as np
+
+from . import _lowlevel as ll
+from ._anim import Clip, Player, Skins
+from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, OutOfMemoryError, error_for
+from ._lowlevel import REAL, check, ffi, lib
+
+_UINT64 = np.dtype(np.uint64)
+
+
+def _label(node_id):
+    """A handle as arbor's messages print it: slot 'v' generation."""
+    return f"{node_id & 0xFFFFFFFF}v{node_id >> 32}"
+
+
+def _vector(value, n, what):
+    """value as n finite-or-not floats (arbor checks finiteness), or InvalidArgumentError."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"{what}: expected {n} numbers: {e}") from None
+    if a.shape != (n,):
+        raise InvalidArgumentError(f"{what}: expected {n} numbers, got an array of shape {a.shape}")
+    return a
+
+
+def _matrix_in(value, what):
+    """A 4x4 (row, column) matrix as 16 column-major arbor_reals."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"{what}: expected a 4x4 matrix: {e}") from None
+    if a.shape != (4, 4):
+        raise InvalidArgumentError(f"{what}: expected a 4x4 matrix, got an array of shape {a.shape}")
+    return np.ascontiguousarray(a.T, dtype=REAL).ravel()
+
+
+def _matrix_out(flat):
+    """16 column-major values as a (4, 4) array indexed [row, column]."""
+    return flat.reshape(4, 4).T
+
+
+def _encode(text, what):
+    if text is None:
+        return ffi.NULL
+    if not isinstance(text, str):
+        raise InvalidArgumentError(f"{what}: expected a str, got {type(text).__name__}")
+    b = text.encode("utf-8")
+    if b"\0" in b:
+        raise InvalidArgumentError(f"{what}: {text!r} holds a NUL character")
+    return b
+
+
+def _readonly(a):
+    a.flags.writeable = False
+    return a
+
+
+class Camera:
+    """A glTF camera, as carried by a node (``node.camera``). It sits at the node's origin and
+    looks down the node's local -Z. ``type`` is "perspective" (``yfov`` in radians, ``aspect``
+    width / height or 0 to give it at projection time, ``zfar`` 0 for an infinite far plane) or
+    "orthographic" (``xmag``, ``ymag`` half-extents). Make one with :meth:`perspective` or
+    :meth:`orthographic`."""
+
+    __slots__ = ("type", "yfov", "aspect", "xmag", "ymag", "znear", "zfar")
+
+    def __init__(self, type="perspective", yfov=0.0, aspect=0.0, xmag=0.0, ymag=0.0, znear=0.0, zfar=0.0):
+        if type not in ("perspective", "orthographic"):
+            raise InvalidArgumentError(f"Camera: type {type!r} is neither 'perspective' nor 'orthographic'")
+        self.type, self.yfov, self.aspect = type, float(yfov), float(aspect)
+        self.xmag, self.ymag, self.znear, self.zfar = float(xmag), float(ymag), float(znear), float(zfar)
+
+    @classmethod
+    def perspective(cls, yfov, znear, zfar=0.0, aspect=0.0):
+        """A perspective camera: vertical field of view yfov (radians), near and far planes (zfar
+        0: infinite), aspect (0: given at projection time)."""
+        return cls("perspective", yfov=yfov, aspect=aspect, znear=znear, zfar=zfar)
+
+    @classmethod
+    def orthographic(cls, xmag, ymag, znear, zfar):
+        """An orthographic camera with half-extents xmag and ymag."""
+        return cls("orthographic", xmag=xmag, ymag=ymag, znear=znear, zfar=zfar)
+
+    def __eq__(self, other):
+        return isinstance(other, Camera) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self):
+        if self.type == "perspective":
+            return f"Camera.perspective(yfov={self.yfov:g}, znear={self.znear:g}, zfar={self.zfar:g}, aspect={self.aspect:g})"
+        return f"Camera.orthographic(xmag={self.xmag:g}, ymag={self.ymag:g}, znear={self.znear:g}, zfar={self.zfar:g})"
+
+
+class Node:
+    """A node of a scene: a handle (it owns nothing). Nodes compare equal, and hash alike, when
+    they are the same node of the same scene. Any use of a node that was destroyed raises
+    :class:`arbor.DeadNodeError`, of a node of a closed scene :class:`arbor.ClosedError`;
+    ``node.alive`` tells without raising.
+
+    Local transform: ``translation`` (3), ``rotation`` (quaternion x, y, z, w), ``scale`` (3),
+    read as new read-only numpy arrays of dtype ``arbor.real`` and written from any sequence;
+    ``matrix`` is the local 4x4. World: ``world_matrix`` (4x4, column-vector convention:
+    ``world_matrix @ [x, y, z, 1]`` maps a point of the node's frame into the world),
+    ``world_position``, ``world_version``; always current, with or without ``scene.update()``.
+    """
+
+    __slots__ = ("_scene", "_id", "__weakref__")
+
+    def __init__(self, scene, node_id):
+        self._scene = scene
+        self._id = node_id
+
+    def _s(self):
+        p = self._scene._ptr
+        if p is None:
+            raise ClosedError(f"node {_label(self._id)}: its scene is closed")
+        if not lib.ap_node_alive(p, self._id):
+            raise DeadNodeError(f"node {_label(self._id)} was destroyed", 2)
+        return p
+
+    # ---- identity ----
+    @property
+    def scene(self):
+        """The scene the node belongs to."""
+        return self._scene
+
+    @property
+    def handle(self):
+        """The C handle (arbor_node.id) as an int: slot in the low 32 bits, generation above."""
+        return self._id
+
+    @property
+    def alive(self):
+        """True while the node exists (False once destroyed or its scene is closed); never raises."""
+        p = self._scene._ptr
+        return p is not None and bool(lib.ap_node_alive(p, self._id))
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and other._scene is self._scene and other._id == self._id
+
+    def __hash__(self):
+        return hash((id(self._scene), self._id))
+
+    def __repr__(self):
+        if not self.alive:
+            return f"<arbor.Node {_label(self._id)} (dead)>"
+        return f"<arbor.Node {self.name!r} {_label(self._id)}>"
+
+    # ---- name and links ----
+    @property
+    def name(self):
+        """The node's name (None when it has none). Settable (None clears)."""
+        return ll.string(lib.ap_node_name(self._s(), self._id))
+
+    @name.setter
+    def name(self, value):
+        check(lib.ap_node_set_name(self._s(), self._id, _encode(value, "Node.name")))
+
+    @property
+    def parent(self):
+        """The parent Node, None for a root."""
+        pid = lib.ap_node_parent(self._s(), self._id)
+        return Node(self._scene, pid) if pid else None
+
+    @property
+    def children(self):
+        """The children, in sibling order (a list of Nodes)."""
+        p = self._s()
+        n = lib.ap_node_children(p, self._id, ffi.NULL, 0)
+        ids = np.empty(n, _UINT64)
+        n = min(n, lib.ap_node_children(p, self._id, ll.ptr(ids, "uint64_t *"), n))
+        return [Node(self._scene, int(i)) for i in ids[:n]]
+
+    @property
+    def depth(self):
+        """How many ancestors the node has (a root: 0)."""
+        return lib.ap_node_depth(self._s(), self._id)
+
+    def set_parent(self, parent, keep_world=False, before=None):
+        """Moves the node (with its subtree) under parent (None: makes it a root), appended as the
+        last child, or just before the sibling ``before``. keep_world=False keeps the local
+        transform (the node follows its new parent); True keeps the world matrix (the new local
+        is inverse(W_parent) @ W_node, written back as TRS, or as a matrix where a shear needs
+        one). Refused, with nothing changed: a ring (:class:`CycleError`), a dead node, a
+        singular parent with keep_world (:class:`SingularError`), too deep
+        (:class:`DepthLimitError`)."""
+        p = self._s()
+        pid = self._scene._id_of(parent, "Node.set_parent: parent")
+        bid = self._scene._id_of(before, "Node.set_parent: before")
+        check(lib.ap_node_set_parent(p, self._id, pid, bid, bool(keep_world)))
+
+    def destroy(self):
+        """Destroys the node and its whole subtree. Their Node objects raise from then on."""
+        check(lib.ap_node_destroy(self._s(), self._id))
+
+    # ---- local transform ----
+    def _trs(self):
+        a, out = ll.real_array(10)
+        check(lib.ap_node_get_trs(self._s(), self._id, out))
+        return a
+
+    @property
+    def translation(self):
+        """Local translation (x, y, z): a new read-only array; assign any 3-sequence to write."""
+        return _readonly(self._trs()[0:3])
+
+    @translation.setter
+    def translation(self, value):
+        x, y, z = _vector(value, 3, "Node.translation").tolist()
+        check(lib.ap_node_set_translation(self._s(), self._id, x, y, z))
+
+    @property
+    def rotation(self):
+        """Local rotation, a unit quaternion (x, y, z, w): a new read-only array; assign any
+        4-sequence to write (it is normalised; all zeros is refused)."""
+        return _readonly(self._trs()[3:7])
+
+    @rotation.setter
+    def rotation(self, value):
+        x, y, z, w = _vector(value, 4, "Node.rotation").tolist()
+        check(lib.ap_node_set_rotation(self._s(), self._id, x, y, z, w))
+
+    @property
+    def scale(self):
+        """Local scale (x, y, z): a new read-only array; assign any 3-sequence to write."""
+        return _readonly(self._trs()[7:10])
+
+    @scale.setter
+    def scale(self, value):
+        x, y, z = _vector(value, 3, "Node.scale").tolist()
+        check(lib.ap_node_set_scale(self._s(), self._id, x, y, z))
+
+    @property
+    def matrix(self):
+        """The local matrix (4x4, [row, column]): T @ R @ S, or the node's own matrix when it is
+        matrix-backed. Assigning a 4x4 makes the node matrix-backed (unlocked, see
+        :meth:`set_matrix`)."""
+        a, out = ll.real_array(16)
+        check(lib.ap_node_local_matrix(self._s(), self._id, out))
+        return _matrix_out(a)
+
+    @matrix.setter
+    def matrix(self, value):
+        self.set_matrix(value)
+
+    def set_matrix(self, matrix, lock=False):
+        """Makes the local transform the 4x4 ``matrix`` (last row 0, 0, 0, 1), locked against TRS
+        writes when lock is true (as glTF ``matrix`` nodes load)."""
+        m = _matrix_in(matrix, "Node.set_matrix")
+        check(lib.ap_node_set_local_matrix(self._s(), self._id, ll.ptr(m, "arbor_real *"), bool(lock)))
+
+    @property
+    def locked(self):
+        """True when the local transform is a locked matrix (TRS writes raise LockedError)."""
+        return bool(lib.ap_node_is_locked(self._s(), self._id))
+
+    # ---- world ----
+    @property
+    def world_matrix(self):
+        """The world matrix (4x4, [row, column], column-vector convention) as the scene stands
+        now: a new array. ``world_matrix[:3, 3]`` is the world position."""
+        a, out = ll.real_array(16)
+        check(lib.ap_node_world_matrix(self._s(), self._id, out))
+        return _matrix_out(a)
+
+    @property
+    def world_position(self):
+        """Where the node's origin is in the world (3 values, a new array)."""
+        a, out = ll.real_array(16)
+        check(lib.ap_node_world_matrix(self._s(), self._id, out))
+        return a[12:15].copy()
+
+    @property
+    def world_version(self):
+        """An int that changes whenever the world matrix may have changed, and only then."""
+        return int(lib.ap_node_world_version(self._s(), self._id))
+
+    # ---- what the node carries ----
+    @property
+    def mesh(self):
+        """The mesh index the node carries (glTF's), None for none. Settable."""
+        m = lib.ap_node_mesh(self._s(), self._id)
+        return None if m < 0 else int(m)
+
+    @mesh.setter
+    def mesh(self, value):
+        check(lib.ap_node_set_mesh(self._s(), self._id, -1 if value is None else int(value)))
+
+    @property
+    def bounds(self):
+        """The local box (min, max), two arrays of 3, or None. Settable from (min, max) or None."""
+        p = self._s()
+        lo, plo = ll.real_array(3)
+        hi, phi = ll.real_array(3)
+        return (lo, hi) if lib.ap_node_local_bounds(p, self._id, plo, phi) else None
+
+    @bounds.setter
+    def bounds(self, value):
+        p = self._s()
+        if value is None:
+            check(lib.ap_node_set_bounds(p, self._id, ffi.NULL, ffi.NULL))
+            return
+        lo = np.ascontiguousarray(_vector(value[0], 3, "Node.bounds min"), REAL)
+        hi = np.ascontiguousarray(_vector(value[1], 3, "Node.bounds max"), REAL)
+        check(lib.ap_node_set_bounds(p, self._id, ll.ptr(lo, "arbor_real *"), ll.ptr(hi, "arbor_real *")))
+
+    @property
+    def camera(self):
+        """The node's :class:`Camera` (a copy), None for none. Settable (None removes)."""
+        p = self._s()
+        c = ffi.new("arbor_camera *")
+        if lib.ap_node_camera(p, self._id, c):
+            return None
+        kind = "perspective" if c.type == lib.ARBOR_CAMERA_PERSPECTIVE else "orthographic"
+        return Camera(kind, c.yfov, c.aspect, c.xmag, c.ymag, c.znear, c.zfar)
+
+    @camera.setter
+    def camera(self, value):
+        p = self._s()
+        if value is None:
+            check(lib.ap_node_set_camera(p, self._id, ffi.NULL))
+            return
+        if not isinstance(value, Camera):
+            raise InvalidArgumentError(f"Node.camera: expected an arbor.Camera, got {type(value).__name__}")
+        kind = lib.ARBOR_CAMERA_PERSPECTIVE if value.type == "perspective" else lib.ARBOR_CAMERA_ORTHOGRAPHIC
+        c = ffi.new("arbor_camera *", {"type": kind, "yfov": value.yfov, "aspect": value.aspect, "xmag": value.xmag,
+                                       "ymag": value.ymag, "znear": value.znear, "zfar": value.zfar})
+        check(lib.ap_node_set_camera(p, self._id, c))
+
+    def view_matrix(self):
+        """The view matrix V = inverse(world_matrix) (4x4): world space into the space of a
+        camera at this node, looking down its -Z. Any node may serve as the eye."""
+        a, out = ll.real_array(16)
+        check(lib.ap_camera_view_matrix(self._s(), self._id, out))
+        return _matrix_out(a)
+
+    def projection_matrix(self, aspect=0.0):
+        """glTF's projection matrix of the node's camera (OpenGL clip space); a nonzero aspect
+        (width / height) overrides the camera's."""
+        a, out = ll.real_array(16)
+        check(lib.ap_camera_projection_matrix(self._s(), self._id, float(aspect), out))
+        return _matrix_out(a)
+
+    def look_at(self, eye, target, up=(0.0, 1.0, 0.0)):
+        """Writes the local translation and rotation so the node sits at eye (in its parent's
+        frame) and looks down -Z at target, with +Y as close to up as can be."""
+        v = [np.ascontiguousarray(_vector(x, 3, "Node.look_at"), REAL) for x in (eye, target, up)]
+        check(lib.ap_camera_look_at(self._s(), self._id, *(ll.ptr(x, "arbor_real *") for x in v)))
+
+
+class NodeList(collections.abc.Sequence):
+    """An immutable list of nodes of one scene, held as a numpy array of C handles (``handles``,
+    uint64, read-only), so that whole lists go to arbor in one call without a Python loop:
+    ``scene.set_rotations(nodes, array)``. Indexing gives Nodes (None for a file node destroyed
+    since the load), slicing gives NodeLists. It is a snapshot: nodes created later are not in
+    it, destroyed ones raise when used."""
+
+    __slots__ = ("_scene", "_ids")
+
+    def __init__(self, scene, handles):
+        handles = np.ascontiguousarray(handles, dtype=_UINT64)
+        handles.flags.writeable = False
+        self._scene = scene
+        self._ids = handles
+
+    @property
+    def scene(self):
+        """The scene the nodes belong to."""
+        return self._scene
+
+    @property
+    def handles(self):
+        """The C handles, a read-only numpy uint64 array (0 for no node)."""
+        return self._ids
+
+    def __len__(self):
+        return len(self._ids)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return NodeList(self._scene, self._ids[index])
+        h = int(self._ids[index])
+        return Node(self._scene, h) if h else None
+
+    def __eq__(self, other):
+        if isinstance(other, NodeList):
+            return other._scene is self._scene and np.array_equal(other._ids, self._ids)
+        if isinstance(other, collections.abc.Sequence) and not isinstance(other, (str, bytes)):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"<arbor.NodeList of {len(self)} nodes>"
+
+
+class Scene:
+    """A scene: a forest of nodes, their local transforms and world matrices.
+
+    ``Scene(capacity=0, max_depth=0)``: capacity reserves storage for that many nodes up front;
+    max_depth limits how deep the tree may grow (0: arbor's default, 2^20).
+
+    The scene owns C memory: ``close()`` frees it (and every player and skin set made from it);
+    ``with arbor.Scene() as scene:`` closes it at the end of the block. A closed scene, and every
+    Node, Player and Skins of it, raises :class:`arbor.ClosedError` when used, never crashes.
+    Garbage collection closes a scene nobody references any more.
+
+    Threads: a scene is used by one thread at a time, except that after ``update()`` and until
+    the next write, reads (``world_matrix``, ``world_matrices``, names, links, TRS) may run on
+    many threads at once. Separate scenes are independent. arbor's calls release the GIL.
+    """
+
+    def __init__(self, capacity=0, max_depth=0):
+        self._ptr = None
+        self._docs = []           # every loaded document (arbor_gltf *), freed with the scene
+        self._doc = ffi.NULL      # the last loaded one: its file order, clips and skins; save()
+        self._dependents = weakref.WeakSet()
+        p = lib.ap_scene_create(int(capacity), int(max_depth))
+        if p == ffi.NULL:
+            raise OutOfMemoryError("Scene: arbor_scene_create failed (out of memory)", 9)
+        self._ptr = p
+
+    def _p(self):
+        p = self._ptr
+        if p is None:
+            raise ClosedError("the scene is closed")
+        return p
+
+    # ---- lifetime ----
+    def close(self):
+        """Frees the scene's C memory, with its players and skins and loaded documents. Safe to
+        call twice; every later use raises ClosedError."""
+        p = self._ptr
+        if p is None:
+            return
+        for dependent in list(self._dependents):
+            dependent._release()
+        self._ptr = None
+        for doc in self._docs:
+            lib.ap_gltf_free(doc)
+        self._docs, self._doc = [], ffi.NULL
+        lib.ap_scene_destroy(p)
+
+    @property
+    def closed(self):
+        """True once close() ran."""
+        return self._ptr is None
+
+    def __enter__(self):
+        self._p()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the module may be half gone
+            pass
+
+    # ---- nodes ----
+    def _id_of(self, node, what):
+        """The handle of node (None: 0), refusing a node of another scene."""
+        if node is None:
+            return 0
+        if not isinstance(node, Node):
+            raise InvalidArgumentError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
+        if node._scene is not self:
+            raise InvalidArgumentError(f"{what}: node {_label(node._id)} belongs to another scene")
+        return node._id
+
+    def _ids_of(self, nodes, what):
+        """A uint64 handle array for a NodeList (no copy) or a sequence of Nodes of this scene."""
+        if isinstance(nodes, NodeList):
+            if nodes._scene is not self:
+                raise InvalidArgumentError(f"{what}: the NodeList belongs to another scene")
+            return nodes._ids
+        try:
+            return np.fromiter((self._id_of(n, what) for n in nodes), dtype=_UINT64)
+        except TypeError:
+            raise InvalidArgumentError(f"{what}: expected a NodeList or a sequence of Nodes, "
+                                       f"got {type(nodes).__name__}") from None
+
+    def add(self, name=None, parent=None, translation=(0, 0, 0), rotation=(0, 0, 0, 1), scale=(1, 1, 1)):
+        """Creates a node (the last child of parent, or the last root when parent is None) and
+        returns it. Refused, with nothing created: a dead parent, a NaN or infinity, a zero
+        quaternion, a tree deeper than max_depth."""
+        p = self._p()
+        pid = self._id_of(parent, "Scene.add: parent")
+        t = _vector(translation, 3, "Scene.add: translation")
+        r = _vector(rotation, 4, "Scene.add: rotation")
+        s = _vector(scale, 3, "Scene.add: scale")
+        if not r.any():
+            raise InvalidArgumentError("Scene.add: the rotation (0, 0, 0, 0) is not a quaternion of any length")
+        trs = np.concatenate([t, r, s]).astype(REAL)
+        out = ffi.new("uint64_t *")
+        check(lib.ap_node_create(p, _encode(name, "Scene.add: name"), pid, ll.ptr(trs, "arbor_real *"), out))
+        return Node(self, out[0])
+
+    def __len__(self):
+        """The number of live nodes."""
+        return lib.ap_scene_node_count(self._p())
+
+    @property
+    def nodes(self):
+        """Every node, parents first (depth-first pre-order over the roots in order), as a
+        NodeList (a snapshot)."""
+        p = self._p()
+        ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
+        n = lib.ap_scene_nodes(p, ll.ptr(ids, "uint64_t *"), len(ids))
+        return NodeList(self, ids[:n])
+
+    def __iter__(self):
+        """Iterates the nodes parents first (a snapshot taken when iteration starts)."""
+        return iter(self.nodes)
+
+    @property
+    def roots(self):
+        """The roots, in order (a list of Nodes)."""
+        p = self._p()
+        ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
+        n = lib.ap_scene_roots(p, ll.ptr(ids, "uint64_t *"), len(ids))
+        return [Node(self, int(i)) for i in ids[:n]]
+
+    def find(self, path):
+        """The node at a path of names from a root down ("/base/joint/arm" or "base/joint/arm";
+        the first of equally named siblings), None when nothing matches."""
+        h = lib.ap_scene_find(self._p(), _encode(path, "Scene.find"))
+        return Node(self, h) if h else None
+
+    def update(self):
+        """Makes every world matrix current in one batch, at a cost that follows what changed.
+        Reads are right without it; it is what a frame calls once after its writes."""
+        lib.ap_scene_update(self._p())
+
+    # ---- many nodes at once ----
+    def world_matrices(self, nodes=None):
+        """The world matrices of nodes (a NodeList or a sequence of Nodes; None: every node, parents
+        first) as a new (N, 4, 4) array indexed [i, row, column]. Its memory holds each matrix
+        column-major, as a GPU takes it: ``result.transpose(0, 2, 1)`` is a C-contiguous view of
+        those bytes. Refused with DeadNodeError naming the index of a destroyed node."""
+        p = self._p()
+        ids = self.nodes._ids if nodes is None else self._ids_of(nodes, "Scene.world_matrices")
+        out = np.empty((len(ids), 4, 4), REAL)
+        bad = ffi.new("uint32_t *")
+        rc = lib.ap_world_matrices(p, ll.ptr(ids, "uint64_t *"), len(ids), ll.ptr(out, "arbor_real *"), bad)
+        if rc:
+            raise error_for(rc, f"Scene.world_matrices: nodes[{bad[0]}]: {ll.last_error()}")
+        return out.transpose(0, 2, 1)
+
+    def _bulk(self, fn, nodes, values, width, what):
+        p = self._p()
+        ids = self._ids_of(nodes, what)
+        v = np.ascontiguousarray(values, dtype=REAL)   # no copy for a C-contiguous arbor.real array
+        if v.shape != (len(ids), width):
+            raise InvalidArgumentError(f"{what}: values has shape {v.shape}, expected ({len(ids)}, {width})")
+        check(fn(p, ll.ptr(ids, "uint64_t *"), ll.ptr(v, "arbor_real *"), len(ids)))
+
+    def set_translations(self, nodes, values):
+        """nodes[i] gets the translation values[i]: one C call for the whole (N, 3) array. With
+        a NodeList and a C-contiguous array of dtype ``arbor.real`` nothing is copied. Refused,
+        with nothing written: a dead node, a NaN or infinity, a locked node."""
+        self._bulk(lib.ap_set_translations, nodes, values, 3, "Scene.set_translations")
+
+    def set_rotations(self, nodes, values):
+        """nodes[i] gets the rotation values[i], an (N, 4) array of quaternions (x, y, z, w),
+        normalised; as set_translations otherwise (a zero quaternion is refused too)."""
+        self._bulk(lib.ap_set_rotations, nodes, values, 4, "Scene.set_rotations")
+
+    def set_scales(self, nodes, values):
+        """nodes[i] gets the scale values[i] ((N, 3)); as set_translations otherwise."""
+        self._bulk(lib.ap_set_scales, nodes, values, 3, "Scene.set_scales")
+
+    def pose(self, nodes):
+        """Writable numpy views of the nodes' TRS in arbor's own storage (the pose path): not
+        available yet, since arbor's C API has no such entry point in this version. Use
+        set_translations, set_rotations and set_scales, which copy nothing from a NodeList and
+        arrays of dtype arbor.real."""
+        raise NotImplementedError("Scene.pose: the pose path needs a C entry point this version of arbor "
+                                  "does not have; use set_translations / set_rotations / set_scales")
+
+    # ---- culling ----
+    def cull(self, camera, aspect=0.0, stats=False):
+        """The nodes with bounds (``node.bounds``, or a loaded mesh's) that the camera node's
+        frustum does not exclude, parents first, as a NodeList; whole subtrees are accepted or
+        rejected by one box test. aspect (width / height) overrides the camera's. With
+        stats=True, returns (nodes, box_tests)."""
+        p = self._p()
+        cid = self._id_of(camera, "Scene.cull: camera")
+        ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
+        count, tests = ffi.new("uint32_t *"), ffi.new("uint32_t *")
+        check(lib.ap_cull(p, cid, float(aspect), ll.ptr(ids, "uint64_t *"), len(ids), count, tests))
+        visible = NodeList(self, ids[:min(count[0], len(ids))])
+        return (visible, int(tests[0])) if stats else visible
+
+    # ---- files ----
+    def _add_doc(self, doc):
+        self._docs.append(doc)
+        self._doc = doc
+
+    def _doc_or_raise(self, what):
+        self._p()
+        if self._doc == ffi.NULL:
+            raise InvalidArgumentError(f"{what}: no glTF file was loaded into this scene")
+        return self._doc
+
+    @property
+    def file_nodes(self):
+        """The nodes of the last file loaded into the scene, in the file's index order (None where
+        a node was destroyed since); an empty NodeList when no file was loaded."""
+        self._p()
+        if self._doc == ffi.NULL:
+            return NodeList(self, np.empty(0, _UINT64))
+        n = lib.ap_gltf_nodes(self._doc, ffi.NULL, 0)
+        ids = np.empty(n, _UINT64)
+        lib.ap_gltf_nodes(self._doc, ll.ptr(ids, "uint64_t *"), n)
+        return NodeList(self, ids)
+
+    @property
+    def animations(self):
+        """The names of the last loaded file's animations, in file order (None for unnamed ones)."""
+        self._p()
+        doc = self._doc
+        if doc == ffi.NULL:
+            return []
+        return [ll.string(lib.ap_gltf_animation_name(doc, i)) for i in range(lib.ap_gltf_animation_count(doc))]
+
+    def clip(self, animation, pointer=False):
+        """The Clip of the last loaded file's animation, by name (the first so named) or index.
+        pointer=True also takes KHR_animation_pointer channels on node translation, rotation and
+        scale. Its targets are the file's node indices: play it with ``scene.player(clip)``."""
+        doc = self._doc_or_raise("Scene.clip")
+        names = self.animations
+        if isinstance(animation, str):
+            if animation not in names:
+                raise InvalidArgumentError(f"Scene.clip: the file has no animation named {animation!r} "
+                                           f"(it has {', '.join(repr(n) for n in names) or 'none'})")
+            index = names.index(animation)
+        else:
+            index = int(animation)
+            if not 0 <= index < len(names):
+                raise InvalidArgumentError(f"Scene.clip: animation {index} out of range (the file has {len(names)})")
+        out = ffi.new("arbor_clip **")
+        check(lib.ap_gltf_clip(doc, index, bool(pointer), out))
+        return Clip(out[0])
+
+    def player(self, clip, rig=None):
+        """A Player of clip on rig (a NodeList or sequence of Nodes indexed by the clip's targets;
+        None: ``file_nodes``, the rig of a clip of the loaded file). Each rig node's current TRS
+        is its rest pose for blends. Closed with the scene."""
+        ids = self.file_nodes._ids if rig is None else self._ids_of(rig, "Scene.player: rig")
+        return Player(self, clip, ids)
+
+    def skins(self):
+        """The skinned meshes of the last loaded file (every node with a skin and a mesh) as a
+        Skins set, whose joint_matrices() are ready for a GPU. Closed with the scene."""
+        return Skins(self, self._doc_or_raise("Scene.skins"))
+
+    def save(self, path):
+        """Writes the scene as .gltf or .glb (by the extension). With a loaded file, its nodes are
+        written in file order, then the nodes created since, and everything else of the file
+        (meshes, materials, animations, extensions) passes through. Refused (FileError...) with
+        arbor's message; nothing is written then."""
+        p = self._p()
+        buf = ll.message_buffer()
+        check(lib.ap_gltf_save(p, self._doc, os.fsencode(path), buf, ll.MESSAGE_CAP), buf)
+
+    def __repr__(self):
+        return "<arbor.Scene (closed)>" if self._ptr is None else f"<arbor.Scene of {len(self)} nodes>"
+
+
+def load(path, scene=None, lenient=False):
+    """Loads a .gltf or .glb file and returns the scene: a new Scene, or ``scene`` with the
+    file's nodes added. ``scene.file_nodes`` then lists the file's nodes in index order.
+    lenient=True repairs what the glTF specification forbids (with warnings on stderr) instead of
+    refusing it. Refused, with the scene unchanged: FileError (a file cannot be read), ParseError
+    (bad JSON or GLB, or a file breaking the specification), UnsupportedError (a required
+    extension arbor cannot honour), DepthLimitError; the message names the file, a JSON pointer
+    and the reason: ``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``."""
+    own = scene is None
+    if own:
+        scene = Scene()
+    p = scene._p()
+    doc = ffi.new("arbor_gltf **")
+    buf = ll.message_buffer()
+    rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc, buf, ll.MESSAGE_CAP)
+    if rc:
+        if own:
+            scene.close()
+        check(rc, buf)
+    scene._add_doc(doc[0])
+    return scene

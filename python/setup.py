@@ -1,0 +1,70 @@
+# SPDX-License-Identifier: MIT
+"""Builds the arbor Python package: arbor's static library from the source tree this folder
+sits in (CMake, Release, into python/build/libarbor), then the cffi extension module
+arbor._arbor_cffi with that library linked in, so the installed package carries what it needs
+(only Debian's libjansson is loaded beside it).
+
+Install (README.md): /usr/bin/python3 -m venv --system-site-packages .venv &&
+.venv/bin/pip install --no-build-isolation --no-index ./python
+
+Environment: ARBOR_SOURCE_DIR (arbor's source tree; default: this folder's parent),
+ARBOR_CMAKE_ARGS (more CMake arguments, e.g. -DARBOR_DOUBLE=ON), ARBOR_JOBS (build jobs).
+"""
+import glob
+import os
+import re
+import shlex
+import subprocess
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.abspath(os.environ.get("ARBOR_SOURCE_DIR", os.path.join(HERE, "..")))
+LIBRARY_BUILD = os.path.join(HERE, "build", "libarbor")
+
+# _build.py reads the include folders when setup() imports it (cffi_modules).
+os.environ["ARBOR_INCLUDE_DIRS"] = os.pathsep.join(
+    [os.path.join(SOURCE, "include"), os.path.join(LIBRARY_BUILD, "include")])
+
+
+def arbor_version():
+    text = open(os.path.join(SOURCE, "CMakeLists.txt"), encoding="utf-8").read()
+    return re.search(r"project\(arbor\s+VERSION\s+([0-9.]+)", text).group(1)
+
+
+class BuildWithLibrary(build_ext):
+    """Builds libarbor's static archives with CMake first, then links them into the extension."""
+
+    def run(self):
+        jobs = os.environ.get("ARBOR_JOBS", str(os.cpu_count() or 2))
+        # The flags of bench/run, so that bench/python compares like with like.
+        subprocess.check_call(["cmake", "-S", SOURCE, "-B", LIBRARY_BUILD, "-DCMAKE_BUILD_TYPE=Release",
+                               "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DARBOR_BUILD_TESTS=OFF",
+                               "-DARBOR_BUILD_TOOLS=OFF"] + shlex.split(os.environ.get("ARBOR_CMAKE_ARGS", "")))
+        subprocess.check_call(["cmake", "--build", LIBRARY_BUILD, "-j", jobs])
+        # Every libarbor*.a: the core (libarbor.a) last, since the others call into it.
+        archives = sorted(glob.glob(os.path.join(LIBRARY_BUILD, "libarbor*.a")),
+                          key=lambda p: os.path.basename(p) == "libarbor.a")
+        if not archives:
+            raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
+        jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
+        for ext in self.extensions:
+            ext.extra_objects = archives
+            ext.extra_link_args = jansson + ["-lm", "-lpthread"]
+        super().run()
+
+
+setup(
+    name="arbor",
+    version=arbor_version(),
+    description="Scene graphs (transform hierarchies) with numpy arrays, on arbor's C library",
+    license="MIT",
+    packages=["arbor"],
+    package_data={"arbor": ["*.pyi", "py.typed"]},
+    python_requires=">=3.9",
+    install_requires=["numpy", "cffi>=1.15"],
+    cffi_modules=["arbor/_build.py:ffibuilder"],
+    cmdclass={"build_ext": BuildWithLibrary},
+    zip_safe=False,
+)
