@@ -500,7 +500,7 @@ class Scene:
         r = _vector(rotation, 4, "Scene.add: rotation")
         s = _vector(scale, 3, "Scene.add: scale")
         if not r.any():
-            raise InvalidArgumentError("Scene.add: the rotation (0, 0, 0, 0) is not a quaternion of any length")
+            raise InvalidArgumentError("Scene.add: the rotation has no length")
         trs = np.concatenate([t, r, s]).astype(REAL)
         out = ffi.new("uint64_t *")
         check(lib.ap_node_create(p, _encode(name, "Scene.add: name"), pid, ll.ptr(trs, "arbor_real *"), out))

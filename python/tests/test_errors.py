@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+"""Errors: the class of each refusal, arbor's message with its place, and a failed call
+changing nothing."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import arbor
+from conftest import shared_path
+
+
+def test_every_error_is_an_arbor_error_with_a_code():
+    classes = [arbor.InvalidArgumentError, arbor.DeadNodeError, arbor.CycleError, arbor.NotAChildError,
+               arbor.LockedError, arbor.SingularError, arbor.NonFiniteError, arbor.DepthLimitError,
+               arbor.OutOfMemoryError, arbor.FileError, arbor.ParseError, arbor.UnsupportedError]
+    assert [c.code for c in classes] == list(range(1, 13))    # arbor_result's order in base.h
+    assert all(issubclass(c, arbor.Error) for c in classes + [arbor.ClosedError])
+    assert issubclass(arbor.FileError, OSError) and issubclass(arbor.NonFiniteError, ValueError)
+
+
+def test_messages_name_the_function_and_the_nodes():
+    with arbor.Scene() as scene:
+        a = scene.add("a")
+        b = scene.add("b", parent=a)
+        with pytest.raises(arbor.CycleError) as err:
+            a.set_parent(b)
+        assert err.value.code == 3
+        assert str(err.value).startswith("arbor_node_set_parent: ")
+        assert f"{a.handle & 0xFFFFFFFF}v1" in str(err.value) and "ring" in str(err.value)
+        with pytest.raises(arbor.NonFiniteError) as err:
+            b.translation = (0, float("nan"), 0)
+        assert "arbor_node_set_translation" in str(err.value)
+        np.testing.assert_array_equal(b.translation, [0, 0, 0])
+        with pytest.raises(arbor.InvalidArgumentError, match=r"Node.rotation: expected 4 numbers"):
+            b.rotation = (0, 0, 1)
+        with pytest.raises(arbor.InvalidArgumentError, match="no length"):
+            b.rotation = (0, 0, 0, 0)
+        with pytest.raises(arbor.InvalidArgumentError, match=r"Scene.add: rotation"):
+            scene.add(rotation="abcd")
+        with pytest.raises(arbor.DepthLimitError):
+            with arbor.Scene(max_depth=2) as shallow:
+                shallow.add(parent=shallow.add(parent=shallow.add(parent=shallow.add())))
+
+
+def test_a_failed_bulk_write_writes_nothing():
+    with arbor.Scene() as scene:
+        nodes = arbor.NodeList(scene, [scene.add(f"n{i}").handle for i in range(5)])
+        values = np.arange(15, dtype=arbor.real).reshape(5, 3)
+        values[4, 1] = np.inf
+        with pytest.raises(arbor.NonFiniteError):
+            scene.set_translations(nodes, values)
+        np.testing.assert_array_equal(scene.world_matrices(nodes)[:, :3, 3], np.zeros((5, 3)))
+
+
+@pytest.mark.parametrize("name", ["node_parent_override", "node_loop", "unresolved_child_node"])
+def test_invalid_files_name_the_file_and_the_validators_pointer(name):
+    path = shared_path("gltf", "invalid", "node", name + ".gltf")
+    report = json.load(open(path + ".report.json"))
+    pointers = [m["pointer"] for m in report["issues"]["messages"] if m["severity"] == 0]
+    with arbor.Scene() as scene:
+        scene.add("kept")
+        with pytest.raises(arbor.ParseError) as err:
+            arbor.load(path, scene=scene)
+        message = str(err.value)
+        assert message.startswith(path + ": ")
+        # the place is one of those the Khronos validator reports for this file
+        assert any(f": {p}: " in message for p in pointers), (message, pointers)
+        assert [n.name for n in scene] == ["kept"]                 # nothing changed
+        assert len(scene.file_nodes) == 0
+
+
+def test_every_invalid_node_file_is_refused_or_loads_and_a_lenient_load_repairs():
+    folder = shared_path("gltf", "invalid", "node")
+    refused = 0
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".gltf"):
+            continue
+        path = os.path.join(folder, f)
+        try:
+            arbor.load(path).close()
+        except arbor.Error as e:
+            refused += 1
+            assert str(e).startswith(path + ": "), str(e)
+    assert refused > 0
+    with arbor.load(os.path.join(folder, "node_parent_override.gltf"), lenient=True) as scene:
+        assert len(scene) == len(scene.file_nodes)
+
+
+def test_missing_file_and_bad_save():
+    with pytest.raises(arbor.FileError, match=r"no-such\.gltf"):
+        arbor.load("/nonexistent/no-such.gltf")
+    with arbor.Scene() as scene:
+        scene.add("a")
+        with pytest.raises(arbor.Error, match=r"/nonexistent/out\.gltf"):
+            scene.save("/nonexistent/out.gltf")
