@@ -73,6 +73,22 @@ AP int ap_node_create(arbor_scene *s, const char *name, uint64_t parent, const a
     if (r == ARBOR_OK) *out = n.id;
     return r;
 }
+/* count nodes: node i under node parents[i] of this batch (an index below i), or under `under`
+   (0: a root) where parents[i] < 0; trs rows of 10 values as ap_node_create's. *bad gets the
+   index of a refused node; the nodes made before it are destroyed again (newest first). */
+AP int ap_add_many(arbor_scene *s, uint64_t under, const int64_t *parents, const arbor_real *trs, uint32_t count, uint64_t *out, uint32_t *bad) {
+    for (uint32_t i = 0; i < count; i++) {
+        int64_t p = parents[i];
+        arbor_result r = p >= (int64_t)i ? ARBOR_ERR_INVALID_ARGUMENT
+                                         : ap_node_create(s, NULL, p < 0 ? under : out[p], trs + 10 * (size_t)i, out + i);
+        if (r != ARBOR_OK) {
+            *bad = i;
+            while (i-- > 0) arbor_node_destroy(s, H(out[i]));
+            return r;
+        }
+    }
+    return ARBOR_OK;
+}
 AP int ap_node_destroy(arbor_scene *s, uint64_t n) { return arbor_node_destroy(s, H(n)); }
 AP bool ap_node_alive(const arbor_scene *s, uint64_t n) { return arbor_node_alive(s, H(n)); }
 AP int ap_node_set_translation(arbor_scene *s, uint64_t n, arbor_real x, arbor_real y, arbor_real z) { return arbor_node_set_translation(s, H(n), x, y, z); }

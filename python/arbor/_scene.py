@@ -506,6 +506,42 @@ class Scene:
         check(lib.ap_node_create(p, _encode(name, "Scene.add: name"), pid, ll.ptr(trs, "arbor_real *"), out))
         return Node(self, out[0])
 
+    def add_many(self, parents, translations=None, rotations=None, scales=None, parent=None):
+        """Creates len(parents) unnamed nodes in one call and returns them as a NodeList:
+        node i goes under node parents[i] of the same batch (an index below i), or under
+        ``parent`` (None: as a root) where parents[i] is -1. translations (N, 3), rotations
+        (N, 4) and scales (N, 3) default to the identity; a single row is broadcast. Refused as
+        add is, naming the node's index; the nodes it made before the refused one are
+        destroyed again."""
+        p = self._p()
+        under = self._id_of(parent, "Scene.add_many: parent")
+        par = np.ascontiguousarray(parents, dtype=np.int64)
+        if par.ndim != 1:
+            raise InvalidArgumentError(f"Scene.add_many: parents has shape {par.shape}, expected (N,)")
+        n = len(par)
+        late = np.nonzero(par >= np.arange(n))[0]
+        if len(late):
+            i = int(late[0])
+            raise InvalidArgumentError(f"Scene.add_many: parents[{i}] = {par[i]} is not -1 or the index of an "
+                                       "earlier node of the batch")
+        trs = np.empty((n, 10), REAL)
+        for lo, hi, value, default, what in ((0, 3, translations, 0, "translations"), (3, 7, rotations, (0, 0, 0, 1),
+                                              "rotations"), (7, 10, scales, 1, "scales")):
+            try:
+                trs[:, lo:hi] = default if value is None else value
+            except (TypeError, ValueError) as e:
+                raise InvalidArgumentError(f"Scene.add_many: {what}: {e}") from None
+        zero = np.nonzero(~trs[:, 3:7].any(axis=1))[0]
+        if len(zero):
+            raise InvalidArgumentError(f"Scene.add_many: node {int(zero[0])}: the rotation has no length")
+        out = np.empty(n, _UINT64)
+        bad = ffi.new("uint32_t *")
+        rc = lib.ap_add_many(p, under, ll.ptr(par, "int64_t *"), ll.ptr(trs, "arbor_real *"), n,
+                             ll.ptr(out, "uint64_t *"), bad)
+        if rc:
+            raise error_for(rc, f"Scene.add_many: node {bad[0]}: {ll.last_error()}")
+        return NodeList(self, out)
+
     def __len__(self):
         """The number of live nodes."""
         return lib.ap_scene_node_count(self._p())
