@@ -95,3 +95,42 @@ def test_pose_is_not_there_yet():
     with arbor.Scene() as scene:
         with pytest.raises(NotImplementedError, match="set_translations"):
             scene.pose(scene.nodes)
+
+
+def test_add_many_matches_add_one_by_one():
+    rng = np.random.default_rng(11)
+    n = 200
+    parents = np.array([-1 if i == 0 or rng.random() < 0.1 else int(rng.integers(0, i)) for i in range(n)])
+    t, q, s = rng.uniform(-1, 1, (n, 3)), rng.normal(size=(n, 4)), rng.uniform(0.5, 2, (n, 3))
+    with arbor.Scene() as many, arbor.Scene() as one:
+        top = many.add("top")
+        nodes = many.add_many(parents, t, q, s, parent=top)
+        assert len(nodes) == n and len(many) == n + 1
+        one_top = one.add("top")
+        singles = []
+        for i in range(n):
+            singles.append(one.add(parent=singles[parents[i]] if parents[i] >= 0 else one_top,
+                                   translation=t[i], rotation=q[i], scale=s[i]))
+        np.testing.assert_array_equal(many.world_matrices(nodes), one.world_matrices(singles))
+        assert [nodes.handles.tolist().index(x.parent.handle) if x.parent != top else -1 for x in nodes] \
+            == parents.tolist()
+        defaults = many.add_many([-1, 0])
+        np.testing.assert_array_equal(many.world_matrices(defaults), np.stack([np.eye(4)] * 2))
+
+
+def test_add_many_refusals_leave_the_scene_as_it_was():
+    with arbor.Scene() as scene:
+        scene.add("kept")
+        with pytest.raises(arbor.InvalidArgumentError, match=r"parents\[1\] = 1"):
+            scene.add_many([-1, 1])
+        t = np.zeros((5, 3))
+        t[3, 0] = np.nan
+        with pytest.raises(arbor.NonFiniteError, match="node 3"):
+            scene.add_many([-1, 0, 1, 2, 3], translations=t)
+        with pytest.raises(arbor.InvalidArgumentError, match="node 1: the rotation has no length"):
+            scene.add_many([-1, 0], rotations=[[0, 0, 0, 1], [0, 0, 0, 0]])
+        with arbor.Scene(max_depth=3) as shallow:
+            with pytest.raises(arbor.DepthLimitError):
+                shallow.add_many(np.arange(-1, 9))
+            assert len(shallow) == 0
+        assert [n.name for n in scene] == ["kept"]
