@@ -39,6 +39,7 @@ keep_world=False)``, ``destroy()`` (the node and its subtree), ``mesh``, ``bound
 Many nodes at once: numpy arrays in, numpy arrays out
 ------------------------------------------------------
     nodes = scene.nodes                                # a NodeList: C handles in a numpy array
+    crowd = scene.add_many(parents, t, q, s)           # N nodes in one call (parents: batch indices)
     scene.set_rotations(nodes, q)                      # q: (N, 4) array, one C call
     scene.set_translations(nodes, t)                   # (N, 3); set_scales likewise
     scene.update()

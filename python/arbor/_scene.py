@@ -424,7 +424,7 @@ class Scene:
         self._dependents = weakref.WeakSet()
         p = lib.ap_scene_create(int(capacity), int(max_depth))
         if p == ffi.NULL:
-            raise OutOfMemoryError("Scene: arbor_scene_create failed (out of memory)", 9)
+            raise OutOfMemoryError("Scene: out of memory", 9)
         self._ptr = p
 
     def _p(self):

@@ -44,3 +44,17 @@ def test_help_reads_like_a_manual():
     for heading in ("Building a scene", "Many nodes at once", "Files", "Errors", "Lifetime and threads"):
         assert heading in text
     assert "class Scene" in text and "world_matrices(self, nodes=None)" in text
+
+
+def test_the_c_api_is_named_in_one_file():
+    """Only _build.py names arbor's C functions (its shims); only _lowlevel.py loads the
+    compiled module; the other modules call the shims (lib.ap_*) and constants (lib.ARBOR_*)."""
+    import re
+    folder = os.path.dirname(arbor.__file__)
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".py") or name == "_build.py":
+            continue
+        text = open(os.path.join(folder, name)).read()
+        assert not re.search(r"\barbor_[a-z0-9_]+\s*\(", text), name
+        assert ("_arbor_cffi" in text) == (name == "_lowlevel.py"), name
+        assert all(use.startswith(("ap_", "ARBOR_")) for use in re.findall(r"\blib\.(\w+)", text)), name
