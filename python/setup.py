@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Builds the arbor Python package: arbor's static library from the source tree this folder
-sits in (CMake, Release, into python/build/libarbor), then the cffi extension module
+sits in (CMake, Release, into python/build/libarbor[-HASH of ARBOR_CMAKE_ARGS]), then the cffi extension module
 arbor._arbor_cffi with that library linked in, so the installed package carries what it needs
 (only Debian's libjansson is loaded beside it).
 
@@ -11,6 +11,7 @@ Environment: ARBOR_SOURCE_DIR (arbor's source tree; default: this folder's paren
 ARBOR_CMAKE_ARGS (more CMake arguments, e.g. -DARBOR_DOUBLE=ON), ARBOR_JOBS (build jobs).
 """
 import glob
+import hashlib
 import os
 import re
 import shlex
@@ -21,7 +22,10 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.abspath(os.environ.get("ARBOR_SOURCE_DIR", os.path.join(HERE, "..")))
-LIBRARY_BUILD = os.path.join(HERE, "build", "libarbor")
+EXTRA_CMAKE_ARGS = shlex.split(os.environ.get("ARBOR_CMAKE_ARGS", ""))
+# One build folder per set of extra arguments, so that a double build never lingers in a float one.
+LIBRARY_BUILD = os.path.join(HERE, "build", "libarbor" + ("-" + hashlib.sha1(" ".join(EXTRA_CMAKE_ARGS).encode())
+                                                          .hexdigest()[:8] if EXTRA_CMAKE_ARGS else ""))
 
 # _build.py reads the include folders when setup() imports it (cffi_modules).
 os.environ["ARBOR_INCLUDE_DIRS"] = os.pathsep.join(
@@ -41,7 +45,7 @@ class BuildWithLibrary(build_ext):
         # The flags of bench/run, so that bench/python compares like with like.
         subprocess.check_call(["cmake", "-S", SOURCE, "-B", LIBRARY_BUILD, "-DCMAKE_BUILD_TYPE=Release",
                                "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DARBOR_BUILD_TESTS=OFF",
-                               "-DARBOR_BUILD_TOOLS=OFF"] + shlex.split(os.environ.get("ARBOR_CMAKE_ARGS", "")))
+                               "-DARBOR_BUILD_TOOLS=OFF"] + EXTRA_CMAKE_ARGS)
         subprocess.check_call(["cmake", "--build", LIBRARY_BUILD, "-j", jobs])
         # Every libarbor*.a: the core (libarbor.a) last, since the others call into it.
         archives = sorted(glob.glob(os.path.join(LIBRARY_BUILD, "libarbor*.a")),
@@ -50,6 +54,7 @@ class BuildWithLibrary(build_ext):
             raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
         jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
         for ext in self.extensions:
+            ext.depends = list(ext.depends) + archives     # a rebuilt library relinks the module
             ext.extra_objects = archives
             ext.extra_link_args = jansson + ["-lm", "-lpthread"]
         super().run()
