@@ -54,9 +54,11 @@ class BuildWithLibrary(build_ext):
             raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
         jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
         for ext in self.extensions:
-            ext.depends = list(ext.depends) + archives     # a rebuilt library relinks the module
             ext.extra_objects = archives
             ext.extra_link_args = jansson + ["-lm", "-lpthread"]
+        # Always compiled and linked again (seconds): the build folder setuptools keeps is the
+        # same for every library build, and its timestamps cannot tell a float one from a double.
+        self.force = True
         super().run()
 
 
