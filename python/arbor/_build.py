@@ -60,16 +60,17 @@ AP uint32_t ap_scene_roots(const arbor_scene *s, uint64_t *out, uint32_t cap) {
 }
 
 /* ---- nodes ---- */
-/* trs: translation, rotation, scale (10 values). A zero scale is written after the create
-   (the desc reads an all-zero scale as "default"); the create has checked it is finite. */
+/* trs: translation, rotation, scale (10 values). A scale with a zero in it is written after the
+   create (the desc reads zeros as "default"), and the node is destroyed again if it is refused. */
 AP int ap_node_create(arbor_scene *s, const char *name, uint64_t parent, const arbor_real *trs, uint64_t *out) {
-    arbor_node_desc d = { .name = name, .parent = H(parent) };
+    bool zero = trs[7] == 0 || trs[8] == 0 || trs[9] == 0;
+    arbor_node_desc d = { .name = name, .parent = H(parent), .scale = { 1, 1, 1 } };
     memcpy(d.translation, trs, sizeof d.translation);
     memcpy(d.rotation, trs + 3, sizeof d.rotation);
-    memcpy(d.scale, trs + 7, sizeof d.scale);
+    if (!zero) memcpy(d.scale, trs + 7, sizeof d.scale);
     arbor_node n;
     arbor_result r = arbor_node_create(s, &d, &n);
-    if (r == ARBOR_OK && trs[7] == 0 && trs[8] == 0 && trs[9] == 0) r = arbor_node_set_scale(s, n, 0, 0, 0);
+    if (r == ARBOR_OK && zero && (r = arbor_node_set_scale(s, n, trs[7], trs[8], trs[9])) != ARBOR_OK) arbor_node_destroy(s, n);
     if (r == ARBOR_OK) *out = n.id;
     return r;
 }

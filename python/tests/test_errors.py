@@ -3,12 +3,19 @@
 changing nothing."""
 import json
 import os
+import re
 
 import numpy as np
 import pytest
 
 import arbor
 from conftest import shared_path
+
+
+def file_message(path):
+    """A glTF message: the file as given, then the place and reason (after the name of the C
+    function, when arbor puts it first)."""
+    return re.compile(r"(arbor_\w+: )?" + re.escape(path) + ": ")
 
 
 def test_every_error_is_an_arbor_error_with_a_code():
@@ -66,7 +73,7 @@ def test_invalid_files_name_the_file_and_the_validators_pointer(name):
         with pytest.raises(arbor.ParseError) as err:
             arbor.load(path, scene=scene)
         message = str(err.value)
-        assert message.startswith(path + ": ")
+        assert file_message(path).match(message), message
         # the place is one of those the Khronos validator reports for this file
         assert any(f": {p}: " in message for p in pointers), (message, pointers)
         assert [n.name for n in scene] == ["kept"]                 # nothing changed
@@ -84,7 +91,7 @@ def test_every_invalid_node_file_is_refused_or_loads_and_a_lenient_load_repairs(
             arbor.load(path).close()
         except arbor.Error as e:
             refused += 1
-            assert str(e).startswith(path + ": "), str(e)
+            assert file_message(path).match(str(e)), str(e)
     assert refused > 0
     with arbor.load(os.path.join(folder, "node_parent_override.gltf"), lenient=True) as scene:
         assert len(scene) == len(scene.file_nodes)

@@ -114,3 +114,16 @@ def test_identity_equality_and_hash():
         x = other.add("a")
         assert x != a and x.handle == a.handle   # same slot and generation, another scene
         assert a != "a" and a != None  # noqa: E711
+
+
+def test_zero_scales_are_kept_and_bad_ones_leave_nothing():
+    with arbor.Scene() as scene:
+        flat = scene.add("flat", scale=(1, 0, 1))
+        gone = scene.add("gone", scale=(0, 0, 0))
+        np.testing.assert_array_equal(flat.scale, [1, 0, 1])
+        np.testing.assert_array_equal(gone.world_matrix[:3, :3], np.zeros((3, 3)))
+        with pytest.raises(arbor.NonFiniteError):
+            scene.add("bad", scale=(0, np.nan, 1))
+        many = scene.add_many([-1, 0], scales=[[2, 0, 2], [1, 1, 1]])
+        np.testing.assert_array_equal(many[0].scale, [2, 0, 2])
+        assert [n.name for n in scene.roots] == ["flat", "gone", None]
