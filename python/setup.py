@@ -47,9 +47,10 @@ class BuildWithLibrary(build_ext):
                                "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DARBOR_BUILD_TESTS=OFF",
                                "-DARBOR_BUILD_TOOLS=OFF"] + EXTRA_CMAKE_ARGS)
         subprocess.check_call(["cmake", "--build", LIBRARY_BUILD, "-j", jobs])
-        # Every libarbor*.a: the core (libarbor.a) last, since the others call into it.
+        # Every libarbor*.a (libarbor-gltf.a beside libarbor.a once glTF has its own library; 64 in
+        # their names in a double build): the core last, since the glTF one calls into it.
         archives = sorted(glob.glob(os.path.join(LIBRARY_BUILD, "libarbor*.a")),
-                          key=lambda p: os.path.basename(p) == "libarbor.a")
+                          key=lambda p: "gltf" not in os.path.basename(p))
         if not archives:
             raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
         jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
