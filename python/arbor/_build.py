@@ -31,14 +31,10 @@ AP const char *ap_result_string(int r) { return arbor_result_string((arbor_resul
 AP const char *ap_version(void) { return arbor_version(); }
 AP size_t ap_real_size(void) { return arbor_real_size(); }
 
-/* glTF calls report through an error struct; ap_gltf_message is the one place that reads it. */
-static void ap_gltf_message(const arbor_error *e, char *msg, size_t cap) {
-    if (cap) { strncpy(msg, e->message, cap - 1); msg[cap - 1] = 0; }
-}
 
 /* ---- scenes ---- */
-AP arbor_scene *ap_scene_create(uint32_t capacity, uint32_t max_depth) {
-    return arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = capacity, .max_depth = max_depth });
+AP int ap_scene_create(uint32_t capacity, uint32_t max_depth, arbor_scene **out) {
+    return arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = capacity, .max_depth = max_depth }, out);
 }
 AP void ap_scene_destroy(arbor_scene *s) { arbor_scene_destroy(s); }
 AP void ap_scene_update(arbor_scene *s) { arbor_scene_update(s); }
@@ -144,39 +140,26 @@ AP int ap_node_camera(const arbor_scene *s, uint64_t n, arbor_camera *out) { ret
 AP int ap_camera_view_matrix(arbor_scene *s, uint64_t n, arbor_real *out) { return arbor_camera_view_matrix(s, H(n), out); }
 AP int ap_camera_projection_matrix(const arbor_scene *s, uint64_t n, arbor_real aspect, arbor_real *out) { return arbor_camera_projection_matrix(s, H(n), aspect, out); }
 AP int ap_camera_look_at(arbor_scene *s, uint64_t n, const arbor_real *eye, const arbor_real *target, const arbor_real *up) { return arbor_camera_look_at(s, H(n), eye, target, up); }
-/* The nodes with bounds the camera node sees (at most cap written; *count gets how many).
-   arbor_scene_cull answers 0 both for "none visible" and for a failure, which sets the last
-   error: a changed message tells them apart. */
+/* The nodes with bounds the camera node sees (at most cap written; *count gets how many). */
 AP int ap_cull(arbor_scene *s, uint64_t camera, arbor_real aspect, uint64_t *out, uint32_t cap, uint32_t *count, uint32_t *box_tests) {
     arbor_real vp[16], planes[24];
     arbor_result r = arbor_camera_view_projection(s, H(camera), aspect, vp);
     if (r != ARBOR_OK) return r;
     arbor_frustum_planes(vp, planes);
-    char before[256];
-    strncpy(before, arbor_last_error(), sizeof before - 1);
-    before[sizeof before - 1] = 0;
     arbor_cull_stats stats = { 0 };
-    uint32_t n = arbor_scene_cull(s, planes, 6, (arbor_node *)(void *)out, cap, &stats);
-    if (n == 0 && strncmp(before, arbor_last_error(), sizeof before - 1) != 0) return ARBOR_ERR_OUT_OF_MEMORY;
-    *count = n;
+    r = arbor_scene_cull(s, planes, 6, (arbor_node *)(void *)out, cap, count, &stats);
     *box_tests = stats.box_tests;
-    return ARBOR_OK;
+    return r;
 }
 
 /* ---- glTF ---- */
-AP int ap_gltf_load(arbor_scene *s, const char *path, bool lenient, arbor_gltf **out, char *msg, size_t cap) {
-    arbor_error e = { 0 };
-    arbor_result r = arbor_gltf_load(s, path, &(arbor_gltf_options){ .lenient = lenient }, out, &e);
-    if (r != ARBOR_OK) ap_gltf_message(&e, msg, cap);
-    return r;
+AP int ap_gltf_load(arbor_scene *s, const char *path, bool lenient, arbor_gltf **out) {
+    arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
+    options.lenient = lenient;
+    return arbor_gltf_load(s, path, &options, out);
 }
-AP int ap_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path, char *msg, size_t cap) {
-    arbor_error e = { 0 };
-    arbor_result r = arbor_gltf_save(s, doc, path, &e);
-    if (r != ARBOR_OK) ap_gltf_message(&e, msg, cap);
-    return r;
-}
-AP void ap_gltf_free(arbor_gltf *doc) { arbor_gltf_free(doc); }
+AP int ap_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) { return arbor_gltf_save(s, doc, path); }
+AP void ap_gltf_free(arbor_gltf *doc) { arbor_gltf_destroy(doc); }
 /* The file's nodes in index order (0 for destroyed ones), at most cap written; returns the count. */
 AP uint32_t ap_gltf_nodes(const arbor_gltf *doc, uint64_t *out, uint32_t cap) {
     uint32_t n = arbor_gltf_node_count(doc);
@@ -189,24 +172,24 @@ AP int ap_gltf_clip(const arbor_gltf *doc, uint32_t i, bool pointer, arbor_clip 
 /* A set of the file's skins for scene s; nothing made on failure. */
 AP int ap_gltf_skins(const arbor_gltf *doc, arbor_scene *s, arbor_skins **out) {
     arbor_result r = arbor_skins_create(s, out);
-    if (r == ARBOR_OK && (r = arbor_gltf_add_skins(doc, *out, NULL)) != ARBOR_OK) { arbor_skins_free(*out); *out = NULL; }
+    if (r == ARBOR_OK && (r = arbor_gltf_add_skins(doc, *out, NULL)) != ARBOR_OK) { arbor_skins_destroy(*out); *out = NULL; }
     return r;
 }
 
 /* ---- animation ---- */
-AP void ap_clip_free(arbor_clip *c) { arbor_clip_free(c); }
+AP void ap_clip_free(arbor_clip *c) { arbor_clip_destroy(c); }
 AP const char *ap_clip_name(const arbor_clip *c) { return arbor_clip_name(c); }
 AP double ap_clip_duration(const arbor_clip *c) { return arbor_clip_duration(c); }
 AP uint32_t ap_clip_rig_size(const arbor_clip *c) { return arbor_clip_rig_size(c); }
 AP uint32_t ap_clip_channel_count(const arbor_clip *c) { return arbor_clip_channel_count(c); }
 AP int ap_player_create(const arbor_clip *c, arbor_scene *s, const uint64_t *rig, uint32_t count, arbor_player **out) { return arbor_player_create(c, s, HS(rig), count, out); }
-AP void ap_player_free(arbor_player *p) { arbor_player_free(p); }
+AP void ap_player_free(arbor_player *p) { arbor_player_destroy(p); }
 AP int ap_player_apply(arbor_player *p, double t, bool loop) { return arbor_player_apply(p, t, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP); }
 AP int ap_players_apply(arbor_player *const *ps, const double *times, uint32_t count, bool loop) { return arbor_players_apply(ps, times, count, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP, NULL); }
 AP int ap_player_blend(arbor_player *a, double ta, arbor_player *b, double tb, arbor_real w, bool loop) { return arbor_player_blend(a, ta, b, tb, w, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP); }
 AP int ap_player_add(arbor_player *p, double t, arbor_real w, bool loop) { return arbor_player_add(p, t, w, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP); }
 AP const arbor_real *ap_player_weights(const arbor_player *p, uint32_t target, uint32_t *count) { return arbor_player_weights(p, target, count); }
-AP void ap_skins_free(arbor_skins *k) { arbor_skins_free(k); }
+AP void ap_skins_free(arbor_skins *k) { arbor_skins_destroy(k); }
 AP uint32_t ap_skins_count(const arbor_skins *k) { return arbor_skins_count(k); }
 AP uint32_t ap_skins_joint_total(const arbor_skins *k) { return arbor_skins_joint_total(k); }
 AP uint32_t ap_skins_first_joint(const arbor_skins *k, uint32_t skin) { return arbor_skins_first_joint(k, skin); }

@@ -10,26 +10,15 @@ from ._errors import error_for
 REAL = np.dtype(np.float64 if lib.ap_real_size() == 8 else np.float32)
 REAL_C = "arbor_real"
 
-#: Room for a glTF message (the C error struct holds 512 bytes).
-MESSAGE_CAP = 1024
+def last_error():
+    """arbor's message of the calling thread's last failed call: the one place messages are read."""
+    return ffi.string(lib.ap_last_error()).decode("utf-8", "replace")
 
 
-def message_buffer():
-    """A buffer for the glTF shims' message."""
-    return ffi.new("char[]", MESSAGE_CAP)
-
-
-def last_error(buffer=None):
-    """arbor's message of the calling thread's last failed call (or the one a glTF shim wrote
-    into buffer): the one place messages are read."""
-    text = buffer if buffer is not None else lib.ap_last_error()
-    return ffi.string(text).decode("utf-8", "replace")
-
-
-def check(rc, buffer=None):
+def check(rc):
     """Raises the arbor.Error subclass of a nonzero result code with arbor's message."""
     if rc:
-        raise error_for(rc, last_error(buffer))
+        raise error_for(rc, last_error())
 
 
 def string(ptr):

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
-from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, OutOfMemoryError, error_for
+from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, error_for
 from ._lowlevel import REAL, check, ffi, lib
 
 _UINT64 = np.dtype(np.uint64)
@@ -422,10 +422,9 @@ class Scene:
         self._docs = []           # every loaded document (arbor_gltf *), freed with the scene
         self._doc = ffi.NULL      # the last loaded one: its file order, clips and skins; save()
         self._dependents = weakref.WeakSet()
-        p = lib.ap_scene_create(int(capacity), int(max_depth))
-        if p == ffi.NULL:
-            raise OutOfMemoryError("Scene: out of memory", 9)
-        self._ptr = p
+        out = ffi.new("arbor_scene **")
+        check(lib.ap_scene_create(int(capacity), int(max_depth), out))
+        self._ptr = out[0]
 
     def _p(self):
         p = self._ptr
@@ -706,9 +705,7 @@ class Scene:
         written in file order, then the nodes created since, and everything else of the file
         (meshes, materials, animations, extensions) passes through. Refused (FileError...) with
         arbor's message; nothing is written then."""
-        p = self._p()
-        buf = ll.message_buffer()
-        check(lib.ap_gltf_save(p, self._doc, os.fsencode(path), buf, ll.MESSAGE_CAP), buf)
+        check(lib.ap_gltf_save(self._p(), self._doc, os.fsencode(path)))
 
     def __repr__(self):
         return "<arbor.Scene (closed)>" if self._ptr is None else f"<arbor.Scene of {len(self)} nodes>"
@@ -727,11 +724,11 @@ def load(path, scene=None, lenient=False):
         scene = Scene()
     p = scene._p()
     doc = ffi.new("arbor_gltf **")
-    buf = ll.message_buffer()
-    rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc, buf, ll.MESSAGE_CAP)
+    rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc)
     if rc:
+        error = error_for(rc, ll.last_error())   # read before close() makes any other call
         if own:
             scene.close()
-        check(rc, buf)
+        raise error
     scene._add_doc(doc[0])
     return scene
