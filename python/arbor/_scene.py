@@ -15,7 +15,7 @@ _UINT64 = np.dtype(np.uint64)
 
 
 def _label(node_id):
-    """A handle as arbor's messages print it: slot 'v' generation."""
+    """A handle as repr() shows it: slot 'v' generation."""
     return f"{node_id & 0xFFFFFFFF}v{node_id >> 32}"
 
 
@@ -119,9 +119,9 @@ class Node:
     def _s(self):
         p = self._scene._ptr
         if p is None:
-            raise ClosedError(f"node {_label(self._id)}: its scene is closed")
+            raise ClosedError("the node's scene is closed")
         if not lib.ap_node_alive(p, self._id):
-            raise DeadNodeError(f"node {_label(self._id)} was destroyed", 2)
+            raise DeadNodeError("the node is not alive (destroyed)", 2)
         return p
 
     # ---- identity ----
@@ -474,7 +474,7 @@ class Scene:
         if not isinstance(node, Node):
             raise InvalidArgumentError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
         if node._scene is not self:
-            raise InvalidArgumentError(f"{what}: node {_label(node._id)} belongs to another scene")
+            raise InvalidArgumentError(f"{what}: the node belongs to another scene")
         return node._id
 
     def _ids_of(self, nodes, what):
