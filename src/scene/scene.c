@@ -36,6 +36,8 @@ static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capac
         uintptr_t first = ((uintptr_t)raw + 4095) & ~(uintptr_t)4095, end = ((uintptr_t)raw + size) & ~(uintptr_t)4095;
         madvise((void *)first, end - first, MADV_HUGEPAGE);
     }
+#else
+    (void)fresh; /* no huge pages here (WebAssembly) */
 #endif
     return raw + offset;
 }

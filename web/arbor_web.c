@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The C side of arbor's WebAssembly module: every call into the library that web/arbor.mjs makes
+ * goes through the aw_* functions of this file, and nothing else in web/ names arbor's C API.
+ *
+ * A scene here is an aw_scene: the arbor scene, its glTF document (NULL for a scene built in
+ * code), and its nodes in file order (node i of the file, or the i-th node created), so that
+ * JavaScript addresses nodes by index. Each node's user pointer holds its index + 1, which maps
+ * a handle back to its index (parents, children, culling results).
+ *
+ * Every aw_* function that can fail returns an arbor_result (0: ARBOR_OK) or a sentinel, and
+ * leaves the message in aw_message(); JavaScript throws it.
+ */
+#include <emscripten/emscripten.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arbor/arbor.h"
+#include "arbor/gltf.h"
+
+_Static_assert(sizeof(arbor_real) == sizeof(float), "the module is built with float reals (Float32Array views)");
+
+#define AW_API EMSCRIPTEN_KEEPALIVE
+
+typedef struct aw_scene {
+    arbor_scene *scene;
+    arbor_gltf *doc;      /* NULL for a scene built in code */
+    arbor_node *nodes;    /* by index */
+    uint32_t count, cap;
+    float *matrices;      /* 16 per node: aw_world_matrices */
+    float *staging;       /* values of the bulk writes */
+    uint32_t staging_cap; /* floats */
+    int32_t *visible;     /* node indices: aw_cull */
+    arbor_node *visible_handles;
+    uint32_t visible_cap;
+} aw_scene;
+
+/* ---- Messages ------------------------------------------------------------------------------ */
+
+static char message[768];
+
+AW_API const char *aw_message(void) { return message; }
+
+static int fail(arbor_result code, const char *text) {
+    snprintf(message, sizeof message, "%s", text && *text ? text : arbor_result_string(code));
+    return code ? (int)code : (int)ARBOR_ERR_INVALID_ARGUMENT;
+}
+
+/* The library's last error, for every call but the glTF ones. */
+static int fail_last(arbor_result code) { return fail(code, arbor_last_error()); }
+
+/* The glTF calls' error report: the one place that reads it. */
+typedef arbor_error aw_gltf_error;
+static int fail_gltf(arbor_result code, const aw_gltf_error *e) { return fail(code, e->message); }
+
+static int fail_index(const aw_scene *sc, int32_t i) {
+    snprintf(message, sizeof message, "node index %d is out of range (the scene has %u nodes)", (int)i,
+             sc ? sc->count : 0);
+    return ARBOR_ERR_INVALID_ARGUMENT;
+}
+
+/* ---- Scenes -------------------------------------------------------------------------------- */
+
+static int32_t index_of(const aw_scene *sc, arbor_node n) {
+    if (n.id == ARBOR_NONE.id) return -1;
+    return (int32_t)(uintptr_t)arbor_node_user(sc->scene, n) - 1;
+}
+
+static bool node_at(const aw_scene *sc, int32_t i, arbor_node *out) {
+    if (!sc || i < 0 || (uint32_t)i >= sc->count) return false;
+    *out = sc->nodes[i];
+    return true;
+}
+
+static int push_node(aw_scene *sc, arbor_node n) {
+    if (sc->count == sc->cap) {
+        uint32_t cap = sc->cap ? 2 * sc->cap : 64;
+        arbor_node *nodes = realloc(sc->nodes, cap * sizeof *nodes);
+        float *matrices = realloc(sc->matrices, (size_t)cap * 16 * sizeof *matrices);
+        if (nodes) sc->nodes = nodes;
+        if (matrices) sc->matrices = matrices;
+        if (!nodes || !matrices) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
+        sc->cap = cap;
+    }
+    arbor_node_set_user(sc->scene, n, (void *)(uintptr_t)(sc->count + 1));
+    sc->nodes[sc->count++] = n;
+    return ARBOR_OK;
+}
+
+AW_API void aw_dispose(aw_scene *sc) {
+    if (!sc) return;
+    arbor_gltf_free(sc->doc);
+    arbor_scene_destroy(sc->scene);
+    free(sc->nodes);
+    free(sc->matrices);
+    free(sc->staging);
+    free(sc->visible);
+    free(sc->visible_handles);
+    free(sc);
+}
+
+/* An empty scene, for nodes made with aw_add_node. NULL when out of memory. */
+AW_API aw_scene *aw_create(void) {
+    aw_scene *sc = calloc(1, sizeof *sc);
+    if (sc) sc->scene = arbor_scene_create(NULL);
+    if (!sc || !sc->scene) {
+        free(sc);
+        fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
+        return NULL;
+    }
+    return sc;
+}
+
+/* A .gltf or .glb from memory; its external files were written under base_dir (MEMFS) by the
+   caller. NULL on failure, with the loader's message. */
+AW_API aw_scene *aw_load(const void *data, size_t size, const char *base_dir) {
+    aw_scene *sc = aw_create();
+    if (!sc) return NULL;
+    aw_gltf_error error = {0};
+    arbor_result r = arbor_gltf_load_memory(sc->scene, data, size, base_dir, NULL, &sc->doc, &error);
+    if (r != ARBOR_OK) {
+        fail_gltf(r, &error);
+        aw_dispose(sc);
+        return NULL;
+    }
+    uint32_t n = arbor_gltf_node_count(sc->doc);
+    for (uint32_t i = 0; i < n; i++) {
+        if (push_node(sc, arbor_gltf_node(sc->doc, i)) != ARBOR_OK) {
+            aw_dispose(sc);
+            return NULL;
+        }
+    }
+    return sc;
+}
+
+/* A new node under node `parent` (-1: a root), returning its index, or -1. */
+AW_API int32_t aw_add_node(aw_scene *sc, int32_t parent, const char *name, const float *t, const float *r,
+                           const float *s) {
+    arbor_node_desc desc = {.name = name, .parent = ARBOR_NONE};
+    if (parent >= 0 && !node_at(sc, parent, &desc.parent)) return fail_index(sc, parent), -1;
+    memcpy(desc.translation, t, sizeof desc.translation);
+    memcpy(desc.rotation, r, sizeof desc.rotation);
+    memcpy(desc.scale, s, sizeof desc.scale);
+    arbor_node n;
+    arbor_result res = arbor_node_create(sc->scene, &desc, &n);
+    if (res != ARBOR_OK) return fail_last(res), -1;
+    if (push_node(sc, n) != ARBOR_OK) {
+        arbor_node_destroy(sc->scene, n);
+        return -1;
+    }
+    return (int32_t)sc->count - 1;
+}
+
+AW_API uint32_t aw_node_count(const aw_scene *sc) { return sc->count; }
+
+AW_API void aw_update(aw_scene *sc) { arbor_scene_update(sc->scene); }
+
+/* The index of the node at path ("/base/arm"), -1 when there is none. */
+AW_API int32_t aw_find(const aw_scene *sc, const char *path) {
+    return index_of(sc, arbor_scene_find(sc->scene, path));
+}
+
+/* ---- Nodes --------------------------------------------------------------------------------- */
+
+AW_API const char *aw_node_name(const aw_scene *sc, int32_t i) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return NULL;
+    return arbor_node_name(sc->scene, n);
+}
+
+/* -2 for a bad index, -1 for a root. */
+AW_API int32_t aw_node_parent(const aw_scene *sc, int32_t i) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i), -2;
+    return index_of(sc, arbor_node_parent(sc->scene, n));
+}
+
+/* The children's indices into out (at most cap), in order; returns their count. */
+AW_API uint32_t aw_node_children(const aw_scene *sc, int32_t i, int32_t *out, uint32_t cap) {
+    arbor_node n;
+    uint32_t k = 0;
+    if (!node_at(sc, i, &n)) return 0;
+    for (arbor_node c = arbor_node_first_child(sc->scene, n); c.id != ARBOR_NONE.id && k < sc->count;
+         c = arbor_node_next_sibling(sc->scene, c), k++) {
+        if (k < cap) out[k] = index_of(sc, c);
+    }
+    return k;
+}
+
+/* The roots' indices, as aw_node_children. */
+AW_API uint32_t aw_roots(const aw_scene *sc, int32_t *out, uint32_t cap) {
+    uint32_t k = 0;
+    for (arbor_node c = arbor_scene_first_root(sc->scene); c.id != ARBOR_NONE.id && k < sc->count;
+         c = arbor_node_next_sibling(sc->scene, c), k++) {
+        if (k < cap) out[k] = index_of(sc, c);
+    }
+    return k;
+}
+
+AW_API int aw_set_translation(aw_scene *sc, int32_t i, float x, float y, float z) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_set_translation(sc->scene, n, x, y, z);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+AW_API int aw_set_rotation(aw_scene *sc, int32_t i, float x, float y, float z, float w) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_set_rotation(sc->scene, n, x, y, z, w);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+AW_API int aw_set_scale(aw_scene *sc, int32_t i, float x, float y, float z) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_set_scale(sc->scene, n, x, y, z);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+/* Node i's world matrix (16 floats, column-major), current without an update. */
+AW_API int aw_world_matrix(aw_scene *sc, int32_t i, float *out) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_world_matrix(sc->scene, n, out);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+static void put_trs(const arbor_trs *trs, float *out) {
+    memcpy(out, trs->translation, 3 * sizeof *out);
+    memcpy(out + 3, trs->rotation, 4 * sizeof *out);
+    memcpy(out + 7, trs->scale, 3 * sizeof *out);
+}
+
+/* Local TRS into out[10] (translation, rotation, scale); a matrix-backed node gives its
+   decomposition. */
+AW_API int aw_local_trs(aw_scene *sc, int32_t i, float *out) {
+    arbor_node n;
+    arbor_trs trs;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_get_trs(sc->scene, n, &trs);
+    if (r != ARBOR_OK) return fail_last(r);
+    put_trs(&trs, out);
+    return ARBOR_OK;
+}
+
+/* World TRS into out[10]; out[10] is 1 when it is exact, 0 when a shear makes it approximate. */
+AW_API int aw_world_trs(aw_scene *sc, int32_t i, float *out) {
+    arbor_node n;
+    arbor_trs trs;
+    bool exact = false;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_world_trs(sc->scene, n, &trs, &exact);
+    if (r != ARBOR_OK) return fail_last(r);
+    put_trs(&trs, out);
+    out[10] = exact ? 1.0f : 0.0f;
+    return ARBOR_OK;
+}
+
+AW_API int32_t aw_node_mesh(const aw_scene *sc, int32_t i) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return -1;
+    return arbor_node_mesh(sc->scene, n);
+}
+
+/* Node i's box (local: in its own frame; world: axis-aligned in the world) into out[6] (min,
+   max); 0 when it has none. */
+AW_API int aw_bounds(aw_scene *sc, int32_t i, int world, float *out) {
+    arbor_node n;
+    if (!node_at(sc, i, &n) || !arbor_node_local_bounds(sc->scene, n, out, out + 3)) return 0;
+    if (world && arbor_node_world_bounds(sc->scene, n, out, out + 3) != ARBOR_OK) return 0;
+    return 1;
+}
+
+/* ---- The whole scene at once ------------------------------------------------------------------ */
+
+/* Brings the scene up to date and writes every node's world matrix, 16 floats each in index
+   order, into the scene's matrix array; returns it (valid until the next call on this scene
+   that writes, and while the module's memory does not grow). */
+AW_API float *aw_world_matrices(aw_scene *sc) {
+    arbor_scene_update(sc->scene);
+    for (uint32_t i = 0; i < sc->count; i++) arbor_node_world_matrix(sc->scene, sc->nodes[i], sc->matrices + 16 * i);
+    return sc->matrices;
+}
+
+/* Room for n floats of bulk-write values; NULL when out of memory. */
+AW_API float *aw_staging(aw_scene *sc, uint32_t n) {
+    if (n > sc->staging_cap) {
+        float *p = realloc(sc->staging, (size_t)n * sizeof *p);
+        if (!p) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+        sc->staging = p;
+        sc->staging_cap = n;
+    }
+    return sc->staging;
+}
+
+/* Bulk writes: nodes first .. first + count - 1 take the staged values (3 or 4 per node). */
+static int check_range(const aw_scene *sc, uint32_t first, uint32_t count, uint32_t per) {
+    if (first > sc->count || count > sc->count - first) {
+        snprintf(message, sizeof message, "nodes %u to %u are out of range (the scene has %u nodes)", first,
+                 first + count, sc->count);
+        return ARBOR_ERR_INVALID_ARGUMENT;
+    }
+    if ((size_t)count * per > sc->staging_cap) return fail(ARBOR_ERR_INVALID_ARGUMENT, "fewer values staged than nodes");
+    return ARBOR_OK;
+}
+
+AW_API int aw_set_translations(aw_scene *sc, uint32_t first, uint32_t count) {
+    int r = check_range(sc, first, count, 3);
+    if (r == ARBOR_OK) r = arbor_scene_set_translations(sc->scene, sc->nodes + first, sc->staging, count);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+AW_API int aw_set_rotations(aw_scene *sc, uint32_t first, uint32_t count) {
+    int r = check_range(sc, first, count, 4);
+    if (r == ARBOR_OK) r = arbor_scene_set_rotations(sc->scene, sc->nodes + first, sc->staging, count);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+AW_API int aw_set_scales(aw_scene *sc, uint32_t first, uint32_t count) {
+    int r = check_range(sc, first, count, 3);
+    if (r == ARBOR_OK) r = arbor_scene_set_scales(sc->scene, sc->nodes + first, sc->staging, count);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+/* ---- Cameras and culling ------------------------------------------------------------------- */
+
+/* The view-projection of the file's camera at node i into out[16]. */
+AW_API int aw_camera_view_projection(aw_scene *sc, int32_t i, float aspect, float *out) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_camera_view_projection(sc->scene, n, aspect, out);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+/* The nodes whose world box the view-projection's frustum sees (OpenGL clip space). Returns
+   their indices (aw_visible_count of them) or NULL; stats[0] gets the box tests. */
+AW_API int32_t *aw_cull(aw_scene *sc, const float *view_projection, uint32_t *stats) {
+    float planes[24];
+    arbor_cull_stats cs = {0};
+    arbor_frustum_planes(view_projection, planes);
+    if (sc->visible_cap < sc->count) {
+        int32_t *v = realloc(sc->visible, sc->count * sizeof *v);
+        if (v) sc->visible = v;
+        arbor_node *h = realloc(sc->visible_handles, sc->count * sizeof *h);
+        if (h) sc->visible_handles = h;
+        if (!v || !h) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+        sc->visible_cap = sc->count;
+    }
+    for (int k = 0; k < 16; k++) {
+        if (!isfinite(view_projection[k])) return fail(ARBOR_ERR_NONFINITE, "the view-projection matrix is not finite"), NULL;
+    }
+    uint32_t n = arbor_scene_cull(sc->scene, planes, 6, sc->visible_handles, sc->visible_cap, &cs);
+    for (uint32_t k = 0; k < n && k < sc->visible_cap; k++) sc->visible[k] = index_of(sc, sc->visible_handles[k]);
+    stats[0] = cs.box_tests;
+    stats[1] = n < sc->visible_cap ? n : sc->visible_cap;
+    return sc->visible;
+}
+
+/* ---- Animation ----------------------------------------------------------------------------- */
+
+AW_API uint32_t aw_animation_count(const aw_scene *sc) {
+    arbor_gltf_counts c = {0};
+    if (sc->doc) arbor_gltf_counts_get(sc->doc, &c);
+    return c.animations;
+}
+
+AW_API const char *aw_animation_name(const aw_scene *sc, uint32_t i) {
+    return sc->doc ? arbor_gltf_animation_name(sc->doc, i) : NULL;
+}
+
+/* Animation i of the file as a clip (its targets: the file's node indices). */
+AW_API arbor_clip *aw_clip(aw_scene *sc, uint32_t i) {
+    arbor_clip *clip = NULL;
+    if (!sc->doc) return fail(ARBOR_ERR_INVALID_ARGUMENT, "the scene has no glTF file, so no animations"), NULL;
+    arbor_result r = arbor_gltf_clip(sc->doc, i, NULL, &clip);
+    return r == ARBOR_OK ? clip : (fail_last(r), NULL);
+}
+
+AW_API double aw_clip_duration(const arbor_clip *clip) { return arbor_clip_duration(clip); }
+AW_API void aw_clip_dispose(arbor_clip *clip) { arbor_clip_free(clip); }
+
+/* A player of clip on the scene's nodes (the file's nodes are the clip's rig). */
+AW_API arbor_player *aw_player(aw_scene *sc, const arbor_clip *clip) {
+    arbor_player *p = NULL;
+    arbor_result r = arbor_player_create(clip, sc->scene, sc->nodes, sc->count, &p);
+    return r == ARBOR_OK ? p : (fail_last(r), NULL);
+}
+
+/* Poses the rig at time (seconds), looping or holding the ends; writes through the bulk path. */
+AW_API int aw_player_apply(arbor_player *p, double time, int loop) {
+    arbor_result r = arbor_player_apply(p, time, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+AW_API void aw_player_dispose(arbor_player *p) { arbor_player_free(p); }
