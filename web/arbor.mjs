@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+// arbor in the browser: the C library compiled to WebAssembly (arbor_core.wasm, with its glTF part
+// and jansson) and this small module around it.
+//
+//   import { createArbor } from './arbor.mjs';
+//   const arbor = await createArbor();
+//   const scene = arbor.loadGltf(bytes, { resources });   // .glb, or .gltf + { 'scene.bin': bytes }
+//   const hand = scene.find('/base/joint/arm/hand');
+//   scene.node(0).setRotation(0, 0.7071, 0, 0.7071);
+//   hand.worldMatrix;                                      // current, no update() needed
+//   scene.update();                                        // the whole frame in one batch
+//   scene.dispose();
+//
+// Types: arbor.d.ts. Every failure throws an Error with arbor's message.
+
+import createArborCore from './arbor_core.mjs';
+
+// The glue functions of arbor_web.c: the only place this module reaches into the WebAssembly.
+function bind(core) {
+  const c = {};
+  for (const name of Object.keys(core)) {
+    if (name.startsWith('_aw_')) c[name.slice(4)] = core[name];
+  }
+  c.malloc = core._malloc;
+  c.free = core._free;
+  return c;
+}
+
+class ArborError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = 'ArborError';
+    this.code = code;
+  }
+}
+
+let loads = 0; // each load's external files go to their own MEMFS folder
+
+/** The module: create with `await createArbor()`. */
+class Arbor {
+  constructor(core) {
+    this._core = core;
+    this._c = bind(core);
+    this._scratch = this._c.malloc(256); // out parameters of single calls (16-byte aligned)
+  }
+
+  get _f32() { return this._core.HEAPF32; }
+  get _i32() { return this._core.HEAP32; }
+  get _u32() { return this._core.HEAPU32; }
+
+  _message(fallback) {
+    return this._core.UTF8ToString(this._c.message()) || fallback;
+  }
+
+  _check(code) {
+    if (code !== 0) throw new ArborError(this._message(`arbor error ${code}`), code);
+  }
+
+  // A NUL-terminated copy of s in the module's memory; free with this._c.free.
+  _string(s) {
+    const n = this._core.lengthBytesUTF8(s) + 1;
+    const p = this._c.malloc(n);
+    this._core.stringToUTF8(s, p, n);
+    return p;
+  }
+
+  // Node indices that fill(out, cap) writes (at most the scene's node count).
+  _indices(fill, scene) {
+    const cap = Math.max(this._c.node_count(scene._ptr()), 1);
+    const p = this._c.malloc(4 * cap);
+    try {
+      const n = fill(p, cap);
+      return Array.from(this._i32.subarray(p >> 2, (p >> 2) + Math.min(n, cap)));
+    } finally {
+      this._c.free(p);
+    }
+  }
+
+  /**
+   * Loads a .gltf or .glb. bytes: Uint8Array of the file; options.resources: for a .gltf, its
+   * external files by relative URI ({ 'robot.bin': Uint8Array }). Returns a Scene.
+   */
+  loadGltf(bytes, options = {}) {
+    if (!(bytes instanceof Uint8Array)) throw new ArborError('loadGltf: bytes must be a Uint8Array', 1);
+    const FS = this._core.FS;
+    const dir = `/load${++loads}`;
+    const written = [];
+    const resources = options.resources || {};
+    const entries = resources instanceof Map ? [...resources] : Object.entries(resources);
+    FS.mkdir(dir);
+    let data = 0, base = 0;
+    try {
+      for (const [uri, content] of entries) {
+        const path = `${dir}/${decodeURIComponent(uri)}`;
+        const parts = path.split('/');
+        for (let k = 2; k < parts.length - 1; k++) {
+          const sub = parts.slice(0, k + 1).join('/');
+          if (!FS.analyzePath(sub).exists) FS.mkdir(sub);
+        }
+        FS.writeFile(path, content);
+        written.push(path);
+      }
+      data = this._c.malloc(bytes.length || 1);
+      this._core.HEAPU8.set(bytes, data);
+      base = this._string(dir);
+      const ptr = this._c.load(data, bytes.length, base);
+      if (!ptr) throw new ArborError(this._message('glTF load failed'), 2);
+      return new Scene(this, ptr);
+    } finally {
+      this._c.free(data);
+      this._c.free(base);
+      for (const p of written.reverse()) FS.unlink(p);
+      removeTree(FS, dir);
+    }
+  }
+
+  /** An empty scene, to build in code with scene.addNode. */
+  createScene() {
+    const ptr = this._c.create();
+    if (!ptr) throw new ArborError(this._message('out of memory'), 3);
+    return new Scene(this, ptr);
+  }
+}
+
+function removeTree(FS, dir) {
+  // folders only (the files were unlinked): deepest first
+  const dirs = [dir];
+  for (let k = 0; k < dirs.length; k++) {
+    for (const e of FS.readdir(dirs[k])) {
+      if (e !== '.' && e !== '..') dirs.push(`${dirs[k]}/${e}`);
+    }
+  }
+  for (const d of dirs.reverse()) FS.rmdir(d);
+}
+
+/** A scene: the nodes of a glTF file in file order, or those made with addNode. */
+class Scene {
+  constructor(arbor, ptr) {
+    this._a = arbor;
+    this._p = ptr;
+    this._nodes = [];
+    this._clips = null;
+    this._players = new Set();
+  }
+
+  _ptr() {
+    if (!this._p) throw new ArborError('the scene was disposed', 1);
+    return this._p;
+  }
+
+  /** How many nodes the scene has (the file's nodes, in file order). */
+  get nodeCount() { return this._a._c.node_count(this._ptr()); }
+
+  /** Node i (the file's node index), or throws when out of range. */
+  node(i) {
+    if (!Number.isInteger(i) || i < 0 || i >= this.nodeCount) {
+      throw new ArborError(`node index ${i} is out of range (the scene has ${this.nodeCount} nodes)`, 1);
+    }
+    return this._nodes[i] || (this._nodes[i] = new Node(this, i));
+  }
+
+  /** The node at a path of names ("/base/joint/arm"), or null. */
+  find(path) {
+    const a = this._a, p = a._string(String(path));
+    try {
+      const i = a._c.find(this._ptr(), p);
+      return i >= 0 ? this.node(i) : null;
+    } finally {
+      a._c.free(p);
+    }
+  }
+
+  /** The roots in order. */
+  get roots() {
+    return this._a._indices((out, cap) => this._a._c.roots(this._ptr(), out, cap), this).map((i) => this.node(i));
+  }
+
+  /** A new node; returns it. parent: a Node or null; rotation (x, y, z, w) is normalised. */
+  addNode({ name = null, parent = null, translation = [0, 0, 0], rotation = [0, 0, 0, 1], scale = [1, 1, 1] } = {}) {
+    const a = this._a, s = a._scratch >> 2, f = a._f32;
+    f.set(translation, s);
+    f.set(rotation, s + 3);
+    f.set(scale, s + 7);
+    const np = name == null ? 0 : a._string(String(name));
+    try {
+      const i = a._c.add_node(this._ptr(), parent ? parent.index : -1, np, a._scratch, a._scratch + 12, a._scratch + 28);
+      if (i < 0) a._check(1);
+      return this.node(i);
+    } finally {
+      if (np) a._c.free(np);
+    }
+  }
+
+  /** Brings every world matrix up to date in one batch (reads are current without it). */
+  update() { this._a._c.update(this._ptr()); }
+
+  /**
+   * Every node's world matrix, 16 floats each (column-major) in node index order, after an
+   * update. A view into the module's memory, not a copy: valid until the next write to this
+   * scene or to the module (a later call may move or overwrite it). Copy it (slice()) to keep it.
+   */
+  worldMatrices() {
+    const n = this.nodeCount, p = this._a._c.world_matrices(this._ptr());
+    return new Float32Array(this._a._core.HEAPF32.buffer, p, 16 * n);
+  }
+
+  _bulk(fn, per, values, first) {
+    const a = this._a, count = Math.floor(values.length / per);
+    const p = a._c.staging(this._ptr(), count * per);
+    if (!p && count) a._check(1);
+    a._f32.set(values.length === count * per ? values : values.subarray(0, count * per), p >> 2);
+    a._check(fn(this._p, first, count));
+  }
+
+  /** Bulk writes: nodes first, first + 1, ... take values (x, y, z, w per node for rotations). */
+  setRotations(values, first = 0) { this._bulk(this._a._c.set_rotations, 4, values, first); }
+  setTranslations(values, first = 0) { this._bulk(this._a._c.set_translations, 3, values, first); }
+  setScales(values, first = 0) { this._bulk(this._a._c.set_scales, 3, values, first); }
+
+  /**
+   * Hierarchical culling: the nodes with a box that the frustum of viewProjection (16 floats,
+   * column-major, OpenGL clip space) sees. Returns { nodes: Int32Array of node indices, tests:
+   * box tests, ms: time taken }.
+   */
+  cull(viewProjection) {
+    const a = this._a, s = a._scratch;
+    a._f32.set(viewProjection, (s >> 2) + 16);
+    const t0 = performance.now();
+    const p = a._c.cull(this._ptr(), s + 64, s);
+    const ms = performance.now() - t0;
+    if (!p) a._check(1);
+    const tests = a._u32[s >> 2], count = a._u32[(s >> 2) + 1];
+    return { nodes: a._i32.slice(p >> 2, (p >> 2) + count), tests, ms };
+  }
+
+  /** The view-projection of the file's camera at node (a Node), for an aspect ratio. */
+  cameraViewProjection(node, aspect) {
+    const a = this._a;
+    a._check(a._c.camera_view_projection(this._ptr(), node.index, aspect, a._scratch));
+    return a._f32.slice(a._scratch >> 2, (a._scratch >> 2) + 16);
+  }
+
+  /** The file's animations as clips: [{ index, name, duration }] (seconds). */
+  get clips() {
+    if (!this._clips) {
+      const a = this._a, n = a._c.animation_count(this._ptr());
+      this._clips = [];
+      for (let i = 0; i < n; i++) {
+        const np = a._c.animation_name(this._p, i);
+        const name = np ? a._core.UTF8ToString(np) : `animation ${i}`;
+        const ptr = a._c.clip(this._p, i);
+        if (!ptr) a._check(1);
+        this._clips.push(new Clip(this, i, name, ptr));
+      }
+    }
+    return this._clips;
+  }
+
+  /** A player of a clip (a Clip, its index or its name) on this scene's nodes. */
+  player(clip) {
+    const clips = this.clips;
+    const c = clip instanceof Clip ? clip : typeof clip === 'number' ? clips[clip] : clips.find((k) => k.name === clip);
+    if (!c) throw new ArborError(`no animation ${JSON.stringify(clip)} in this scene`, 1);
+    const ptr = this._a._c.player(this._p, c._p);
+    if (!ptr) this._a._check(1);
+    const p = new Player(this, c, ptr);
+    this._players.add(p);
+    return p;
+  }
+
+  /** Frees the scene, its clips and players; the scene and its nodes cannot be used after. */
+  dispose() {
+    if (!this._p) return;
+    for (const p of this._players) p.dispose();
+    for (const c of this._clips || []) this._a._c.clip_dispose(c._p);
+    this._a._c.dispose(this._p);
+    this._p = 0;
+    this._nodes = [];
+  }
+}
+
+/** A node, by its index in the scene. */
+class Node {
+  constructor(scene, index) {
+    this.scene = scene;
+    this.index = index;
+  }
+
+  get name() {
+    const a = this.scene._a, p = a._c.node_name(this.scene._ptr(), this.index);
+    return p ? a._core.UTF8ToString(p) : null;
+  }
+
+  /** The parent Node, or null for a root. */
+  get parent() {
+    const i = this.scene._a._c.node_parent(this.scene._ptr(), this.index);
+    if (i === -2) this.scene._a._check(1);
+    return i >= 0 ? this.scene.node(i) : null;
+  }
+
+  /** The children, in order. */
+  get children() {
+    const a = this.scene._a;
+    return a._indices((out, cap) => a._c.node_children(this.scene._ptr(), this.index, out, cap), this.scene)
+      .map((i) => this.scene.node(i));
+  }
+
+  setTranslation(x, y, z) { const a = this.scene._a; a._check(a._c.set_translation(this.scene._ptr(), this.index, x, y, z)); }
+  setRotation(x, y, z, w) { const a = this.scene._a; a._check(a._c.set_rotation(this.scene._ptr(), this.index, x, y, z, w)); }
+  setScale(x, y, z) { const a = this.scene._a; a._check(a._c.set_scale(this.scene._ptr(), this.index, x, y, z)); }
+
+  /** The world matrix (Float32Array of 16, column-major), current without an update. */
+  get worldMatrix() {
+    const a = this.scene._a;
+    a._check(a._c.world_matrix(this.scene._ptr(), this.index, a._scratch));
+    return a._f32.slice(a._scratch >> 2, (a._scratch >> 2) + 16);
+  }
+
+  _trs(fn) {
+    const a = this.scene._a, s = a._scratch >> 2;
+    a._check(fn(this.scene._ptr(), this.index, a._scratch));
+    const f = a._f32;
+    return {
+      translation: Array.from(f.subarray(s, s + 3)),
+      rotation: Array.from(f.subarray(s + 3, s + 7)),
+      scale: Array.from(f.subarray(s + 7, s + 10)),
+      exact: f[s + 10] !== 0,
+    };
+  }
+
+  /** The local transform { translation, rotation (x, y, z, w), scale }. */
+  get local() { const t = this._trs(this.scene._a._c.local_trs); delete t.exact; return t; }
+
+  /** The world transform as TRS; exact is false when a shear makes it approximate. */
+  get world() { return this._trs(this.scene._a._c.world_trs); }
+
+  /** The glTF mesh index, or -1. */
+  get mesh() { return this.scene._a._c.node_mesh(this.scene._ptr(), this.index); }
+
+  _box(world) {
+    const a = this.scene._a, s = a._scratch >> 2;
+    if (!a._c.bounds(this.scene._ptr(), this.index, world ? 1 : 0, a._scratch)) return null;
+    return { min: Array.from(a._f32.subarray(s, s + 3)), max: Array.from(a._f32.subarray(s + 3, s + 6)) };
+  }
+
+  /** The node's own box { min, max } in its frame (its mesh's), or null. */
+  get localBounds() { return this._box(false); }
+  /** That box in the world, axis-aligned, or null. */
+  get worldBounds() { return this._box(true); }
+}
+
+/** An animation of the file. */
+class Clip {
+  constructor(scene, index, name, ptr) {
+    this.index = index;
+    this.name = name;
+    this._p = ptr;
+    this.duration = scene._a._c.clip_duration(ptr);
+  }
+}
+
+/** Plays a clip on a scene's nodes. */
+class Player {
+  constructor(scene, clip, ptr) {
+    this.scene = scene;
+    this.clip = clip;
+    this._p = ptr;
+  }
+
+  /** Poses the nodes at time (seconds), looping (default) or holding the clip's ends. */
+  apply(time, { loop = true } = {}) {
+    if (!this._p) throw new ArborError('the player was disposed', 1);
+    const a = this.scene._a;
+    a._check(a._c.player_apply(this._p, time, loop ? 1 : 0));
+  }
+
+  dispose() {
+    if (!this._p) return;
+    this.scene._a._c.player_dispose(this._p);
+    this._p = 0;
+    this.scene._players.delete(this);
+  }
+}
+
+/** Instantiates the WebAssembly module (arbor_core.wasm beside this file). */
+export async function createArbor(options = {}) {
+  return new Arbor(await createArborCore(options));
+}
+
+export { ArborError };
