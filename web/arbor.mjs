@@ -201,6 +201,7 @@ class Scene {
    */
   worldMatrices() {
     const n = this.nodeCount, p = this._a._c.world_matrices(this._ptr());
+    if (!p && n) this._a._check(1);
     return new Float32Array(this._a._core.HEAPF32.buffer, p, 16 * n);
   }
 

@@ -31,6 +31,7 @@ typedef struct aw_scene {
     arbor_node *nodes;    /* by index */
     uint32_t count, cap;
     float *matrices;      /* 16 per node: aw_world_matrices */
+    uint32_t matrices_cap; /* nodes */
     float *staging;       /* values of the bulk writes */
     uint32_t staging_cap; /* floats */
     int32_t *visible;     /* node indices: aw_cull */
@@ -79,10 +80,8 @@ static int push_node(aw_scene *sc, arbor_node n) {
     if (sc->count == sc->cap) {
         uint32_t cap = sc->cap ? 2 * sc->cap : 64;
         arbor_node *nodes = realloc(sc->nodes, cap * sizeof *nodes);
-        float *matrices = realloc(sc->matrices, (size_t)cap * 16 * sizeof *matrices);
-        if (nodes) sc->nodes = nodes;
-        if (matrices) sc->matrices = matrices;
-        if (!nodes || !matrices) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
+        if (!nodes) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
+        sc->nodes = nodes;
         sc->cap = cap;
     }
     arbor_node_set_user(sc->scene, n, (void *)(uintptr_t)(sc->count + 1));
@@ -279,8 +278,14 @@ AW_API int aw_bounds(aw_scene *sc, int32_t i, int world, float *out) {
 
 /* Brings the scene up to date and writes every node's world matrix, 16 floats each in index
    order, into the scene's matrix array; returns it (valid until the next call on this scene
-   that writes, and while the module's memory does not grow). */
+   that writes, and while the module's memory does not grow), or NULL when out of memory. */
 AW_API float *aw_world_matrices(aw_scene *sc) {
+    if (sc->matrices_cap < sc->count) {
+        float *m = realloc(sc->matrices, (size_t)sc->count * 16 * sizeof *m);
+        if (!m) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+        sc->matrices = m;
+        sc->matrices_cap = sc->count;
+    }
     arbor_scene_update(sc->scene);
     for (uint32_t i = 0; i < sc->count; i++) arbor_node_world_matrix(sc->scene, sc->nodes[i], sc->matrices + 16 * i);
     return sc->matrices;
