@@ -119,6 +119,47 @@ try {
   await page.screenshot({ path: path.join(shots, 'robot_arm.png') });
   check('robot arm picture is not blank', (await colouredPixels(page)) > 1000);
 
+  // The hierarchy panel: select shows the node's TRS, the toggle collapses its children.
+  const panel = await page.evaluate(() => {
+    const li = (name) => [...document.querySelectorAll('#tree li')].find((l) => l.querySelector('.name').textContent === name);
+    li('hand').querySelector('.name').click();
+    const trs = document.getElementById('trs').textContent;
+    li('base').querySelector('.toggle').click();
+    const hidden = getComputedStyle(li('joint')).display === 'none' || li('joint').offsetParent === null;
+    li('base').querySelector('.toggle').click();
+    const shown = li('joint').offsetParent !== null;
+    return { trs, hidden, shown };
+  });
+  check('selecting a node shows its local and world TRS', /local T0\.0000, 0\.7000, 0\.0000/.test(panel.trs) &&
+    /world T-0\.7793, 1\.4725, 0\.4500/.test(panel.trs), panel.trs);
+  check('collapse and expand', panel.hidden && panel.shown, JSON.stringify(panel));
+
+  // The culling camera: frozen, then the orbit camera turned away: its frustum is drawn (yellow).
+  await page.click('#freeze');
+  const canvasBox = await (await page.$('#canvas')).boundingBox();
+  await page.mouse.move(canvasBox.x + 300, canvasBox.y + 300);
+  await page.mouse.down();
+  await page.mouse.move(canvasBox.x + 500, canvasBox.y + 250, { steps: 5 });
+  await page.mouse.up();
+  await page.mouse.wheel({ deltaY: 600 });
+  await frames(page);
+  const yellow = await page.evaluate(() => {
+    const gl = document.getElementById('canvas');
+    const c = document.createElement('canvas');
+    c.width = gl.width;
+    c.height = gl.height;
+    const ctx = c.getContext('2d');
+    ctx.drawImage(gl, 0, 0);
+    const px = ctx.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i] > 180 && px[i + 1] > 180 && px[i + 2] < 120) n++;
+    return [n, document.getElementById('overlay').textContent];
+  });
+  await page.screenshot({ path: path.join(shots, 'robot_arm_frustum.png') });
+  check('a frozen culling camera shows its frustum after orbiting; the overlay counts', yellow[0] > 200 &&
+    /nodes tested \d+\nvisible \d+ of 8\ncull time/.test(yellow[1]), `${yellow[0]} yellow pixels; ${yellow[1]}`);
+  await page.click('#freeze');
+
   // 2. The module through window.viewer.scene.
   const api = await page.evaluate(() => {
     const s = window.viewer.scene;
