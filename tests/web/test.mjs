@@ -41,10 +41,10 @@ function sampleFiles() {
   }).filter((s) => s.file).sort((a, b) => a.folder.localeCompare(b.folder));
 }
 
-// Pixels of the page's WebGL canvas that are not the grey of the background or the grid (the
-// meshes, boxes and node markers are coloured).
-async function colouredPixels(page) {
-  return page.evaluate(() => {
+// Pixels of the page's WebGL canvas of a kind: 'coloured', not the grey of the background or the
+// grid (the meshes, boxes and node markers are coloured); 'yellow', the frozen camera's frustum.
+async function countPixels(page, kind) {
+  return page.evaluate((kind) => {
     const gl = document.getElementById('canvas');
     const c = document.createElement('canvas');
     c.width = gl.width;
@@ -54,10 +54,11 @@ async function colouredPixels(page) {
     const px = ctx.getImageData(0, 0, c.width, c.height).data;
     let n = 0;
     for (let i = 0; i < px.length; i += 4) {
-      if (Math.max(px[i], px[i + 1], px[i + 2]) - Math.min(px[i], px[i + 1], px[i + 2]) > 40) n++;
+      const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
+      if (kind === 'yellow' ? r > 180 && g > 180 && b < 120 : Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
     }
     return n;
-  });
+  }, kind);
 }
 
 // Waits for two animation frames, so the page has drawn what the last call changed.
@@ -117,7 +118,7 @@ try {
     arm.tree.join(' '));
   check('no console error on opening', errors.length === 0, errors.join(' | '));
   await page.screenshot({ path: path.join(shots, 'robot_arm.png') });
-  check('robot arm picture is not blank', (await colouredPixels(page)) > 1000);
+  check('robot arm picture is not blank', (await countPixels(page, 'coloured')) > 1000);
 
   // The hierarchy panel: select shows the node's TRS, the toggle collapses its children.
   const panel = await page.evaluate(() => {
@@ -143,18 +144,7 @@ try {
   await page.mouse.up();
   await page.mouse.wheel({ deltaY: 600 });
   await frames(page);
-  const yellow = await page.evaluate(() => {
-    const gl = document.getElementById('canvas');
-    const c = document.createElement('canvas');
-    c.width = gl.width;
-    c.height = gl.height;
-    const ctx = c.getContext('2d');
-    ctx.drawImage(gl, 0, 0);
-    const px = ctx.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i] > 180 && px[i + 1] > 180 && px[i + 2] < 120) n++;
-    return [n, document.getElementById('overlay').textContent];
-  });
+  const yellow = [await countPixels(page, 'yellow'), await page.evaluate(() => document.getElementById('overlay').textContent)];
   await page.screenshot({ path: path.join(shots, 'robot_arm_frustum.png') });
   check('a frozen culling camera shows its frustum after orbiting; the overlay counts', yellow[0] > 200 &&
     /nodes tested \d+\nvisible \d+ of 8\ncull time/.test(yellow[1]), `${yellow[0]} yellow pixels; ${yellow[1]}`);
@@ -243,7 +233,7 @@ try {
       check(`${name}: ${got.count} world matrices equal arbor dump's`, got.count === dump.nodes.length && worst <= TOLERANCE,
         `max difference ${worst.toExponential(2)}`);
       await frames(page);
-      const coloured = await colouredPixels(page);
+      const coloured = await countPixels(page, 'coloured');
       await page.screenshot({ path: path.join(shots, `${folder}.png`) });
       check(`${name}: picture not blank`, coloured >= 20, `${coloured} coloured pixels`);
       check(`${name}: no console error`, errors.length === before, errors.slice(before).join(' | '));
