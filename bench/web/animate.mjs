@@ -6,7 +6,7 @@
 // module's memory, then arbor_scene_set_rotations) and calls scene.update(). Prints one JSON
 // line per shape, as the peers do (peer, shape, metric, value in ns/node, min, frames, checksum).
 //
-// Usage: node bench/web/animate.mjs [--shape S]... [--size N] [--frames N]   (bench/web/run)
+// Usage: node bench/web/animate.mjs [--shape S]... [--size N] [--length L] [--frames N]   (bench/web/run)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,10 +18,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const args = process.argv.slice(2);
 const shapes = [];
-let size = 0, frames = 31;
+let size = 0, length = 0, frames = 31;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--shape') shapes.push(args[++i]);
   else if (args[i] === '--size') size = Number(args[++i]);
+  else if (args[i] === '--length') length = Number(args[++i]);
   else if (args[i] === '--frames') frames = Number(args[++i]);
   else throw new Error(`unknown argument '${args[i]}'`);
 }
@@ -37,7 +38,7 @@ try {
   await page.waitForFunction(() => document.title === 'ready', { timeout: 60000 });
   const version = await page.evaluate(() => navigator.userAgent.match(/Chrome\/[\d.]+/)?.[0] || navigator.userAgent);
   for (const name of shapes) {
-    const w = generate(makeShape(name, size));
+    const w = generate(makeShape(name, size, length));
     const write = (file, array) => fs.writeFileSync(path.join(data, file), Buffer.from(array.buffer, array.byteOffset, array.byteLength));
     write('parent.bin', w.parent);
     write('t.bin', Float32Array.from(w.t));
