@@ -209,7 +209,9 @@ class Scene {
     const a = this._a, count = Math.floor(values.length / per);
     const p = a._c.staging(this._ptr(), count * per);
     if (!p && count) a._check(1);
-    a._f32.set(values.length === count * per ? values : values.subarray(0, count * per), p >> 2);
+    const used = values.length === count * per ? values
+      : ArrayBuffer.isView(values) ? values.subarray(0, count * per) : Array.prototype.slice.call(values, 0, count * per);
+    a._f32.set(used, p >> 2);
     a._check(fn(this._p, first, count));
   }
 
