@@ -425,16 +425,18 @@ for (const [id, path, axis] of JOINTS) {
 
 // ---- Camera ---------------------------------------------------------------------------------
 
-// Frames the scene: the box of every node's world box and origin.
+// Frames the scene: the box of the nodes' world boxes, or of their origins when none has a box.
 function frameScene() {
   const scene = state.scene, n = scene.nodeCount;
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   const grow = (p) => { for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); } };
-  const world = scene.worldMatrices();
-  for (let i = 0; i < n; i++) grow([world[16 * i + 12], world[16 * i + 13], world[16 * i + 14]]);
   for (let i = 0; i < n; i++) {
     const b = scene.node(i).worldBounds;
     if (b) { grow(b.min); grow(b.max); }
+  }
+  if (!Number.isFinite(lo[0])) {
+    const world = scene.worldMatrices();
+    for (let i = 0; i < n; i++) grow([world[16 * i + 12], world[16 * i + 13], world[16 * i + 14]]);
   }
   if (!Number.isFinite(lo[0])) { lo.fill(-1); hi.fill(1); }
   const radius = Math.max(Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2, 0.5);
@@ -533,6 +535,7 @@ function draw() {
     }
     const p = scene.node(i).parent;
     if (p) links.push(world[16 * p.index + 12], world[16 * p.index + 13], world[16 * p.index + 14], m[12], m[13], m[14]);
+    if (mesh >= 0) continue; // a node without a mesh is drawn as a cross at its origin
     const s = 0.03 * (state.orbit.radius || 1);
     markers.push(m[12] - s, m[13], m[14], m[12] + s, m[13], m[14], m[12], m[13] - s, m[14], m[12], m[13] + s, m[14],
       m[12], m[13], m[14] - s, m[12], m[13], m[14] + s);
@@ -547,7 +550,7 @@ function draw() {
     gl.bindVertexArray(unitBox.vao);
     gl.drawElements(gl.LINES, unitBox.count, gl.UNSIGNED_INT, 0);
   }
-  if (links.length) drawLines(links, [0.85, 0.6, 0.25], vp);
+  if (links.length) drawLines(links, [0.6, 0.45, 0.25], vp);
   drawLines(markers, [1.0, 0.55, 0.1], vp);
   if (state.frozen) drawLines(frustumLines(state.frozen), [0.9, 0.9, 0.3], vp);
   gl.bindVertexArray(null);
