@@ -12,7 +12,6 @@
  * leaves the message in aw_message(); JavaScript throws it.
  */
 #include <emscripten/emscripten.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,12 +49,8 @@ static int fail(arbor_result code, const char *text) {
     return code ? (int)code : (int)ARBOR_ERR_INVALID_ARGUMENT;
 }
 
-/* The library's last error, for every call but the glTF ones. */
+/* The library's message of the calling thread's last failure. */
 static int fail_last(arbor_result code) { return fail(code, arbor_last_error()); }
-
-/* The glTF calls' error report: the one place that reads it. */
-typedef arbor_error aw_gltf_error;
-static int fail_gltf(arbor_result code, const aw_gltf_error *e) { return fail(code, e->message); }
 
 static int fail_index(const aw_scene *sc, int32_t i) {
     snprintf(message, sizeof message, "node index %d is out of range (the scene has %u nodes)", (int)i,
@@ -91,7 +86,7 @@ static int push_node(aw_scene *sc, arbor_node n) {
 
 AW_API void aw_dispose(aw_scene *sc) {
     if (!sc) return;
-    arbor_gltf_free(sc->doc);
+    arbor_gltf_destroy(sc->doc);
     arbor_scene_destroy(sc->scene);
     free(sc->nodes);
     free(sc->matrices);
@@ -104,11 +99,11 @@ AW_API void aw_dispose(aw_scene *sc) {
 /* An empty scene, for nodes made with aw_add_node. NULL when out of memory. */
 AW_API aw_scene *aw_create(void) {
     aw_scene *sc = calloc(1, sizeof *sc);
-    if (sc) sc->scene = arbor_scene_create(NULL);
-    if (!sc || !sc->scene) {
+    if (!sc) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+    arbor_result r = arbor_scene_create(NULL, &sc->scene);
+    if (r != ARBOR_OK) {
         free(sc);
-        fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
-        return NULL;
+        return fail_last(r), NULL;
     }
     return sc;
 }
@@ -118,10 +113,9 @@ AW_API aw_scene *aw_create(void) {
 AW_API aw_scene *aw_load(const void *data, size_t size, const char *base_dir) {
     aw_scene *sc = aw_create();
     if (!sc) return NULL;
-    aw_gltf_error error = {0};
-    arbor_result r = arbor_gltf_load_memory(sc->scene, data, size, base_dir, NULL, &sc->doc, &error);
+    arbor_result r = arbor_gltf_load_memory(sc->scene, data, size, base_dir, NULL, &sc->doc);
     if (r != ARBOR_OK) {
-        fail_gltf(r, &error);
+        fail_last(r);
         aw_dispose(sc);
         return NULL;
     }
@@ -355,10 +349,9 @@ AW_API int32_t *aw_cull(aw_scene *sc, const float *view_projection, uint32_t *st
         if (!v || !h) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
         sc->visible_cap = sc->count;
     }
-    for (int k = 0; k < 16; k++) {
-        if (!isfinite(view_projection[k])) return fail(ARBOR_ERR_NONFINITE, "the view-projection matrix is not finite"), NULL;
-    }
-    uint32_t n = arbor_scene_cull(sc->scene, planes, 6, sc->visible_handles, sc->visible_cap, &cs);
+    uint32_t n = 0;
+    arbor_result r = arbor_scene_cull(sc->scene, planes, 6, sc->visible_handles, sc->visible_cap, &n, &cs);
+    if (r != ARBOR_OK) return fail_last(r), NULL;
     for (uint32_t k = 0; k < n && k < sc->visible_cap; k++) sc->visible[k] = index_of(sc, sc->visible_handles[k]);
     stats[0] = cs.box_tests;
     stats[1] = n < sc->visible_cap ? n : sc->visible_cap;
@@ -386,7 +379,7 @@ AW_API arbor_clip *aw_clip(aw_scene *sc, uint32_t i) {
 }
 
 AW_API double aw_clip_duration(const arbor_clip *clip) { return arbor_clip_duration(clip); }
-AW_API void aw_clip_dispose(arbor_clip *clip) { arbor_clip_free(clip); }
+AW_API void aw_clip_dispose(arbor_clip *clip) { arbor_clip_destroy(clip); }
 
 /* A player of clip on the scene's nodes (the file's nodes are the clip's rig). */
 AW_API arbor_player *aw_player(aw_scene *sc, const arbor_clip *clip) {
@@ -401,4 +394,4 @@ AW_API int aw_player_apply(arbor_player *p, double time, int loop) {
     return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
 }
 
-AW_API void aw_player_dispose(arbor_player *p) { arbor_player_free(p); }
+AW_API void aw_player_dispose(arbor_player *p) { arbor_player_destroy(p); }
