@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: bytes as a .gltf or .glb, loaded strictly and leniently, updated, its
- * animations played and its skins computed, saved as .glb and loaded back. A crash, a sanitizer
+ * animations played and its skins computed, its instances, visibility and levels of detail read,
+ * culled, gathered and edited, saved as .glb and loaded back. A crash, a sanitizer
  * report, a leak, a refused save of a scene that loaded, or a clip of a loaded file that cannot
  * be made or played is a bug. External URIs are refused (no base folder), so inputs touch no other file.
  */
@@ -60,6 +61,41 @@ static void play(arbor_scene *s, const arbor_gltf *doc) {
     arbor_skins_destroy(skins);
 }
 
+/* Instances, visibility and levels of detail: read, culled, gathered, animated, and edited (an
+   instance moved, a node hidden) so that the save writes them anew. */
+static void node_extensions(arbor_scene *s, const arbor_gltf *doc) {
+    const arbor_real plane[4] = { 1, 0, 0, 0 }, vp[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, -5, 0 };
+    uint32_t seen[8];
+    arbor_node visible[8];
+    float matrices[64 * 12];
+    arbor_instance_batch batches[8];
+    uint32_t batch_count;
+    for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); n.id; n = arbor_scene_next_node(s, n)) {
+        uint32_t count = arbor_node_instance_count(s, n);
+        arbor_real w[16];
+        for (uint32_t i = 0; i < count && i < 64; i++)
+            if (arbor_node_instance_world_matrix(s, n, i, w) != ARBOR_OK) abort();
+        arbor_node_cull_instances(s, n, plane, 1, seen, 8, NULL);
+        if (count <= 64) arbor_scene_gather_instances(s, &n, 1, ARBOR_LAYOUT_MAT3X4, matrices, batches, 8, &batch_count);
+        (void)arbor_node_effectively_visible(s, n);
+        if (count && arbor_node_set_instance(s, n, 0, &(arbor_trs){ { 1, 2, 3 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }) != ARBOR_OK)
+            abort();
+    }
+    arbor_scene_cull(s, plane, 1, visible, 8, NULL);
+    arbor_gltf_counts counts;
+    arbor_gltf_counts_get(doc, &counts);
+    for (uint32_t a = 0; a < counts.animations && a < 8; a++) arbor_gltf_apply_visibility(doc, a, 0.5, true);
+    for (uint32_t g = 0; g < arbor_gltf_lod_count(doc) && g < 8; g++) {
+        arbor_node levels[8];
+        arbor_real coverage[8];
+        bool has;
+        uint32_t n = arbor_gltf_lod_group(doc, g, levels, coverage, 8, &has);
+        arbor_lod_pick(s, levels, has ? coverage : NULL, n < 8 ? n : 8, vp);
+    }
+    arbor_node first = arbor_scene_first_root(s);
+    if (first.id) arbor_node_set_visible(s, first, false);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int lenient = 0; lenient < 2; lenient++) {
         arbor_scene *s = NULL;
@@ -74,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (arbor_node_world_matrix(s, n, w) != ARBOR_OK) abort();
             }
             play(s, doc);
+            node_extensions(s, doc);
             arbor_result saved = arbor_gltf_save(s, doc, out_path());
             if (saved != ARBOR_OK && saved != ARBOR_ERR_IO) {
                 fprintf(stderr, "a loaded scene was not saved: %s\n", arbor_last_error());
@@ -87,6 +124,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 if (arbor_gltf_load(again, out_path(), NULL, &doc2) != ARBOR_OK ||
                     arbor_scene_node_count(again) != arbor_scene_node_count(s)) {
                     fprintf(stderr, "what arbor wrote does not load back: %s\n", arbor_last_error());
+                    abort();
+                }
+                /* with as many hidden and instanced nodes */
+                if (arbor_scene_hidden_count(again) != arbor_scene_hidden_count(s) ||
+                    arbor_scene_instanced_count(again, NULL) != arbor_scene_instanced_count(s, NULL)) {
+                    fprintf(stderr, "what arbor wrote lost visibility or instances\n");
                     abort();
                 }
                 arbor_gltf_destroy(doc2);

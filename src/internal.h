@@ -72,13 +72,15 @@ typedef struct arbor__storage { void *raw; size_t size; } arbor__storage;
 #define ARBOR__STORAGE_ARRAYS 18
 
 /* What a node carries besides its transform (scene/attach.c); few nodes have one. */
-enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4 };
+enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4, ARBOR__HAS_HIDDEN = 8 /* own visibility off */ };
 typedef struct arbor__attachment {
     void *user;              /* the caller's pointer */
     int32_t mesh;            /* -1: none */
     uint32_t has;            /* ARBOR__HAS_* */
     uint32_t next_free;      /* free list of records */
     uint32_t foreign;        /* 1 + index of the node's foreign parent (edit/foreign.c), 0: none */
+    uint32_t instances;      /* 1 + index of the node's instance set (bounds/node_instances.c), 0:
+                                none; like foreign, it stays with the node when records swap */
     arbor_real bounds[6];    /* local min, max */
     arbor_camera camera;
     arbor_light light;
@@ -102,6 +104,33 @@ typedef struct arbor__subtree_boxes {
     arbor__subtree_box *entry;  /* NULL until first needed */
     uint32_t capacity;          /* entries */
 } arbor__subtree_boxes;
+
+/* A node's GPU instances (bounds/node_instances.c): each drawn at W_node * T * R * S. */
+typedef struct arbor__instance_set {
+    arbor_real *trs;       /* ARBOR__TRS per instance, rotations unit */
+    arbor_real *world;     /* 12 per instance (affine): W_node * L_i, as of `version` */
+    uint64_t version;      /* the node's world version `world` was computed for; 0: none */
+    uint32_t count;
+    uint32_t dirty_lo, dirty_hi; /* instances written since (an empty range when lo >= hi) */
+    uint32_t next_free;    /* free list of sets */
+    bool edited;           /* written since arbor__instances_loaded (a glTF save writes it anew) */
+} arbor__instance_set;
+typedef struct arbor__instance_sets {
+    arbor__instance_set *items;
+    uint32_t cap, end, free_head;
+} arbor__instance_sets;
+
+/* Effective visibility (scene/visibility.c): per slot, whether the node or an ancestor is
+   hidden, cached. An entry is current when VIS_CURRENT is set; a change of a node's own
+   visibility or of its link makes its subtree's entries out of date (pushed down through
+   current ones only). Invariant: a current entry has only current ancestors. Allocated at the
+   first query of a scene with a hidden node, grown at the next query after the storage grew
+   (slots past `capacity` count as out of date); relayout forgets every entry. */
+enum { ARBOR__VIS_HIDDEN = 1, ARBOR__VIS_CURRENT = 2 };
+typedef struct arbor__visibility {
+    uint8_t *entry;
+    uint32_t capacity;
+} arbor__visibility;
 
 struct arbor_scene {
     arbor__nodes n;
@@ -140,6 +169,9 @@ struct arbor_scene {
     void *instance_table;           /* arbor_scene_gather_instances' hash table, kept warm */
     uint32_t instance_table_cap;    /* its entries (a power of two, or 0) */
     uint32_t instance_stamp;        /* entries of other stamps are free (no clearing per call) */
+    uint32_t hidden;                /* nodes (live or held) whose own visibility is off */
+    arbor__visibility visibility;
+    arbor__instance_sets instance_sets;
 };
 
 /* TRS layout inside n.trs. */
@@ -236,6 +268,46 @@ static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
 void arbor__bounds_stale(arbor_scene *s, uint32_t slot);
 /* Frees the subtree boxes and the instancing table. */
 void arbor__bounds_free(arbor_scene *s);
+
+/* ---- node instances (bounds/node_instances.c) ---- */
+/* The node's instance set, or NULL when it has none. */
+static inline arbor__instance_set *arbor__instances_of(const arbor_scene *s, uint32_t slot) {
+    uint32_t a = s->n.attachment[slot], i = a ? s->attachments[a].instances : 0;
+    return i ? &s->instance_sets.items[i - 1] : NULL;
+}
+/* Instance i's world matrix (affine) computed from slot's current world matrix. */
+void arbor__instance_world(const arbor_scene *s, uint32_t slot, const arbor__instance_set *set, uint32_t i,
+                           arbor_real out[12]);
+/* A new set of `count` checked instances (arbor_node_set_instances' rules): *index (0 for
+   count 0); nothing made on failure. */
+arbor_result arbor__instances_make(arbor_scene *s, const arbor_trs *instances, uint32_t count, uint32_t *index,
+                                   const char *fn);
+/* Exchanges slot's set with set *index (0: none); false when out of memory (nothing changed). */
+bool arbor__instances_swap(arbor_scene *s, uint32_t slot, uint32_t *index);
+/* Bytes a set holds. */
+size_t arbor__instances_bytes(const arbor_scene *s, uint32_t index);
+/* Frees set `index` (1-based, as in arbor__attachment.instances). */
+void arbor__instances_release(arbor_scene *s, uint32_t index);
+/* A copy of src's set `index` in dst: its index, 0 when out of memory. */
+uint32_t arbor__instances_copy(arbor_scene *dst, const arbor_scene *src, uint32_t index);
+/* Frees every set of a scene being destroyed. */
+void arbor__instances_free(arbor_scene *s);
+
+/* ---- visibility (scene/visibility.c) ---- */
+/* slot's own visibility or link changed: its subtree's effective visibility is out of date. */
+void arbor__visibility_stale(arbor_scene *s, uint32_t slot);
+static inline void arbor__visibility_moved(arbor_scene *s, uint32_t slot) {
+    if (s->visibility.entry) arbor__visibility_stale(s, slot);
+}
+/* Frees the cache of a scene being destroyed. */
+void arbor__visibility_free(arbor_scene *s);
+/* True when slot or an ancestor is hidden. O(1) when nothing changed since the last answer. */
+bool arbor__hidden(arbor_scene *s, uint32_t slot);
+/* True when the node's own visibility is off. */
+static inline bool arbor__own_hidden(const arbor_scene *s, uint32_t slot) {
+    uint32_t a = s->n.attachment[slot];
+    return a && (s->attachments[a].has & ARBOR__HAS_HIDDEN);
+}
 
 /* ---- world (scene/world.c) ---- */
 /* Marks slot's world matrix out of date, and with it its descendants' (stopping at nodes

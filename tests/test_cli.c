@@ -196,12 +196,24 @@ static void check_dump(const char *path) {
     uint32_t count = arbor_gltf_node_count(l.doc);
     assert_int_equal(json_array_size(nodes), count);
     for (uint32_t i = 0; i < count; i++) {
-        static const char *const node_keys[] = { "index", "name", "parent", "children", "local", "world" };
+        static const char *const node_keys[] = { "index", "name", "parent", "children", "local", "world", "visible",
+                                                 "instances" };
         char what[PATH_MAX + 32];
         snprintf(what, sizeof what, "%s: node %u", path, i);
         json_t *node = json_array_get(nodes, i);
         arbor_node n = arbor_gltf_node(l.doc, i);
-        assert_keys(node, node_keys, 6, what);
+        uint32_t instances = arbor_node_instance_count(l.s, n);
+        assert_int_equal(json_object_size(node), instances ? 8 : 7);
+        assert_keys(node, node_keys, instances ? 8 : 7, what);
+        assert_int_equal(json_is_true(json_object_get(node, "visible")), arbor_node_effectively_visible(l.s, n));
+        assert_true(json_is_boolean(json_object_get(node, "visible")));
+        json_t *listed = json_object_get(node, "instances");
+        assert_int_equal(json_array_size(listed), instances);
+        for (uint32_t k = 0; k < instances; k++) {
+            arbor_real m[16];
+            ASSERT_OK(arbor_node_instance_world_matrix(l.s, n, k, m));
+            assert_matrix_field(json_array_get(listed, k), m, what);
+        }
         assert_int_equal(json_integer_value(json_object_get(node, "index")), i);
         const char *name = arbor_node_name(l.s, n);
         if (name) assert_string_equal(json_string_value(json_object_get(node, "name")), name);
@@ -232,6 +244,14 @@ static void test_dump_json(void **state) {
     if (!count) print_message("no samples in %s: only the example was dumped\n", SAMPLES_DIR);
     for (int i = 0; i < count; i++) check_dump(paths[i]);
     free_samples(paths, names, count);
+    /* a hidden subtree and instanced nodes (../shared/gltf/extensions) */
+    static const char *const extended[] = { ARBOR_SHARED_DIR "/gltf/extensions/visibility_BowShooting/BowShooting.glb",
+                                            ARBOR_SHARED_DIR "/gltf/extensions/instancing_teapots_galore/teapots_galore.gltf" };
+    for (size_t i = 0; i < sizeof extended / sizeof *extended; i++) {
+        struct stat st;
+        if (stat(extended[i], &st) == 0) check_dump(extended[i]);
+        else if (getenv("CI") && !strcmp(getenv("CI"), "true")) fail_msg("%s is absent", extended[i]);
+    }
 }
 
 /* A chain a million nodes deep dumps, streamed: one line per node, the last one a million up. */

@@ -186,6 +186,26 @@ static void setup_load(arbor_scene *s, fault_case *c) {
     if (!arbor_node_is_none(gone)) ASSERT_OK(arbor_node_destroy(s, gone)); /* the remap too */
 }
 
+/* setup_small with instances on "mirror" and "second root" hidden. */
+static void setup_instanced(arbor_scene *s, fault_case *c) {
+    setup_small(s, c);
+    const arbor_trs three[3] = {{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}, {{2, 0, 0}, {0, 1, 0, 1}, {1, 2, 1}},
+                                {{0, 0, 3}, {0, 0, 0, 1}, {-1, 1, 1}}};
+    ASSERT_OK(arbor_node_set_instances(s, c->h[2], three, 3));
+    ASSERT_OK(arbor_node_set_visible(s, c->h[5], false));
+}
+
+/* setup_load with an instance moved on the file's instanced nodes: a save writes them anew. */
+static void setup_load_edited(arbor_scene *s, fault_case *c) {
+    setup_load(s, c);
+    const arbor_trs moved = {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}};
+    for (uint32_t i = 0; i < arbor_gltf_node_count(c->doc); i++) {
+        arbor_node n = arbor_gltf_node(c->doc, i);
+        if (arbor_node_instance_count(s, n)) ASSERT_OK(arbor_node_set_instance(s, n, 0, &moved));
+        else if (!arbor_node_is_none(n) && i % 3 == 0) ASSERT_OK(arbor_node_set_visible(s, n, false));
+    }
+}
+
 /* ---- operations that allocate ---- */
 
 static arbor_result op_create_root(arbor_scene *s, fault_case *c) {
@@ -210,6 +230,13 @@ static arbor_result op_set_user(arbor_scene *s, fault_case *c) {
 }
 
 static arbor_result op_set_mesh(arbor_scene *s, fault_case *c) { return arbor_node_set_mesh(s, c->h[3], 9); }
+
+static const arbor_trs g_five[5] = {{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}, {{1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+                                    {{2, 0, 0}, {1, 0, 0, 1}, {1, 1, 1}}, {{3, 0, 0}, {0, 0, 0, 1}, {2, 2, 2}},
+                                    {{4, 0, 0}, {0, 0, 0, 1}, {1, -1, 1}}};
+static arbor_result op_set_instances(arbor_scene *s, fault_case *c) { return arbor_node_set_instances(s, c->h[4], g_five, 5); }
+static arbor_result op_replace_instances(arbor_scene *s, fault_case *c) { return arbor_node_set_instances(s, c->h[2], g_five, 5); }
+static arbor_result op_set_visible(arbor_scene *s, fault_case *c) { return arbor_node_set_visible(s, c->h[4], false); }
 
 static arbor_result op_set_bounds(arbor_scene *s, fault_case *c) {
     return arbor_node_set_bounds(s, c->h[4], V3(0, 0, 0), V3(1, 1, 1));
@@ -310,6 +337,17 @@ static arbor_result op_journal_set_camera(arbor_scene *s, fault_case *c) {
 static arbor_result op_journal_clone(arbor_scene *s, fault_case *c) {
     arbor_node copy;
     return arbor_journal_clone(arbor_scene_journal(s), s, c->h[0], c->h[6], &copy);
+}
+
+static arbor_result op_journal_set_instances(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_instances(arbor_scene_journal(s), c->h[6], g_five, 5);
+}
+static arbor_result op_journal_set_visible(arbor_scene *s, fault_case *c) {
+    return arbor_journal_set_visible(arbor_scene_journal(s), c->h[6], false);
+}
+static arbor_result op_clone_top(arbor_scene *s, fault_case *c) {
+    arbor_node out;
+    return arbor_node_clone(s, c->h[0], ARBOR_NONE, &out);
 }
 
 static arbor_journal *journal_of(arbor_scene *s, fault_case *c) {
@@ -704,6 +742,12 @@ static void test_edits(void **state) {
         {"arbor_node_subtree_bounds (the first: its table)", setup_boxes, op_subtree_bounds},
         {"arbor_scene_cull (the first: its table)", setup_boxes, op_cull},
         {"arbor_scene_gather_instances (the first: its table)", setup_boxes, op_gather_instances},
+        {"arbor_node_set_instances", setup_small, op_set_instances},
+        {"arbor_node_set_instances (replacing)", setup_instanced, op_replace_instances},
+        {"arbor_node_set_visible", setup_instanced, op_set_visible},
+        {"arbor_node_clone (instances, hidden)", setup_instanced, op_clone_top},
+        {"arbor_journal_set_instances", setup_journal, op_journal_set_instances},
+        {"arbor_journal_set_visible", setup_journal, op_journal_set_visible},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         fault_case c = {.name = cases[i].name, .setup = cases[i].setup, .op = cases[i].op, .allocates = true, .options = ARBOR_GLTF_OPTIONS_DEFAULT};
@@ -757,6 +801,36 @@ static void test_gltf_samples(void **state) {
     free_samples(paths, names, count);
 }
 
+/* Files of ../shared/gltf/extensions: instances, visibility, levels of detail, loaded, and saved
+   as loaded and edited. */
+static void test_gltf_extensions(void **state) {
+    (void)state;
+    static const char *const files[] = {"instancing_teapots_galore/teapots_galore.gltf",
+                                        "visibility_BowShooting/BowShooting.glb", "lod_Torus/Torus.gltf"};
+    make_dir(OUT_DIR);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char in[PATH_MAX], name[160], out[PATH_MAX];
+        snprintf(in, sizeof in, "%s/gltf/extensions/%s", ARBOR_SHARED_DIR, files[i]);
+        struct stat st;
+        if (stat(in, &st) != 0) {
+            if (getenv("CI") && !strcmp(getenv("CI"), "true")) fail_msg("%s is absent", in);
+            print_message("skipped: %s is absent\n", in);
+            continue;
+        }
+        snprintf(name, sizeof name, "arbor_gltf_load %s", files[i]);
+        fault_case load = {.name = name, .setup = setup_small, .op = op_load, .allocates = true, .in = in};
+        sweep(&load);
+        for (int variant = 0; variant < 4; variant++) {
+            bool glb = variant & 1, edited = variant & 2;
+            snprintf(name, sizeof name, "arbor_gltf_save %s%s%s", files[i], edited ? " edited" : "", glb ? ".glb" : ".gltf");
+            snprintf(out, sizeof out, "%s/ext%zu%s%s", OUT_DIR, i, edited ? "_edited" : "", glb ? ".glb" : ".gltf");
+            fault_case save = {.name = name, .setup = edited ? setup_load_edited : setup_load, .op = op_save,
+                               .allocates = true, .in = in, .out = out};
+            sweep(&save);
+        }
+    }
+}
+
 int main(void) {
     test_check_real_size();
     /* Before any JSON exists: jansson's blocks are then all ours, and all freed through us. */
@@ -767,6 +841,7 @@ int main(void) {
         cmocka_unit_test(test_edits),
         cmocka_unit_test(test_gltf_memory),
         cmocka_unit_test(test_gltf_samples),
+        cmocka_unit_test(test_gltf_extensions),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("faults: %llu operations, %llu faults injected and survived\n", (unsigned long long)g_operations,

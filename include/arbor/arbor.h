@@ -9,6 +9,7 @@
  * - scene.h    scenes, nodes, the hierarchy, world matrices, batch update, stats
  * - view.h     frames, cameras and lights on nodes
  * - bounds.h   meshes and local bounds on nodes, boxes up the tree, culling, instancing
+ * - instances.h a node drawn many times, node visibility, levels of detail
  * - parallel.h bulk writes, the parallel update, executors and a small thread pool
  * - edit.h     the journal (undo, redo, groups), clones, foreign parents, change lists
  * - anim.h     keyframe clips playing on nodes, blends, joint matrices of skins
@@ -61,6 +62,7 @@
 #include "arbor/scene.h"
 #include "arbor/view.h"
 #include "arbor/bounds.h"
+#include "arbor/instances.h"
 #include "arbor/parallel.h"
 #include "arbor/edit.h"
 #include "arbor/anim.h"

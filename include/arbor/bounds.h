@@ -84,6 +84,8 @@ typedef struct arbor_cull_stats {
    child's subtree in order. A node with no bounded descendants is decided by its subtree test
    alone (a leaf is tested once); what has no bounds costs no test. A box that straddles counts
    as visible. The visible set is exactly that of testing every node's world box on its own.
+   Hidden nodes and their subtrees are left out, and a node with instances is seen when one of
+   its instances is (its box straddling: tested one by one; instances.h).
    *stats (may be NULL) is overwritten: box_tests counts box-against-planes tests.
 
    Refused, with *count 0 and nothing written: a NULL scene or count, NULL planes with
@@ -119,10 +121,12 @@ typedef struct arbor_instance_batch {
    a GPU instance buffer, grouped by (mesh, mirrored): one batch per group, batches in order of
    their first node in `nodes`, nodes in input order inside a batch, the batches' instances one
    after another in `matrices` (first and count are instance indices). Mirrored nodes get
-   batches of their own (their triangles' winding is reversed). Nodes without a mesh are skipped; a node listed
-   twice is drawn twice. matrices must hold 16 (MAT4) or 12 (MAT3X4) floats for every listed
-   node that carries a mesh; batches holds batch_cap entries; *batch_count is the number of
-   batches.
+   batches of their own (their triangles' winding is reversed). Nodes without a mesh, or hidden
+   (themselves or an ancestor), are skipped; a node with instances (instances.h) gives one
+   matrix per instance, in instance order, each batched by its own determinant; a node listed
+   twice is drawn twice. matrices must hold 16 (MAT4) or 12 (MAT3X4) floats for every matrix
+   (each listed node that carries a mesh, or each of its instances); batches holds batch_cap
+   entries; *batch_count is the number of batches.
    Refused, with nothing written: a NULL scene or batch_count, NULL nodes with count > 0 or
    batches with batch_cap > 0, NULL matrices with instances to write, an unknown layout
    (ARBOR_ERR_INVALID_ARGUMENT); a dead or ARBOR_NONE node in the list (ARBOR_ERR_DEAD_NODE,

@@ -43,6 +43,7 @@
 #define ARBOR_EDIT_H
 
 #include "arbor/bounds.h"
+#include "arbor/instances.h"
 #include "arbor/scene.h"
 #include "arbor/view.h"
 
@@ -106,6 +107,11 @@ ARBOR_API arbor_result arbor_journal_set_bounds(arbor_journal *j, arbor_node n, 
                                                 const arbor_real max[3]);
 ARBOR_API arbor_result arbor_journal_set_camera(arbor_journal *j, arbor_node n, const arbor_camera *camera);
 ARBOR_API arbor_result arbor_journal_set_light(arbor_journal *j, arbor_node n, const arbor_light *light);
+/* instances.h's writes: visibility, a node's instances, one instance. */
+ARBOR_API arbor_result arbor_journal_set_visible(arbor_journal *j, arbor_node n, bool visible);
+ARBOR_API arbor_result arbor_journal_set_instances(arbor_journal *j, arbor_node n, const arbor_trs *instances,
+                                                   uint32_t count);
+ARBOR_API arbor_result arbor_journal_set_instance(arbor_journal *j, arbor_node n, uint32_t i, const arbor_trs *trs);
 
 /* Groups: edits between begin and commit make one step (none if they recorded nothing).
    Groups do not nest: begin while one is open is ARBOR_ERR_INVALID_ARGUMENT, and so are

@@ -34,13 +34,13 @@
  * - Required extensions (extensionsRequired) are honoured when arbor reads them or passes them
  *   through without a change to what it reads (nodes, scenes, skins, animations, cameras,
  *   lights, and the POSITION min and max behind mesh bounds): KHR_lights_punctual,
- *   KHR_animation_pointer, KHR_node_visibility, KHR_materials_*, KHR_texture_transform,
+ *   KHR_animation_pointer, KHR_node_visibility, EXT_mesh_gpu_instancing, KHR_materials_*, KHR_texture_transform,
  *   KHR_texture_basisu, EXT_texture_webp, EXT_texture_avif, KHR_xmp_json_ld,
  *   KHR_mesh_quantization (quantized POSITION min and max are dequantized for the bounds) and
  *   KHR_draco_mesh_compression (its accessors keep count, min and max). Any other required
- *   extension is refused with ARBOR_ERR_UNSUPPORTED, naming it: EXT_mesh_gpu_instancing (a node
- *   would stand for many instances), EXT_meshopt_compression (the buffer views of skins and
- *   animations may be compressed), and the ones arbor does not know. Used but not required,
+ *   extension is refused with ARBOR_ERR_UNSUPPORTED, naming it:
+ *   EXT_meshopt_compression (the buffer views of skins and animations may be compressed), and
+ *   the ones arbor does not know. Used but not required,
  *   any extension loads and passes through.
  * - URIs: a relative URI resolves from the file's folder (load_memory: from base_dir). One that
  *   leads outside it (an absolute path, "..", a scheme other than data:, a query, a symbolic
@@ -59,6 +59,16 @@
  *   matrix, the output fits the path and the keyframes); other pointers pass through unread.
  * - Animations are decoded at the load for arbor_gltf_clip (floats; normalized integers
  *   converted).
+ * - What extensions say about nodes (instances.h): EXT_mesh_gpu_instancing's TRANSLATION,
+ *   ROTATION and SCALE become the node's instances (accessors of one count: floats, normalized
+ *   byte or short rotations, byte or short translations and scales with KHR_mesh_quantization;
+ *   values finite, rotations unit); KHR_node_visibility's `visible` (a boolean) its own
+ *   visibility; MSFT_lod's `ids` (other nodes of the file) and extras.MSFT_screencoverage a level
+ *   of detail group (arbor_gltf_lod_group); KHR_animation_pointer channels on a node's
+ *   visibility (SCALAR unsigned bytes, STEP) are kept for arbor_gltf_apply_visibility. Saving
+ *   writes the visibility and instances as the scene holds them (instances unchanged since the
+ *   load keep the file's accessors, others get new float accessors in a buffer of their own),
+ *   and remaps MSFT_lod's node references (a destroyed level is dropped, with a warning).
  * - Lenient loads repair instead of refusing: a bad or second parent link is dropped (the first
  *   parent stays), a ring opens above its lowest node, a bad reference leaves the attachment
  *   off, a non-unit rotation is normalised, a matrix that is not a TRS stays unlocked. Broken
@@ -68,6 +78,7 @@
 #define ARBOR_GLTF_H
 
 #include "arbor/anim.h"
+#include "arbor/instances.h"
 #include "arbor/scene.h"
 
 #ifdef __cplusplus
@@ -191,6 +202,32 @@ ARBOR_API arbor_result arbor_gltf_clip(const arbor_gltf *doc, uint32_t animation
    NULL) gets how many were added. Refused: NULL arguments (ARBOR_ERR_INVALID_ARGUMENT), no
    memory (ARBOR_ERR_OUT_OF_MEMORY, and then nothing is added). */
 ARBOR_API arbor_result arbor_gltf_add_skins(const arbor_gltf *doc, arbor_skins *skins, uint32_t *added);
+
+/* ---- Levels of detail and animated visibility (instances.h) ------------------------------------ */
+
+/* MSFT_lod groups: how many the file has (one per node with MSFT_lod), and group `group`'s
+   levels, most detailed first (the node that holds the extension, then its `ids`), as handles
+   (ARBOR_NONE for nodes destroyed since) into levels and their MSFT_screencoverage values into
+   coverage (0 where *has_coverage is false: the file gives none), at most cap of each (either
+   may be NULL); returns the group's level count (0 for a group out of range). With
+   arbor_lod_pick, a renderer draws one level per group. */
+ARBOR_API uint32_t arbor_gltf_lod_count(const arbor_gltf *doc);
+ARBOR_API uint32_t arbor_gltf_lod_group(const arbor_gltf *doc, uint32_t group, arbor_node *levels, arbor_real *coverage,
+                                        uint32_t cap, bool *has_coverage);
+
+/* One level per MSFT_lod group for a camera: the level arbor_lod_pick chooses (view_projection
+   as arbor_camera_view_projection gives it) is shown, the group's other levels hidden (all of
+   them when none is chosen), so that culling, instancing and drawing take that one level
+   (instances.h). Returns the groups where a level is shown. May allocate (a node's first
+   hiding). */
+ARBOR_API uint32_t arbor_gltf_select_lods(const arbor_gltf *doc, const arbor_real view_projection[16]);
+
+/* Sets the own visibility of the nodes that animation `animation`'s KHR_animation_pointer
+   channels on "/nodes/N/extensions/KHR_node_visibility/visible" drive, to their value at `time`
+   (STEP: the last keyframe at or before it, the first before the first; loop: time taken modulo
+   the animation's duration). Returns how many nodes were written (0 for an index out of range
+   or a time that is not finite); destroyed nodes are passed over. */
+ARBOR_API uint32_t arbor_gltf_apply_visibility(const arbor_gltf *doc, uint32_t animation, double time, bool loop);
 
 #ifdef __cplusplus
 }

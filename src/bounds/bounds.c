@@ -68,13 +68,8 @@ static inline void box_union(arbor_real box[6], const arbor_real other[6]) {
     }
 }
 
-void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]) {
-    const arbor__attachment *a = arbor__attachment_of(s, slot);
-    if (!a || !(a->has & ARBOR__HAS_BOUNDS)) {
-        box_clear(out);
-        return;
-    }
-    const arbor_real *w = s->n.world + (size_t)slot * 12, *lo = a->bounds, *hi = a->bounds + 3;
+void arbor__box_through(const arbor_real w[12], const arbor_real local[6], arbor_real out[6]) {
+    const arbor_real *lo = local, *hi = local + 3;
     for (int r = 0; r < 3; r++) {
         arbor_real min = w[ARBOR__AT(r, 3)], max = w[ARBOR__AT(r, 3)];
         for (int c = 0; c < 3; c++) {
@@ -85,6 +80,18 @@ void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]
         out[r] = min;
         out[3 + r] = max;
     }
+}
+
+void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]) {
+    const arbor__attachment *a = arbor__attachment_of(s, slot);
+    if (!a || !(a->has & ARBOR__HAS_BOUNDS)) {
+        box_clear(out);
+        return;
+    }
+    if (a->instances)
+        arbor__instances_world_box(s, slot, &s->instance_sets.items[a->instances - 1], a->bounds, out);
+    else
+        arbor__box_through(s->n.world + (size_t)slot * 12, a->bounds, out);
 }
 
 /* ---- the subtree table ------------------------------------------------------------------------ */

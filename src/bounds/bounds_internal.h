@@ -8,10 +8,20 @@
 
 static inline bool arbor__box_empty(const arbor_real box[6]) { return !(box[0] <= box[3]); }
 
-/* The node's own box in world space, empty when it has none. slot's world matrix must be
-   current. The same bits as the min and max of its eight corners transformed (each term of
+/* The node's own box in world space, empty when it has none (with instances: the union of
+   theirs, instances.h). slot's world matrix must be current. The same bits as the min and max of its eight corners transformed (each term of
    the sum is taken at its own extreme, and rounding keeps order). */
 void arbor__own_world_box(const arbor_scene *s, uint32_t slot, arbor_real out[6]);
+
+/* The box of local (min 3, max 3) through the affine w: the min and max of its eight corners. */
+void arbor__box_through(const arbor_real w[12], const arbor_real local[6], arbor_real out[6]);
+
+/* The union of local through each instance's world matrix (slot's world matrix current). */
+void arbor__instances_world_box(const arbor_scene *s, uint32_t slot, const arbor__instance_set *set,
+                                const arbor_real local[6], arbor_real out[6]);
+
+/* The set's instance world matrices (12 each), brought up to date. */
+const arbor_real *arbor__instance_worlds(arbor_scene *s, uint32_t slot, arbor__instance_set *set);
 
 /* True when the node carries a local box. */
 static inline bool arbor__has_bounds(const arbor_scene *s, uint32_t slot) {

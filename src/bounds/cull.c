@@ -44,12 +44,12 @@ static inline void emit(const arbor_scene *s, cull_out *o, uint32_t slot) {
 }
 
 /* Every node with bounds in top's subtree (accepted whole), in pre-order; subtrees without
-   bounds are skipped. */
+   bounds, and hidden ones (instances.h), are skipped. */
 static void emit_subtree(const arbor_scene *s, uint32_t top, cull_out *o) {
     const arbor__subtree_box *entry = s->boxes.entry;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
     for (uint32_t n = top; n;) {
-        bool open = !arbor__box_empty(entry[n].box);
+        bool open = !arbor__box_empty(entry[n].box) && !(s->hidden && arbor__own_hidden(s, n));
         if (open && arbor__has_bounds(s, n)) emit(s, o, n);
         n = arbor__next_in_subtree(s, top, n, open);
         if (++steps > limit) {
@@ -64,6 +64,67 @@ static bool bounded_below(const arbor_scene *s, uint32_t slot) {
     for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c])
         if (!arbor__box_empty(s->boxes.entry[c].box)) return true;
     return false;
+}
+
+/* The box of instance i of slot's set. */
+static void instance_box(arbor_scene *s, uint32_t slot, const arbor_real *worlds, uint32_t i, arbor_real box[6]) {
+    arbor__box_through(worlds + (size_t)i * 12, arbor__attachment_of(s, slot)->bounds, box);
+}
+
+/* True when one of slot's instances is not outside, testing them in order up to it. */
+static bool instances_seen(arbor_scene *s, uint32_t slot, arbor__instance_set *set, const arbor_real *planes,
+                           uint32_t plane_count, arbor_cull_stats *stats) {
+    const arbor_real *worlds = arbor__instance_worlds(s, slot, set);
+    for (uint32_t i = 0; i < set->count; i++) {
+        arbor_real box[6];
+        instance_box(s, slot, worlds, i, box);
+        stats->box_tests++;
+        if (classify(box, planes, plane_count) != OUTSIDE) return true;
+    }
+    return false;
+}
+
+/* ARBOR_OK when the planes are usable: no NULL where some are needed, all finite. */
+static arbor_result planes_ok(const arbor_real *planes, uint32_t plane_count, const char *fn) {
+    if (plane_count && !planes) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "planes is NULL with plane_count > 0");
+    if (!arbor__all_finite(planes, 4 * (size_t)plane_count))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the planes hold a NaN or infinity");
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_cull_instances(arbor_scene *s, arbor_node n, const arbor_real *planes, uint32_t plane_count,
+                                       uint32_t *out, uint32_t cap, uint32_t *count, arbor_cull_stats *stats) {
+    static const char *const fn = "arbor_node_cull_instances";
+    arbor_cull_stats st = {0};
+    if (stats) *stats = st;
+    if (count) *count = 0;
+    arbor_result r = ARBOR_OK;
+    if (!s || (cap && !out) || !count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene, count and out (when cap > 0) are required");
+    uint32_t slot = arbor__require(s, n, fn, &r);
+    if (!slot) return r;
+    if ((r = planes_ok(planes, plane_count, fn))) return r;
+    arbor__instance_set *set = arbor__instances_of(s, slot);
+    if (!set || !arbor__has_bounds(s, slot) || arbor__hidden(s, slot)) return ARBOR_OK;
+    arbor_real group[6];
+    arbor__resolve(s, slot);
+    arbor__own_world_box(s, slot, group);
+    st.box_tests++;
+    side where = classify(group, planes, plane_count);
+    const arbor_real *worlds = where == STRADDLES ? arbor__instance_worlds(s, slot, set) : NULL;
+    for (uint32_t i = 0; i < set->count && where != OUTSIDE; i++) {
+        if (worlds) {
+            arbor_real box[6];
+            instance_box(s, slot, worlds, i, box);
+            st.box_tests++;
+            if (classify(box, planes, plane_count) == OUTSIDE) continue;
+        }
+        if (st.visible < cap) out[st.visible] = i;
+        st.visible++;
+    }
+    if (stats) *stats = st;
+    *count = st.visible;
+    return ARBOR_OK;
 }
 
 arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t plane_count, arbor_node *out,
@@ -87,7 +148,7 @@ arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t
     steps = 0;
     for (uint32_t n = s->first_root; n;) {
         bool open = false;
-        if (!arbor__box_empty(entry[n].box)) {
+        if (!arbor__box_empty(entry[n].box) && !(s->hidden && arbor__own_hidden(s, n))) {
             o.stats.box_tests++;
             side where = classify(entry[n].box, planes, plane_count);
             if (where == INSIDE) {
@@ -96,15 +157,18 @@ arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t
                 open = true;
                 if (arbor__has_bounds(s, n)) {
                     /* Its own box decides it, unless the subtree test already did (no bounds below). */
-                    bool seen = true;
+                    side own_side = STRADDLES;
                     if (bounded_below(s, n)) {
                         arbor_real own[6];
                         arbor__resolve(s, n); /* current already: a flag check */
                         arbor__own_world_box(s, n, own);
                         o.stats.box_tests++;
-                        seen = classify(own, planes, plane_count) != OUTSIDE;
+                        own_side = classify(own, planes, plane_count);
                     }
-                    if (seen) emit(s, &o, n);
+                    /* A straddling group of instances is seen when one of them is. */
+                    arbor__instance_set *set = own_side == STRADDLES ? arbor__instances_of(s, n) : NULL;
+                    if (set) own_side = instances_seen(s, n, set, planes, plane_count, &o.stats) ? STRADDLES : OUTSIDE;
+                    if (own_side != OUTSIDE) emit(s, &o, n);
                 }
             }
         }

@@ -50,13 +50,28 @@ static bool table_room(arbor_scene *s, uint32_t groups) {
     return true;
 }
 
-/* As arbor_node_world_is_mirrored; slot's world matrix current. */
-static uint32_t mirrored(const arbor_scene *s, uint32_t slot) { return arbor__affine_det3(s->n.world + (size_t)slot * 12) < 0; }
+/* As arbor_node_world_is_mirrored, of an affine world matrix. */
+static uint32_t mirrored(const arbor_real *w) { return arbor__affine_det3(w) < 0; }
 
-/* Writes slot's world matrix as instance `index` of `matrices`. */
-static void write_matrix(const arbor_scene *s, uint32_t slot, arbor_matrix_layout layout, float *matrices,
-                         uint32_t index) {
-    const arbor_real *w = s->n.world + (size_t)slot * 12;
+/* What a listed node draws: its world matrix, or its instances' (instances.h); none when it is
+   hidden or carries no mesh. Sets *count and returns the first matrix (12 reals each). */
+static const arbor_real *drawn(arbor_scene *s, uint32_t slot, int32_t *mesh, uint32_t *count) {
+    const arbor__attachment *a = arbor__attachment_of(s, slot);
+    *count = 0;
+    if (!a || a->mesh < 0 || (s->hidden && arbor__hidden(s, slot))) return NULL;
+    *mesh = a->mesh;
+    arbor__instance_set *set = arbor__instances_of(s, slot);
+    if (set) {
+        *count = set->count;
+        return arbor__instance_worlds(s, slot, set);
+    }
+    arbor__resolve(s, slot);
+    *count = 1;
+    return s->n.world + (size_t)slot * 12;
+}
+
+/* Writes the affine w as instance `index` of `matrices`. */
+static void write_matrix(const arbor_real *w, arbor_matrix_layout layout, float *matrices, uint32_t index) {
     if (layout == ARBOR_LAYOUT_MAT4) {
         float *m = matrices + (size_t)index * 16;
         for (int c = 0; c < 4; c++) {
@@ -92,16 +107,17 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
     }
     uint32_t groups = 0, instances = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(s, nodes[i]);
-        const arbor__attachment *a = arbor__attachment_of(s, slot);
-        if (!a || a->mesh < 0) continue;
-        if (!table_room(s, groups + 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory to group %u meshes", groups + 1);
-        arbor__resolve(s, slot);
-        uint32_t mirror = mirrored(s, slot);
-        arbor__instance_group *e = find(s, a->mesh, mirror);
-        if (e->stamp != s->instance_stamp) *e = (arbor__instance_group){ s->instance_stamp, a->mesh, mirror, groups++, 0 };
-        e->count++;
-        instances++;
+        int32_t mesh;
+        uint32_t drawn_count;
+        const arbor_real *w = drawn(s, arbor__slot(s, nodes[i]), &mesh, &drawn_count);
+        for (uint32_t k = 0; k < drawn_count; k++) {
+            if (!table_room(s, groups + 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory to group %u meshes", groups + 1);
+            uint32_t mirror = mirrored(w + (size_t)k * 12);
+            arbor__instance_group *e = find(s, mesh, mirror);
+            if (e->stamp != s->instance_stamp) *e = (arbor__instance_group){ s->instance_stamp, mesh, mirror, groups++, 0 };
+            e->count++;
+            instances++;
+        }
     }
     *batch_count = groups;
     if (groups > batch_cap)
@@ -111,18 +127,20 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
     /* Pass 2: a batch is written where its group is first met, each matrix in its batch. */
     uint32_t first = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(s, nodes[i]);
-        const arbor__attachment *a = arbor__attachment_of(s, slot);
-        if (!a || a->mesh < 0) continue;
-        uint32_t mirror = mirrored(s, slot);
-        arbor__instance_group *e = find(s, a->mesh, mirror);
-        arbor_instance_batch *b = &batches[e->batch];
-        if (e->mirrored < 2) {
-            *b = (arbor_instance_batch){ .mesh = a->mesh, .mirrored = mirror, .first = first, .count = 0 };
-            first += e->count;
-            e->mirrored += 2;
+        int32_t mesh;
+        uint32_t drawn_count;
+        const arbor_real *w = drawn(s, arbor__slot(s, nodes[i]), &mesh, &drawn_count);
+        for (uint32_t k = 0; k < drawn_count; k++) {
+            uint32_t mirror = mirrored(w + (size_t)k * 12);
+            arbor__instance_group *e = find(s, mesh, mirror);
+            arbor_instance_batch *b = &batches[e->batch];
+            if (e->mirrored < 2) {
+                *b = (arbor_instance_batch){ .mesh = mesh, .mirrored = mirror, .first = first, .count = 0 };
+                first += e->count;
+                e->mirrored += 2;
+            }
+            write_matrix(w + (size_t)k * 12, layout, matrices, b->first + b->count++);
         }
-        write_matrix(s, slot, layout, matrices, b->first + b->count++);
     }
     return ARBOR_OK;
 }

@@ -6,7 +6,7 @@
 #include "internal.h"
 
 /* Copies source node `from` of src as the last child of `parent` in dst (0: a root); 0 when out
-   of memory for its name (nothing made). */
+   of memory for its name or instances (nothing made). */
 static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t from, uint32_t parent) {
     arbor_node made;
     arbor_node_desc desc = { .name = src->n.name[from], .parent = arbor__handle(dst, parent) };
@@ -22,10 +22,15 @@ static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t fro
     const arbor__attachment *a = arbor__attachment_of(src, from);
     if (a) {
         arbor__attachment copy = *a;
-        arbor__attachment *b = arbor__attachment_writable(dst, to); /* reserved: cannot fail */
         copy.foreign = copy.next_free = 0;
+        if (copy.instances && !(copy.instances = arbor__instances_copy(dst, src, a->instances))) {
+            arbor_node_destroy(dst, made);
+            return 0;
+        }
+        arbor__attachment *b = arbor__attachment_writable(dst, to); /* reserved: cannot fail */
         *b = copy;
         if (copy.has & ARBOR__HAS_BOUNDS) dst->bounded++;
+        if (copy.has & ARBOR__HAS_HIDDEN) dst->hidden++;
     }
     return to;
 }
@@ -58,7 +63,7 @@ arbor_result arbor_node_clone_from(arbor_scene *dst, const arbor_scene *src, arb
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u nodes", count);
 
     uint32_t copy_top = copy_node(dst, src, top, p), from = top, to = copy_top, made = 1;
-    if (!copy_top) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a name");
+    if (!copy_top) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a name or instances");
     uint32_t mine = dst == src ? copy_top : 0;
     while (made < count) {
         uint32_t child = source_link(src->n.first_child[from], mine);
@@ -76,7 +81,7 @@ arbor_result arbor_node_clone_from(arbor_scene *dst, const arbor_scene *src, arb
         }
         if (!to) {
             arbor_node_destroy(dst, arbor__handle(dst, copy_top));
-            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a name");
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a name or instances");
         }
         made++;
     }

@@ -72,7 +72,7 @@ void arbor__foreign_drop(arbor_scene *s, uint32_t slot) {
     s->attachments[a].foreign = 0;
     /* Left without anything else, the record goes (arbor__attachment_release calls back here). */
     const arbor__attachment *r = &s->attachments[a];
-    if (r->mesh < 0 && !r->has && !r->user) arbor__attachment_release(s, slot);
+    if (r->mesh < 0 && !r->has && !r->user && !r->instances) arbor__attachment_release(s, slot);
 }
 
 /* Room for one more entry (the table made if there is none); false when out of memory. */

@@ -25,7 +25,7 @@
 
 #include "internal.h"
 
-enum { LOCAL, NAME, ATTACH, PLACE, LIFE };
+enum { LOCAL, NAME, ATTACH, PLACE, LIFE, INSTANCES, INSTANCE };
 
 typedef struct local_state {
     arbor_real trs[ARBOR__TRS];
@@ -41,6 +41,11 @@ typedef struct record {
         local_state local;
         char *name;           /* NAME: the other name (NULL: none) */
         arbor__attachment attach;
+        uint32_t instances;   /* INSTANCES: the other instance set (0: none), owned by the record */
+        struct {
+            uint32_t index;   /* INSTANCE: which instance */
+            arbor_real trs[ARBOR__TRS];
+        } instance;
         struct {
             arbor_node parent, before;  /* where it goes back: parent (NONE: a root), next sibling */
             uint32_t count;             /* LIFE: nodes in the subtree while held */
@@ -60,6 +65,7 @@ struct arbor_journal {
     uint32_t open_first;
     uint32_t held;            /* nodes held by LIFE records */
     size_t name_bytes;        /* strings owned by NAME records */
+    size_t instance_bytes;    /* instance sets owned by INSTANCES records */
     uint64_t dropped;
 };
 
@@ -149,6 +155,29 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
         rec->u.place.before = before;
         break;
     }
+    case INSTANCES: {
+        size_t before = arbor__instances_bytes(s, rec->u.instances);
+        if (!arbor__instances_swap(s, slot, &rec->u.instances))
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachments of node " ARBOR__NODE_FMT,
+                               ARBOR__NODE_ARGS(s, slot));
+        j->instance_bytes += arbor__instances_bytes(s, rec->u.instances) - before;
+        break;
+    }
+    case INSTANCE: {
+        arbor__instance_set *set = arbor__instances_of(s, slot);
+        uint32_t i = rec->u.instance.index;
+        if (!set || i >= set->count)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " no longer has instance %u",
+                               ARBOR__NODE_ARGS(s, slot), i);
+        arbor_trs back;
+        const arbor_real *v = rec->u.instance.trs;
+        memcpy(back.translation, v + ARBOR__T, sizeof back.translation);
+        memcpy(back.rotation, v + ARBOR__R, sizeof back.rotation);
+        memcpy(back.scale, v + ARBOR__S, sizeof back.scale);
+        memcpy(rec->u.instance.trs, set->trs + (size_t)i * ARBOR__TRS, sizeof rec->u.instance.trs);
+        arbor_node_set_instance(s, rec->node, i, &back); /* checked when recorded: cannot fail */
+        break;
+    }
     case LIFE:
         rec->u.place.parent = arbor__handle(s, s->n.parent[slot]);
         rec->u.place.before = next_of(s, slot);
@@ -181,6 +210,9 @@ static void forget(arbor_journal *j, uint32_t first, uint32_t end) {
         if (rec->kind == NAME && rec->u.name) {
             j->name_bytes -= name_size(rec->u.name);
             arbor__free(j->s, rec->u.name, name_size(rec->u.name));
+        } else if (rec->kind == INSTANCES && rec->u.instances) {
+            j->instance_bytes -= arbor__instances_bytes(j->s, rec->u.instances);
+            arbor__instances_release(j->s, rec->u.instances);
         } else if (rec->kind == LIFE && rec->held) {
             arbor__release_held(j->s, arbor__slot(j->s, rec->node), rec->u.place.count);
             j->held -= rec->u.place.count;
@@ -228,7 +260,8 @@ static void drop_oldest(arbor_journal *j) {
    dropping steps brings it down). */
 static size_t bytes(const arbor_journal *j) {
     return (size_t)(j->record_count - j->first_record) * sizeof *j->records +
-           (size_t)(j->step_count - j->first_step) * sizeof *j->steps + j->name_bytes + (size_t)j->held * arbor__slot_bytes();
+           (size_t)(j->step_count - j->first_step) * sizeof *j->steps + j->name_bytes + j->instance_bytes +
+           (size_t)j->held * arbor__slot_bytes();
 }
 
 /* Keeps the limits, oldest steps first, never the newest one. */
@@ -269,12 +302,16 @@ static void record_edit(arbor_journal *j, const record *rec, uint32_t n) {
     uint32_t first = j->open ? j->open_first : j->record_count;
     for (uint32_t i = 0; i < n; i++) {
         const record *last = j->record_count > first ? &j->records[j->record_count - 1] : NULL;
-        if (last && rec[i].kind <= ATTACH && last->kind == rec[i].kind && last->node.id == rec[i].node.id) {
+        bool same = last && last->kind == rec[i].kind && last->node.id == rec[i].node.id;
+        if (same && (rec[i].kind <= ATTACH || rec[i].kind == INSTANCES ||
+                     (rec[i].kind == INSTANCE && last->u.instance.index == rec[i].u.instance.index))) {
             if (rec[i].kind == NAME && rec[i].u.name) arbor__free(j->s, rec[i].u.name, name_size(rec[i].u.name));
+            if (rec[i].kind == INSTANCES && rec[i].u.instances) arbor__instances_release(j->s, rec[i].u.instances);
             continue;
         }
         j->records[j->record_count++] = rec[i];
         if (rec[i].kind == NAME) j->name_bytes += name_size(rec[i].u.name);
+        if (rec[i].kind == INSTANCES) j->instance_bytes += arbor__instances_bytes(j->s, rec[i].u.instances);
     }
     if (!j->open && j->record_count > first) {
         j->steps[j->step_count++] = first;
@@ -317,7 +354,7 @@ static uint32_t begin_edit(arbor_journal *j, arbor_node n, uint32_t records, con
 static void attachment_state(const arbor_scene *s, uint32_t slot, arbor__attachment *out) {
     const arbor__attachment *a = arbor__attachment_of(s, slot);
     *out = a ? *a : (arbor__attachment){ .mesh = -1 };
-    out->foreign = out->next_free = 0;
+    out->foreign = out->instances = out->next_free = 0;
 }
 
 arbor_result arbor_journal_set_translation(arbor_journal *j, arbor_node n, arbor_real x, arbor_real y, arbor_real z) {
@@ -349,6 +386,39 @@ arbor_result arbor_journal_set_camera(arbor_journal *j, arbor_node n, const arbo
 }
 arbor_result arbor_journal_set_light(arbor_journal *j, arbor_node n, const arbor_light *light) {
     ATTACH_EDIT(j, n, arbor_node_set_light(j->s, n, light), "arbor_journal_set_light");
+}
+
+arbor_result arbor_journal_set_visible(arbor_journal *j, arbor_node n, bool visible) {
+    ATTACH_EDIT(j, n, arbor_node_set_visible(j->s, n, visible), "arbor_journal_set_visible");
+}
+
+arbor_result arbor_journal_set_instances(arbor_journal *j, arbor_node n, const arbor_trs *instances, uint32_t count) {
+    static const char *const fn = "arbor_journal_set_instances";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = begin_edit(j, n, 1, fn, &r);
+    if (!slot) return r;
+    if (count && !instances) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "instances is NULL for %u instances", count);
+    record rec = { .kind = INSTANCES, .node = n };
+    if ((r = arbor__instances_make(j->s, instances, count, &rec.u.instances, fn))) return r;
+    if (!arbor__instances_swap(j->s, slot, &rec.u.instances)) { /* the new set in, the old one kept */
+        arbor__instances_release(j->s, rec.u.instances);
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the attachment");
+    }
+    record_edit(j, &rec, 1);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_journal_set_instance(arbor_journal *j, arbor_node n, uint32_t i, const arbor_trs *trs) {
+    static const char *const fn = "arbor_journal_set_instance";
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = begin_edit(j, n, 1, fn, &r);
+    if (!slot) return r;
+    const arbor__instance_set *set = arbor__instances_of(j->s, slot);
+    record rec = { .kind = INSTANCE, .node = n, .u.instance.index = i };
+    if (set && i < set->count) memcpy(rec.u.instance.trs, set->trs + (size_t)i * ARBOR__TRS, sizeof rec.u.instance.trs);
+    if ((r = arbor_node_set_instance(j->s, n, i, trs))) return r;
+    record_edit(j, &rec, 1);
+    return ARBOR_OK;
 }
 
 arbor_result arbor_journal_set_name(arbor_journal *j, arbor_node n, const char *name) {

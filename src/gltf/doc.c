@@ -76,6 +76,7 @@ void arbor_gltf_destroy(arbor_gltf *doc) {
     arbor__free_with(&a, doc->anim_channels, (size_t)doc->anim_channel_count * sizeof *doc->anim_channels);
     arbor__free_with(&a, doc->anim_samplers, (size_t)doc->anim_sampler_count * sizeof *doc->anim_samplers);
     arbor__free_with(&a, doc->anim_data, doc->anim_floats * sizeof *doc->anim_data);
+    arbor__gltf_node_ext_free(doc);
     arbor__free_with(&a, doc, sizeof *doc);
 }
 

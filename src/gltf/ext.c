@@ -15,7 +15,8 @@
 static const char *const passed_through[] = {
     "KHR_lights_punctual", /* read */
     "KHR_animation_pointer", /* animations pass through, node references remapped on save */
-    "KHR_node_visibility", /* a flag on nodes, kept in the JSON */
+    "KHR_node_visibility", /* read: the node's own visibility */
+    "EXT_mesh_gpu_instancing", /* read: the node's instances */
     "KHR_mesh_quantization", /* POSITION min and max are dequantized for the bounds */
     "KHR_draco_mesh_compression", /* accessors keep count, min and max; only vertex data moves */
     "KHR_texture_transform",      "KHR_texture_basisu", "EXT_texture_webp",
@@ -27,7 +28,6 @@ static const char *refusal(const char *name) {
     if (!strncmp(name, "KHR_materials_", 14)) return NULL; /* materials pass through */
     for (size_t i = 0; i < sizeof passed_through / sizeof *passed_through; i++)
         if (!strcmp(name, passed_through[i])) return NULL;
-    if (!strcmp(name, "EXT_mesh_gpu_instancing")) return "a node would stand for many instances";
     if (!strcmp(name, "EXT_meshopt_compression") || !strcmp(name, "KHR_meshopt_compression"))
         return "buffer views arbor reads (skins, animations) may be compressed";
     return "arbor does not know what it changes";

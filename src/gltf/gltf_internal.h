@@ -48,6 +48,19 @@ typedef struct arbor__gltf_animation {
     double duration;                  /* the largest input max of all its samplers */
 } arbor__gltf_animation;
 
+/* An MSFT_lod group as read: the owning node and its levels (glTF node indices, the owner
+   first), with MSFT_screencoverage per level when the file gives it. */
+typedef struct arbor__gltf_lod {
+    uint32_t level0, level_count;  /* into lod_levels */
+    bool has_coverage;
+} arbor__gltf_lod;
+
+/* A KHR_animation_pointer channel on /nodes/N/extensions/KHR_node_visibility/visible. */
+typedef struct arbor__gltf_visibility_channel {
+    uint32_t animation, node, keys;
+    size_t times, values;  /* offsets into visibility_data (values: 0 or 1) */
+} arbor__gltf_visibility_channel;
+
 struct arbor_gltf {
     arbor_allocator allocator;   /* the scene's, copied: the document may outlive the scene */
     arbor_scene *scene;          /* queries need it alive */
@@ -72,7 +85,46 @@ struct arbor_gltf {
     arbor__gltf_sampler *anim_samplers;
     float *anim_data;
     size_t anim_floats;
+    /* node extensions (node_ext.c) */
+    uint32_t lod_count, lod_level_total;
+    arbor__gltf_lod *lods;
+    uint32_t *lod_levels;          /* glTF node indices */
+    float *lod_coverage;           /* per level, when has_coverage */
+    uint32_t visibility_channel_count;
+    arbor__gltf_visibility_channel *visibility_channels;
+    float *visibility_data;
+    size_t visibility_floats;
 };
+
+/* What a save writes of the node extensions (save_nodes.c), in save.c's order: begin (count:
+   the nodes written), plan each written node k (before the top level is built: new instance
+   accessors), append the new buffer, views, accessors and extension names to the top level,
+   the node's extensions object (new; KHR_lights_punctual left to the caller) with *extras a
+   replacement of the node's extras or NULL, end (warnings, memory). `failed`: out of memory.
+   The new bytes are bin[0, bin_size). */
+typedef struct arbor__node_ext_save {
+    arbor_scene *s;
+    const char *path;
+    json_t *root;                  /* the document's JSON, or NULL */
+    uint32_t count, view_base, accessor_base;
+    uint32_t *written;             /* per written node: its first new accessor (3 in a row), or UINT32_MAX */
+    uint8_t *bin;                  /* the new buffer's bytes */
+    size_t bin_size, bin_cap;
+    json_t *views, *accessors;     /* new entries */
+    bool visibility_used, instancing_used, failed;
+    uint32_t levels_dropped, attributes_dropped;
+} arbor__node_ext_save;
+void arbor__node_ext_save_begin(arbor__node_ext_save *x, arbor_scene *s, json_t *root, const char *path, uint32_t count);
+void arbor__node_ext_save_plan(arbor__node_ext_save *x, uint32_t k, uint32_t slot, json_t *file_node);
+/* glb_offset: where the new bytes go in a .glb's BIN chunk of glb_size bytes (buffer 0);
+   UINT64_MAX for a .gltf (a buffer of their own, a data: URI). */
+void arbor__node_ext_save_append(arbor__node_ext_save *x, json_t *top, uint64_t glb_offset, uint64_t glb_size);
+json_t *arbor__node_ext_save_node(arbor__node_ext_save *x, uint32_t k, uint32_t slot, json_t *file_node,
+                                  const uint32_t *file_to_out, uint32_t file_count, json_t **extras);
+void arbor__node_ext_save_end(arbor__node_ext_save *x);
+
+/* Frees what node_ext.c put in the document. */
+void arbor__gltf_node_ext_free(arbor_gltf *doc);
 
 /* Reads a whole file through the allocator; on failure its code (ARBOR_ERR_IO,
    ARBOR_ERR_OUT_OF_MEMORY) and the reason in words in reason. */

@@ -215,7 +215,7 @@ static bool create(ld *L, arbor_gltf *doc) {
         }
         doc->by_id[k] = doc->nodes[i].id;
         doc->by_id_index[k] = i;
-        if (!attach(L, i, doc->nodes[i])) {
+        if (!attach(L, i, doc->nodes[i]) || !arbor__ld_node_ext_attach(L, i, doc->nodes[i])) {
             ok = arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, arbor__ld_at(L, "/nodes/%u", i),
                                 "no memory for node %u's attachments", i);
             k++;
@@ -260,6 +260,7 @@ static void free_context(ld *L) {
     arbor__ld_free(L, L->channels, L->n_channels, sizeof *L->channels);
     arbor__ld_free(L, L->order, L->n_nodes, sizeof *L->order);
     arbor__ld_free(L, L->tree, L->n_nodes, sizeof *L->tree);
+    arbor__ld_node_ext_free(L);
     json_decref(L->ext_used);
     json_decref(L->root);
 }
@@ -307,8 +308,8 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
         goto done;
     }
     if (!(L->root = parse_json(L, json, json_size))) goto done;
-    if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_images(L) || !arbor__ld_buffers(L) ||
-        !arbor__ld_data(L))
+    if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_node_ext(L) || !arbor__ld_images(L) ||
+        !arbor__ld_buffers(L) || !arbor__ld_data(L) || !arbor__ld_node_ext_data(L))
         goto done;
     int32_t scene = arbor__ld_chosen_scene(L);
     if (L->opt.scene >= 0 && (uint32_t)L->opt.scene >= L->n_scenes) {
@@ -316,7 +317,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
                        (int)L->opt.scene, L->n_scenes);
         goto done;
     }
-    if (!(doc = new_doc(L, base_dir)) || !create(L, doc)) goto done;
+    if (!(doc = new_doc(L, base_dir)) || !arbor__ld_node_ext_doc(L, doc) || !create(L, doc)) goto done;
     /* success: hand over the JSON and the buffers */
     doc->default_scene = scene;
     doc->root = L->root;

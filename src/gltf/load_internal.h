@@ -157,6 +157,12 @@ typedef struct ld {
     uint32_t n_samplers, n_channels; /* totals over all animations */
     json_t *ext_used; /* extensionsUsed as a set (a JSON object, keys only) */
 
+    struct ld_node_ext *node_ext; /* node_ext.c: per node, n_nodes */
+    struct ld_lod *lod_groups;     /* node_ext.c */
+    uint32_t n_lod_groups;
+    struct ld_vis_channel *vis_channels; /* node_ext.c */
+    uint32_t n_vis_channels;
+
     /* hierarchy, from links.c */
     uint32_t *order; /* creation order: roots in file order, then breadth first */
     uint32_t *tree; /* the root of each node's tree */
@@ -237,6 +243,15 @@ bool arbor__ld_data(ld *L);
    not hold, or whose times or rotations cannot be used, are left out with a warning); false
    when out of memory. */
 bool arbor__ld_decode_animations(ld *L, arbor_gltf *doc);
+
+/* node_ext.c: EXT_mesh_gpu_instancing, KHR_node_visibility, MSFT_lod on nodes and
+   KHR_animation_pointer channels on a node's visibility: their JSON (after links.c), their data
+   (after data.c), what goes into the document and onto the nodes, and the context's memory. */
+bool arbor__ld_node_ext(ld *L);
+bool arbor__ld_node_ext_data(ld *L);
+bool arbor__ld_node_ext_doc(ld *L, arbor_gltf *doc);
+bool arbor__ld_node_ext_attach(ld *L, uint32_t i, arbor_node h);
+void arbor__ld_node_ext_free(ld *L);
 
 /* ---- reading accessors (data.c) ---- */
 /* Whether the accessor's elements come from bytes at hand (its bufferView's buffer has data). */

@@ -272,6 +272,8 @@ typedef struct saver {
     uint64_t *buffer_offset;   /* .glb: each document buffer's offset in the BIN chunk */
     uint32_t *buffer_map;      /* .glb: document buffer -> written buffer */
     uint64_t bin_size;         /* .glb: the BIN chunk's data, before padding */
+    arbor__node_ext_save ext;  /* visibility, instances, levels of detail (save_nodes.c) */
+    uint64_t ext_offset;       /* .glb: where ext's new bytes go in the BIN chunk, UINT64_MAX: none */
 } saver;
 
 static arbor_result fail(saver *sv, arbor_result code, const char *fmt, ...)
@@ -739,14 +741,23 @@ static void write_node(saver *sv, jw *w, const out_node *o) {
             jw_json(w, weights);
         }
     }
-    write_node_extensions(w, json_object_get(nj, "extensions"), o->light);
+    json_t *extras = NULL, *exts = arbor__node_ext_save_node(&sv->ext, (uint32_t)(o - sv->nodes), o->slot, nj,
+                                                             sv->file_to_out, sv->file_count, &extras);
+    if (sv->ext.failed && !sv->result) fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory for the node extensions");
+    write_node_extensions(w, exts, o->light);
+    json_decref(exts);
     const char *key;
     json_t *value;
     json_object_foreach(nj, key, value) {
-        if (is_owned_node_key(key)) continue;
+        if (is_owned_node_key(key) || (extras && !strcmp(key, "extras"))) continue;
         jw_key(w, key);
         jw_json(w, value);
     }
+    if (extras && json_object_size(extras)) {
+        jw_key(w, "extras");
+        jw_json(w, extras);
+    }
+    json_decref(extras);
     jw_close(w, '}');
 }
 
@@ -1148,10 +1159,20 @@ static bool buffer_merged(const saver *sv, size_t i) { return i < sv->doc->buffe
    an http: URI, or no uri in a .gltf) keep their own entries after it. As a GLB's buffer 0
    without uri is the BIN chunk, one of those never comes first: when nothing has bytes, buffer
    0 is a BIN chunk of 4 zero bytes. */
+/* .glb: the bytes save_nodes.c writes anew go last in the BIN chunk. */
+static void plan_glb_ext(saver *sv) {
+    if (!sv->ext.bin_size) return;
+    sv->ext_offset = (sv->bin_size + 3) & ~(uint64_t)3;
+    sv->bin_size = sv->ext_offset + sv->ext.bin_size;
+}
+
 static void plan_glb_buffers(saver *sv) {
     json_t *buffers = top(sv, "buffers");
     uint32_t count = (uint32_t)json_array_size(buffers);
-    if (!count) return;
+    if (!count) {
+        plan_glb_ext(sv);
+        return;
+    }
     sv->buffer_offset = zalloc(sv, count, sizeof *sv->buffer_offset);
     sv->buffer_map = zalloc(sv, count, sizeof *sv->buffer_map);
     if (sv->result) return;
@@ -1165,6 +1186,7 @@ static void plan_glb_buffers(saver *sv) {
         sv->buffer_offset[i] = sv->bin_size;
         sv->bin_size += sv->doc->buffers[i].size;
     }
+    plan_glb_ext(sv);
     if (!sv->bin_size && uriless) sv->bin_size = 4;
     uint32_t next = sv->bin_size ? 1 : 0;
     for (uint32_t i = 0; i < count; i++) sv->buffer_map[i] = buffer_merged(sv, i) ? 0 : next++;
@@ -1237,6 +1259,7 @@ static json_t *build_top(saver *sv) {
     if (!json_object_get(out, "cameras")) put(sv, out, "cameras", build_cameras(sv));
     if (!json_object_get(out, "extensionsUsed")) put(sv, out, "extensionsUsed", build_extensions_used(sv));
     if (!json_object_get(out, "extensions")) put(sv, out, "extensions", build_extensions(sv));
+    arbor__node_ext_save_append(&sv->ext, out, sv->ext_offset, sv->bin_size);
     return out;
 }
 
@@ -1292,12 +1315,17 @@ static void write_main(saver *sv, json_t *out) {
             put_u32(chunk + 4, GLB_BIN);
             fwrite(chunk, 1, 8, file.f);
             uint64_t at = 0;
-            for (uint32_t i = 0; i < sv->doc->buffer_count; i++) {
+            for (uint32_t i = 0; sv->doc && i < sv->doc->buffer_count; i++) {
                 const arbor__gltf_buffer *b = &sv->doc->buffers[i];
                 if (!buffer_merged(sv, i)) continue;
                 write_zeros(file.f, sv->buffer_offset[i] - at);
                 fwrite(b->data, 1, b->size, file.f);
                 at = sv->buffer_offset[i] + b->size;
+            }
+            if (sv->ext_offset != UINT64_MAX) {
+                write_zeros(file.f, sv->ext_offset - at);
+                fwrite(sv->ext.bin, 1, sv->ext.bin_size, file.f);
+                at = sv->ext_offset + sv->ext.bin_size;
             }
             write_zeros(file.f, bin_chunk - at);
         }
@@ -1372,12 +1400,20 @@ arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *
     sv.root = doc ? doc->root : NULL;
     split_path(&sv);
     plan_nodes(&sv);
+    arbor__node_ext_save_begin(&sv.ext, s, sv.root, sv.path, sv.count);
+    for (uint32_t k = 0; k < sv.count && !sv.result; k++)
+        arbor__node_ext_save_plan(&sv.ext, k, sv.nodes[k].slot, node_json(&sv, &sv.nodes[k]));
+    if (sv.ext.failed && !sv.result) fail(&sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory for the instances");
+    sv.ext_offset = UINT64_MAX;
     if (glb && doc && !sv.result) plan_glb_buffers(&sv);
+    else if (glb && !sv.result) plan_glb_ext(&sv);
     json_t *out = sv.result ? NULL : build_top(&sv);
     if (!sv.result && !out) fail(&sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (sv.ext.failed && !sv.result) fail(&sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory for the node extensions");
     if (!sv.result) write_main(&sv, out);
     if (!sv.result) warn_losses(&sv);
     json_decref(out);
+    arbor__node_ext_save_end(&sv.ext);
     free_saver(&sv);
     return sv.result;
 }

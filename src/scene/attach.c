@@ -20,6 +20,9 @@ void arbor__attachment_release(arbor_scene *s, uint32_t slot) {
     if (!index) return;
     if (s->attachments[index].foreign) arbor__foreign_drop(s, slot);
     if (s->attachments[index].has & ARBOR__HAS_BOUNDS) s->bounded--;
+    if (s->attachments[index].has & ARBOR__HAS_HIDDEN) s->hidden--;
+    if (s->attachments[index].instances) arbor__instances_release(s, s->attachments[index].instances);
+    s->attachments[index].instances = 0;
     s->attachments[index].next_free = s->attachment_free;
     s->attachment_free = index;
     s->n.attachment[slot] = 0;
@@ -59,7 +62,7 @@ arbor__attachment *arbor__attachment_writable(arbor_scene *s, uint32_t slot) {
 /* Drops the record when it no longer holds anything. */
 static void trim(arbor_scene *s, uint32_t slot) {
     const arbor__attachment *a = arbor__attachment_of(s, slot);
-    if (a && a->mesh < 0 && !a->has && !a->user && !a->foreign) arbor__attachment_release(s, slot);
+    if (a && a->mesh < 0 && !a->has && !a->user && !a->foreign && !a->instances) arbor__attachment_release(s, slot);
 }
 
 bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *other) {
@@ -75,9 +78,13 @@ bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *ot
     uint32_t had = mine.has & ARBOR__HAS_BOUNDS, has = a->has & ARBOR__HAS_BOUNDS;
     s->bounded = s->bounded - (had ? 1 : 0) + (has ? 1 : 0);
     if (s->boxes.entry && (had || has)) arbor__bounds_stale(s, slot);
+    uint32_t was_hidden = mine.has & ARBOR__HAS_HIDDEN, is_hidden = a->has & ARBOR__HAS_HIDDEN;
+    s->hidden = s->hidden - (was_hidden ? 1 : 0) + (is_hidden ? 1 : 0);
+    if (was_hidden != is_hidden) arbor__visibility_moved(s, slot);
     a->foreign = mine.foreign; /* not part of what is exchanged */
+    a->instances = mine.instances;
     a->next_free = mine.next_free;
-    mine.foreign = mine.next_free = 0;
+    mine.foreign = mine.instances = mine.next_free = 0;
     *other = mine;
     trim(s, slot);
     return true;

@@ -20,6 +20,7 @@ void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before
     if (prev) s->n.next_sibling[prev] = slot; else *first_of(s, parent) = slot;
     if (before) s->n.prev_sibling[before] = slot; else *last_of(s, parent) = slot;
     if (s->boxes.entry) arbor__bounds_stale(s, slot); /* the subtree joins its new ancestors' boxes */
+    arbor__visibility_moved(s, slot);                 /* ... and their visibility */
 }
 
 void arbor__unlink(arbor_scene *s, uint32_t slot) {

@@ -76,6 +76,8 @@ bool arbor__relayout(arbor_scene *s) {
         gather(s->boxes.entry, sizeof *s->boxes.entry, order, count, tmp);
     else if (s->boxes.entry)
         memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
+    /* Effective visibilities are forgotten (recomputed as they are asked for). */
+    if (s->visibility.entry) memset(s->visibility.entry, 0, s->visibility.capacity);
     for (uint32_t i = 1; i < count; i++) s->n.slot_of[s->n.id[i]] = i;
     /* every slot past the live ones is free, in order */
     memset(s->n.flags + count, 0, s->slot_end - count);

@@ -142,6 +142,8 @@ void arbor_scene_destroy(arbor_scene *s) {
     arbor__edit_free(s);
     for (uint32_t slot = 1; slot < s->slot_end; slot++) free_name(s, slot); /* live and held nodes' */
     arbor__attachments_free(s);
+    arbor__instances_free(s);
+    arbor__visibility_free(s);
     arbor__bounds_free(s);
     free_arrays(s);
     arbor__free(s, s, sizeof *s);

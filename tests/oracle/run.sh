@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The Khronos glTF validator over what arbor writes: every sample of ../shared/gltf/samples
-# saved through `arbor convert` as .gltf and as .glb, and examples/robot_arm.gltf.
+# The Khronos glTF validator over what arbor writes: every sample of ../shared/gltf/samples and
+# every file of ../shared/gltf/extensions that arbor loads, saved through `arbor convert` as .gltf
+# and as .glb; the files tests/test_gltf_ext wrote with edits (instances, visibility, levels of
+# detail; run here when built beside ARBOR_CLI); and examples/robot_arm.gltf.
 #
 #   tests/oracle/run.sh              (ARBOR_CLI: the arbor command; default build/float/arbor,
 #                                     built there when missing)
@@ -16,6 +18,7 @@ cd "$root"
 oracle=tests/oracle
 prefix=build/oracle
 samples=${ARBOR_SHARED_DIR:-$root/../shared}/gltf/samples
+extensions=${ARBOR_SHARED_DIR:-$root/../shared}/gltf/extensions
 
 skip() {
     echo "skipped: npm unavailable ($1)"
@@ -69,6 +72,31 @@ for dir in "$samples"/*/; do
     fi
     node "$oracle/validate.mjs" --against "$src" "$out/$name/$name.gltf" "$out/$name/$name.glb" || status=1
 done
+# The extension corpus: each file arbor loads (the meshopt ones need EXT_meshopt_compression
+# decoding, the JSON-only CubeWithLOD has no data: arbor refuses those, and says so).
+for src in "$extensions"/*/*.gltf "$extensions"/*/*.glb; do
+    [ -f "$src" ] || continue
+    name=$(basename "$(dirname "$src")")_$(basename "$src" | tr . _)
+    mkdir -p "$out/ext/$name"
+    if ! "$cli" convert "$src" "$out/ext/$name/$name.gltf" 2>"$out/ext/$name/err.txt"; then
+        echo "$name: not loaded by arbor: $(head -c 300 "$out/ext/$name/err.txt")"
+        continue
+    fi
+    "$cli" convert "$src" "$out/ext/$name/$name.glb" || status=1
+    node "$oracle/validate.mjs" --against "$src" "$out/ext/$name/$name.gltf" "$out/ext/$name/$name.glb" || status=1
+done
+# Edited files, from tests/test_gltf_ext (built beside the arbor command), each against its source.
+ext_test=$(cd "$(dirname "$cli")" && pwd)/tests/test_gltf_ext
+if [ -x "$ext_test" ] && [ -d "$extensions" ]; then
+    sources=$(dirname "$ext_test")/output/gltf_ext/sources.txt
+    (cd "$(dirname "$ext_test")/output" && "$ext_test" >/dev/null) || { echo "test_gltf_ext failed"; status=1; }
+    while IFS=$'\t' read -r written source; do
+        node "$oracle/validate.mjs" --against "$source" "$written" || status=1
+    done <"$sources"
+else
+    echo "no $ext_test: the edited files were not validated"
+    [ "${CI:-}" = true ] && status=1
+fi
 if [ "$status" -eq 0 ]; then
     echo "oracle: every file arbor wrote passes the Khronos validator"
 else

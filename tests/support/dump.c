@@ -70,6 +70,14 @@ void scene_dump_take(arbor_scene *s, scene_dump *d) {
         if (arbor_node_world_matrix(s, n, m) != ARBOR_OK) abort();
         put_reals(d, "world", m, 16);
         put(d, " version=%llu mesh=%d", (unsigned long long)arbor_node_world_version(s, n), (int)arbor_node_mesh(s, n));
+        put(d, " visible=%d/%d instances=%u", arbor_node_visible(s, n), arbor_node_effectively_visible(s, n),
+            arbor_node_instance_count(s, n));
+        for (uint32_t i = 0; i < arbor_node_instance_count(s, n); i++) {
+            if (arbor_node_get_instance(s, n, i, &trs) != ARBOR_OK) abort();
+            put_reals(d, "it", trs.translation, 3);
+            put_reals(d, "ir", trs.rotation, 4);
+            put_reals(d, "is", trs.scale, 3);
+        }
         arbor_real lo[3], hi[3];
         if (arbor_node_local_bounds(s, n, lo, hi)) {
             put_reals(d, "min", lo, 3);

@@ -28,6 +28,7 @@ typedef struct kids {
 typedef struct mnode {
     arbor_node h;
     bool alive, matrix, locked, has_bounds;
+    bool hidden;  /* its own visibility is off (instances.h) */
     bool inside;  /* workspace of outside() */
     bool relaxed; /* an undo, redo or abort may have recomputed it or not: its next version may be
                      new or the same (never an older one) */
@@ -484,6 +485,9 @@ static arbor_result set_user(model *m, arbor_node n, void *user) {
 static arbor_result set_mesh(model *m, arbor_node n, int32_t mesh) {
     return m->j ? arbor_journal_set_mesh(m->j, n, mesh) : arbor_node_set_mesh(m->s, n, mesh);
 }
+static arbor_result set_visible(model *m, arbor_node n, bool visible) {
+    return m->j ? arbor_journal_set_visible(m->j, n, visible) : arbor_node_set_visible(m->s, n, visible);
+}
 static arbor_result set_bounds(model *m, arbor_node n, const arbor_real *lo, const arbor_real *hi) {
     return m->j ? arbor_journal_set_bounds(m->j, n, lo, hi) : arbor_node_set_bounds(m->s, n, lo, hi);
 }
@@ -588,6 +592,11 @@ static void check_scene(model *m, bool all_worlds) {
             FAIL("node %u is named \"%.40s\", the model's \"%.40s\"", i, name ? name : "(none)", n->name ? n->name : "(none)");
         if (arbor_node_user(s, h) != n->user || arbor_node_mesh(s, h) != n->mesh)
             FAIL("node %u: user pointer or mesh differs", i);
+        bool effective = true;
+        for (int32_t a = (int32_t)i; a >= 0; a = m->n[a].parent) effective = effective && !m->n[a].hidden;
+        if (arbor_node_visible(s, h) == n->hidden || arbor_node_effectively_visible(s, h) != effective)
+            FAIL("node %u: visible %d, effectively %d, the model's %d and %d", i, arbor_node_visible(s, h),
+                 arbor_node_effectively_visible(s, h), !n->hidden, effective);
         arbor_real lo[3], hi[3];
         if (arbor_node_local_bounds(s, h, lo, hi) != n->has_bounds ||
             (n->has_bounds && (memcmp(lo, n->bounds, sizeof lo) || memcmp(hi, n->bounds + 3, sizeof hi))))
@@ -942,6 +951,23 @@ static void op_set_mesh(model *m) {
     m->n[x].mesh = mesh;
 }
 
+static void op_set_visible(model *m) {
+    arbor_node h = pick(m);
+    bool visible = byte(m) % 3 != 0;
+    int32_t x;
+    uint32_t refusals = node_arg(m, h, &x);
+    if (!expect(m, "arbor_node_set_visible", set_visible(m, h, visible), refusals)) return;
+    recorded(m);
+    m->n[x].hidden = !visible;
+}
+
+/* True when node x or an ancestor is hidden. */
+static bool model_hidden(const model *m, int32_t x) {
+    for (; x >= 0; x = m->n[x].parent)
+        if (m->n[x].hidden) return true;
+    return false;
+}
+
 static void op_set_bounds(model *m) {
     arbor_node h = pick(m);
     unsigned kind = byte(m);
@@ -1264,6 +1290,10 @@ static void op_cull(model *m) {
         }
         bool listed = at < got && out[at].id == m->n[x].h.id;
         if (listed) at++;
+        if (model_hidden(m, x)) { /* hidden subtrees are left out */
+            if (listed) fail(m, "arbor_scene_cull listed node %d, which is hidden", x);
+            continue;
+        }
         if (listed && sure_out) fail(m, "arbor_scene_cull listed node %d, which is outside a plane", x);
         if (!listed && sure_in) fail(m, "arbor_scene_cull left out node %d, which no plane has outside", x);
     }
@@ -1296,7 +1326,7 @@ static void op_instances(model *m) {
     for (uint32_t i = 0; i < count && !refusals; i++) {
         const mnode *n = &m->n[x[i]];
         of[i] = UINT32_MAX;
-        if (n->mesh < 0) continue;
+        if (n->mesh < 0 || model_hidden(m, x[i])) continue; /* hidden: drawn as nothing */
         bool zero;
         double det = n->w[0] * (n->w[5] * n->w[10] - n->w[6] * n->w[9]) - n->w[4] * (n->w[1] * n->w[10] - n->w[2] * n->w[9]) +
                      n->w[8] * (n->w[1] * n->w[6] - n->w[2] * n->w[5]);
@@ -1392,6 +1422,7 @@ static const model_op ops[] = {
     {"set_user", 2, op_set_user},
     {"set_mesh", 2, op_set_mesh},
     {"set_bounds", 3, op_set_bounds},
+    {"set_visible", 3, op_set_visible},
     {"read world", 12, op_read_world},
     {"read local", 4, op_read_local},
     {"update", 7, op_update},

@@ -13,10 +13,13 @@ static const char help[] =
     "Every node of a glTF file, in the file's index order, as one JSON object:\n"
     "  {\"scenes\":[{\"index\":0,\"name\":\"...\",\"nodes\":[0]}],\n"
     "   \"nodes\":[{\"index\":0,\"name\":\"...\",\"parent\":null,\"children\":[1],\n"
-    "             \"local\":[16 numbers],\"world\":[16 numbers]}]}\n"
+    "             \"local\":[16 numbers],\"world\":[16 numbers],\"visible\":true}]}\n"
     "Indices are the file's node indices; a missing name is null; matrices are column-major\n"
     "(translation in elements 12 to 14), printed with enough digits to read back exactly\n"
-    "(%.9g in float builds, %.17g in double builds). The output is streamed.\n"
+    "(%.9g in float builds, %.17g in double builds). \"visible\" is false when the node or an\n"
+    "ancestor is hidden (KHR_node_visibility); a node with instances (EXT_mesh_gpu_instancing)\n"
+    "adds \"instances\":[[16 numbers], ...], each instance's world matrix, in the file's order.\n"
+    "The output is streamed.\n"
     "\n"
     "  --json      the format (the only one, and the default)\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
@@ -32,8 +35,10 @@ static void print_string(const char *s) {
     }
 }
 
+/* ,"key":[16 numbers], or with key "" or "," an array element alone (first, next). */
 static void print_matrix(const char *key, const arbor_real m[16]) {
-    printf(",\"%s\":[", key);
+    if (key[0] && key[0] != ',') printf(",\"%s\":[", key);
+    else printf("%s[", key);
     for (int i = 0; i < 16; i++) {
         if (i) putchar(',');
         if (!isfinite((double)m[i])) fputs("null", stdout);
@@ -88,6 +93,17 @@ static void print_node(const cli_file *f, uint32_t index) {
     putchar(']');
     print_matrix("local", local);
     print_matrix("world", world);
+    printf(",\"visible\":%s", arbor_node_effectively_visible(s, n) ? "true" : "false");
+    uint32_t instances = arbor_node_instance_count(s, n);
+    if (instances) {
+        fputs(",\"instances\":[", stdout);
+        for (uint32_t i = 0; i < instances; i++) {
+            arbor_real m[16];
+            arbor_node_instance_world_matrix(s, n, i, m);
+            print_matrix(i ? "," : "", m);
+        }
+        putchar(']');
+    }
     putchar('}');
 }
 

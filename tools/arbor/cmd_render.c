@@ -109,6 +109,7 @@ static void draw(const canvas *c, cli_file *f, const cli_view *view) {
     bool labels = arbor_scene_node_count(s) <= MAX_LABELS;
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         if (view->made && arbor_node_equal(n, view->camera)) continue;
+        if (!arbor_node_effectively_visible(s, n)) continue; /* hidden (KHR_node_visibility): not drawn */
         arbor_real w[16], lo[3], hi[3];
         uint32_t depth = arbor_node_depth(s, n);
         arbor_node_world_matrix(s, n, w);
