@@ -65,7 +65,7 @@ static void play(arbor_scene *s, const arbor_gltf *doc) {
    instance moved, a node hidden) so that the save writes them anew. */
 static void node_extensions(arbor_scene *s, const arbor_gltf *doc) {
     const arbor_real plane[4] = { 1, 0, 0, 0 }, vp[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, -5, 0 };
-    uint32_t seen[8];
+    uint32_t seen[8], found;
     arbor_node visible[8];
     float matrices[64 * 12];
     arbor_instance_batch batches[8];
@@ -75,13 +75,13 @@ static void node_extensions(arbor_scene *s, const arbor_gltf *doc) {
         arbor_real w[16];
         for (uint32_t i = 0; i < count && i < 64; i++)
             if (arbor_node_instance_world_matrix(s, n, i, w) != ARBOR_OK) abort();
-        arbor_node_cull_instances(s, n, plane, 1, seen, 8, NULL);
+        if (arbor_node_cull_instances(s, n, plane, 1, seen, 8, &found, NULL) != ARBOR_OK) abort();
         if (count <= 64) arbor_scene_gather_instances(s, &n, 1, ARBOR_LAYOUT_MAT3X4, matrices, batches, 8, &batch_count);
         (void)arbor_node_effectively_visible(s, n);
         if (count && arbor_node_set_instance(s, n, 0, &(arbor_trs){ { 1, 2, 3 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }) != ARBOR_OK)
             abort();
     }
-    arbor_scene_cull(s, plane, 1, visible, 8, NULL);
+    if (arbor_scene_cull(s, plane, 1, visible, 8, &found, NULL) != ARBOR_OK) abort();
     arbor_gltf_counts counts;
     arbor_gltf_counts_get(doc, &counts);
     for (uint32_t a = 0; a < counts.animations && a < 8; a++) arbor_gltf_apply_visibility(doc, a, 0.5, true);
