@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "test_util.h"
+#include "internal.h" /* a retired id: its generation set to its last value */
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h"
@@ -560,6 +561,115 @@ static void test_parallel_bulk_writes(void **state) {
     arbor_pool_destroy(pool);
 }
 
+/* ---- bad handles in bulk writes ---- */
+
+typedef arbor_result (*bulk_call)(arbor_scene *, const arbor_node *, const arbor_real *, uint32_t, const arbor_executor *);
+static arbor_result serial_t(arbor_scene *s, const arbor_node *h, const arbor_real *v, uint32_t n, const arbor_executor *e) {
+    (void)e;
+    return arbor_scene_set_translations(s, h, v, n);
+}
+static arbor_result serial_r(arbor_scene *s, const arbor_node *h, const arbor_real *v, uint32_t n, const arbor_executor *e) {
+    (void)e;
+    return arbor_scene_set_rotations(s, h, v, n);
+}
+static arbor_result serial_s(arbor_scene *s, const arbor_node *h, const arbor_real *v, uint32_t n, const arbor_executor *e) {
+    (void)e;
+    return arbor_scene_set_scales(s, h, v, n);
+}
+
+/* The TRS and world version of every node, to see that a refused call wrote nothing. */
+static void snapshot(arbor_scene *s, const arbor_node *h, uint32_t n, arbor_trs *trs, uint64_t *version) {
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(arbor_node_get_trs(s, h[i], &trs[i]), ARBOR_OK);
+        version[i] = arbor_node_world_version(s, h[i]);
+    }
+}
+
+/* A dead, forged, next-generation-of-a-freed-id or retired handle at the first, a middle or the
+   last position of a bulk write (serial; parallel on arbor's pool; parallel on an outside
+   executor; translations, rotations, scales) is refused as ARBOR_ERR_DEAD_NODE naming the
+   lowest bad index, with nothing written. The parallel calls used to map such a handle to a
+   slot before checking it (a crash under ASan, or a write to another node). */
+static void test_bulk_writes_refuse_bad_handles(void **state) {
+    (void)state;
+    const uint32_t n = 20000; /* enough for the parallel path: 16,384 or more, an eighth of the scene */
+    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_node *h = malloc((n + 2) * sizeof *h);
+    arbor_real *v = malloc((size_t)n * 4 * sizeof *v);
+    arbor_trs *trs0 = malloc(n * sizeof *trs0), *trs1 = malloc(n * sizeof *trs1);
+    uint64_t *ver0 = malloc(n * sizeof *ver0), *ver1 = malloc(n * sizeof *ver1);
+    arbor_node *list = malloc(n * sizeof *list);
+    assert_true(h && v && trs0 && trs1 && ver0 && ver1 && list);
+    for (uint32_t i = 0; i < n + 2; i++)
+        assert_int_equal(arbor_node_create(s, &(arbor_node_desc){.parent = i >= 4 && i < n ? h[(i - 4) / 4] : ARBOR_NONE},
+                                           &h[i]),
+                         ARBOR_OK);
+    /* the last two are destroyed: one freed (its next generation forged too), one retired */
+    arbor_node dead = h[n], retired_id = h[n + 1];
+    uint32_t free_id = (uint32_t)dead.id, free_gen = (uint32_t)(dead.id >> 32);
+    assert_int_equal(arbor_node_destroy(s, dead), ARBOR_OK);
+    s->n.gen[(uint32_t)retired_id.id] = UINT32_MAX; /* as after 2^32 - 2 reuses of the id */
+    assert_int_equal(arbor_node_destroy(s, (arbor_node){((uint64_t)UINT32_MAX << 32) | (uint32_t)retired_id.id}), ARBOR_OK);
+    const arbor_node bad[] = {
+        dead,
+        {((uint64_t)(free_gen + 1) << 32) | free_id},              /* the next generation of a freed id */
+        {((uint64_t)1 << 32) | 0x7fffffffu},                       /* an id never handed out */
+        {((uint64_t)(uint32_t)(h[5].id >> 32) + 7) << 32 | (uint32_t)h[5].id}, /* a live id, a wrong generation */
+        {(uint32_t)retired_id.id},                                 /* generation 0 of a retired id */
+        {((uint64_t)UINT32_MAX << 32) | (uint32_t)retired_id.id},   /* its last generation */
+    };
+    const char *bad_names[] = {"dead", "next generation", "forged id", "wrong generation", "retired, gen 0",
+                               "retired, last gen"};
+    for (uint32_t i = 0; i < n; i++) {
+        v[4 * i] = (arbor_real)(i % 7) + 1;
+        v[4 * i + 1] = 0.5;
+        v[4 * i + 2] = (arbor_real)(i % 3);
+        v[4 * i + 3] = 1;
+    }
+    arbor_scene_update(s);
+    snapshot(s, h, n, trs0, ver0);
+    arbor_pool *pool = arbor_pool_create(3);
+    assert_non_null(pool);
+    const arbor_executor on_pool = arbor_pool_executor(pool), outside = {backwards_for, NULL};
+    const arbor_executor *executors[] = {NULL, &on_pool, &outside};
+    bulk_call serial[] = {serial_t, serial_r, serial_s};
+    bulk_call parallel[] = {(bulk_call)arbor_scene_set_translations_parallel, (bulk_call)arbor_scene_set_rotations_parallel,
+                            (bulk_call)arbor_scene_set_scales_parallel};
+    const uint32_t positions[] = {0, n / 2 + 1, n - 1};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+        for (size_t p = 0; p < 3; p++)
+            for (size_t e = 0; e < 3; e++)
+                for (int kind = 0; kind < 3; kind++) {
+                    memcpy(list, h, n * sizeof *list);
+                    list[positions[p]] = bad[b];
+                    if (positions[p] + 3 < n) list[n - 2] = bad[(b + 1) % 6]; /* a later bad one too */
+                    bulk_call call = e == 0 ? serial[kind] : parallel[kind];
+                    arbor_result r = call(s, list, v, n, executors[e]);
+                    char want[32];
+                    snprintf(want, sizeof want, "nodes[%u]", positions[p]);
+                    if (r != ARBOR_ERR_DEAD_NODE || !strstr(arbor_last_error(), want))
+                        fail_msg("%s handle at %u, executor %zu, kind %d: %s (\"%s\"), expected dead node at %s",
+                                 bad_names[b], positions[p], e, kind, arbor_result_string(r), arbor_last_error(), want);
+                }
+    snapshot(s, h, n, trs1, ver1);
+    assert_memory_equal(trs0, trs1, n * sizeof *trs0);
+    assert_memory_equal(ver0, ver1, n * sizeof *ver0);
+    /* and with every handle good, the parallel call writes */
+    assert_int_equal(arbor_scene_set_translations_parallel(s, h, v, n, &on_pool), ARBOR_OK);
+    arbor_trs t;
+    assert_int_equal(arbor_node_get_trs(s, h[n - 1], &t), ARBOR_OK);
+    assert_true(t.translation[0] == v[3 * (n - 1)] && t.translation[2] == v[3 * (n - 1) + 2]); /* 3 values a node */
+    arbor_pool_destroy(pool);
+    arbor_scene_destroy(s);
+    free(h);
+    free(v);
+    free(trs0);
+    free(trs1);
+    free(ver0);
+    free(ver1);
+    free(list);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_serial),
@@ -570,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_bulk_writes),
         cmocka_unit_test(test_any_storage_order),
         cmocka_unit_test(test_parallel_bulk_writes),
+        cmocka_unit_test(test_bulk_writes_refuse_bad_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -459,8 +459,14 @@ ARBOR__HOT bool bulk_value_ok(const arbor_scene *s, arbor_node n, const arbor_re
 
 /* Records why nodes[i] was refused (bulk_value_ok was false) and returns the result. */
 static arbor_result bulk_refusal(arbor_scene *s, arbor_node n, const arbor_real *v, int k, uint32_t i, const char *fn) {
-    arbor_result r = ARBOR_OK;
-    if (!writable_trs(s, n, fn, &r)) return r;
+    uint32_t slot = arbor__live_slot(s, n);
+    if (!slot && n.id == 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
+    if (!slot)
+        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] (node %uv%u) is not alive", i, (unsigned)(uint32_t)n.id,
+                           (unsigned)(n.id >> 32));
+    if (s->n.flags[slot] & ARBOR__LOCKED)
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "nodes[%u] (node " ARBOR__NODE_FMT ") has a locked local matrix", i,
+                           ARBOR__NODE_ARGS(s, slot));
     if (!arbor__all_finite(v, (size_t)k))
         return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the values of nodes[%u] hold a NaN or infinity", i);
     return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation of nodes[%u] has no length", i);
@@ -542,12 +548,16 @@ ARBOR__HOT void bulk_task(void *user, uint32_t index, int offset, int k) {
             bulk_write(job->s, job->nodes[i], v, offset, k, true, true);
             continue;
         }
-        if (i && arbor__slot(job->s, job->nodes[i]) <= arbor__slot(job->s, job->nodes[i - 1])) atomic_store(&job->unordered, true);
+        /* Checked before its slot is looked at: a dead or forged handle names no slot. */
         if (!bulk_value_ok(job->s, job->nodes[i], v, k)) {
             uint32_t seen = atomic_load(&job->first_refused);
             while (i < seen && !atomic_compare_exchange_weak(&job->first_refused, &seen, i)) {}
             break;
         }
+        /* nodes[i - 1] may belong to another task, unchecked yet: a dead one's slot reads as 0
+           (and is refused there, at a lower index). */
+        if (i && arbor__slot(job->s, job->nodes[i]) <= arbor__live_slot(job->s, job->nodes[i - 1]))
+            atomic_store(&job->unordered, true);
     }
 }
 static void bulk_task_t(void *user, uint32_t index) { bulk_task(user, index, ARBOR__T, 3); }
