@@ -670,6 +670,57 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     free(list);
 }
 
+/* ---- one pool, many callers ---- */
+
+#define NEST_OUTER 16u
+#define NEST_INNER 64u
+
+typedef struct nest_job {
+    arbor_executor ex;
+    _Atomic uint32_t hits[NEST_OUTER * NEST_INNER];
+    uint32_t outer;
+} nest_job;
+
+typedef struct nest_inner { nest_job *job; uint32_t outer; } nest_inner;
+
+static void nest_inner_task(void *user, uint32_t index) {
+    nest_inner *in = user;
+    atomic_fetch_add(&in->job->hits[in->outer * NEST_INNER + index], 1);
+}
+
+/* Each outer task runs a parallel_for of its own on the same pool. */
+static void nest_outer_task(void *user, uint32_t index) {
+    nest_job *job = user;
+    nest_inner in = {job, index};
+    job->ex.parallel_for(job->ex.user, NEST_INNER, nest_inner_task, &in);
+}
+
+static void *nest_thread(void *arg) {
+    nest_job *job = arg;
+    for (int round = 0; round < 50; round++) job->ex.parallel_for(job->ex.user, NEST_OUTER, nest_outer_task, job);
+    return NULL;
+}
+
+/* The pool's parallel_for called from inside its own tasks, and from two threads at once: every
+   index runs exactly once per call, and nothing waits for itself (it used to deadlock or run
+   the outer job's indices with the inner job's function). */
+static void test_pool_reentrant(void **state) {
+    (void)state;
+    arbor_pool *pool = arbor_pool_create(3);
+    assert_non_null(pool);
+    static nest_job jobs[2];
+    pthread_t threads[2];
+    for (int t = 0; t < 2; t++) {
+        jobs[t].ex = arbor_pool_executor(pool);
+        for (uint32_t i = 0; i < NEST_OUTER * NEST_INNER; i++) atomic_init(&jobs[t].hits[i], 0);
+        assert_int_equal(pthread_create(&threads[t], NULL, nest_thread, &jobs[t]), 0);
+    }
+    for (int t = 0; t < 2; t++) assert_int_equal(pthread_join(threads[t], NULL), 0);
+    for (int t = 0; t < 2; t++)
+        for (uint32_t i = 0; i < NEST_OUTER * NEST_INNER; i++) assert_int_equal(atomic_load(&jobs[t].hits[i]), 50);
+    arbor_pool_destroy(pool);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_serial),
@@ -677,6 +728,7 @@ int main(void) {
         cmocka_unit_test(test_reads_from_many_threads),
         cmocka_unit_test(test_parallel_versions_unique),
         cmocka_unit_test(test_pool_runs_every_task_once),
+        cmocka_unit_test(test_pool_reentrant),
         cmocka_unit_test(test_bulk_writes),
         cmocka_unit_test(test_any_storage_order),
         cmocka_unit_test(test_parallel_bulk_writes),

@@ -33,7 +33,11 @@ typedef struct arbor_executor {
    executor NULL: serial. */
 ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
 
-/* A small thread pool: threads - 1 workers plus the calling thread (threads 0: one per core). */
+/* A small thread pool: threads - 1 workers plus the calling thread (threads 0: one per core).
+   Its executor's parallel_for may be called from any thread, also from inside one of its own
+   tasks: the pool runs one call at a time, and a call made while it runs another (nested, or
+   from a second thread sharing the pool) runs its tasks on the calling thread instead, with the
+   same results. */
 typedef struct arbor_pool arbor_pool;
 /* The pool in *out. Refused, *out untouched: no memory, or a thread that cannot start
    (ARBOR_ERR_OUT_OF_MEMORY). */

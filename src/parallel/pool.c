@@ -21,6 +21,7 @@ struct arbor_pool {
     uint32_t count;
     atomic_uint next;          /* the next index to hand out */
     uint32_t busy;             /* workers still inside the job */
+    atomic_bool taken;         /* a parallel_for owns the job above */
 };
 
 /* Takes indices until none are left. */
@@ -45,9 +46,12 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* The pool has one job at a time. A call while it runs one -- from a task of that job (nested)
+   or from another thread sharing the pool -- runs its tasks on the calling thread: waiting for
+   the pool there could wait for itself. */
 static void pool_parallel_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
     arbor_pool *p = user;
-    if (p->threads <= 1 || count <= 1) {
+    if (p->threads <= 1 || count <= 1 || atomic_exchange(&p->taken, true)) {
         for (uint32_t i = 0; i < count; i++) fn(task_user, i);
         return;
     }
@@ -64,6 +68,7 @@ static void pool_parallel_for(void *user, uint32_t count, arbor_task_fn fn, void
     pthread_mutex_lock(&p->lock);
     while (p->busy) pthread_cond_wait(&p->done, &p->lock);
     pthread_mutex_unlock(&p->lock);
+    atomic_store(&p->taken, false);
 }
 
 static void stop_workers(arbor_pool *p, uint32_t started) {
@@ -82,6 +87,7 @@ arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out) {
     }
     arbor_pool *p = calloc(1, sizeof *p);
     if (!p) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pool");
+    atomic_init(&p->taken, false);
     p->threads = threads;
     p->workers = calloc(threads, sizeof *p->workers);
     if (!p->workers || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
