@@ -28,6 +28,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "splitmix64.h"
+
 #ifndef WL_REAL
 #define WL_REAL float
 #endif
@@ -40,12 +42,7 @@ typedef struct wl_rng { uint64_t state; } wl_rng;
 
 static inline wl_rng wl_rng_make(void) { return (wl_rng){ WL_SEED }; }
 
-static inline uint64_t wl_next(wl_rng *g) {
-    uint64_t z = (g->state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
+static inline uint64_t wl_next(wl_rng *g) { return splitmix64_next(&g->state); }
 
 /* In [0, 1), exact in float: 24 random bits. */
 static inline double wl_uniform(wl_rng *g) { return (double)(wl_next(g) >> 40) * (1.0 / 16777216.0); }

@@ -21,10 +21,27 @@ static void quiet(void *user, arbor_log_level level, const char *message) {
     (void)message;
 }
 
+/* Saves go to out.glb in a folder of this process's own, made by mkdtemp under $TMPDIR (or
+   /tmp) on first use and removed at exit: no fixed name another process could share or plant. */
+static char out_dir[4096], out_file[4096 + 16];
+
+static void remove_out(void) {
+    remove(out_file);
+    rmdir(out_dir);
+}
+
 static const char *out_path(void) {
-    static char path[64];
-    if (!path[0]) snprintf(path, sizeof path, "/tmp/arbor-fuzz-%ld.glb", (long)getpid());
-    return path;
+    if (!out_file[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(out_dir, sizeof out_dir, "%s/arbor-fuzz-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+        if (!mkdtemp(out_dir)) {
+            perror("fuzz_gltf: mkdtemp");
+            abort();
+        }
+        snprintf(out_file, sizeof out_file, "%s/out.glb", out_dir);
+        atexit(remove_out);
+    }
+    return out_file;
 }
 
 /* Every animation (the first 8) played at a few times, pointer channels included, and every

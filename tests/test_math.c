@@ -20,6 +20,7 @@
 
 #include "arbor/math.h"
 #include "math/affine.h"
+#include "../bench/splitmix64.h"
 
 #if ARBOR_REAL_IS_DOUBLE
 #define EXACT 1e-9     /* results that are exact on paper */
@@ -159,10 +160,7 @@ static uint64_t rng_state;
 static void rng_seed(uint64_t s) { rng_state = s; }
 static double rng_unit(void) /* [0, 1) */
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z = z ^ (z >> 31);
+    uint64_t z = splitmix64_next(&rng_state);
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 static double rng_range(double lo, double hi) { return lo + (hi - lo) * rng_unit(); }
@@ -1431,6 +1429,17 @@ static void test_deterministic(void **state)
     }
 }
 
+/* The shared splitmix64 (bench/splitmix64.h) gives the reference implementation's first outputs
+   from seed 0 (Vigna's splitmix64.c, the values its test vectors list). */
+static void test_splitmix64(void **state)
+{
+    (void)state;
+    uint64_t s = 0;
+    assert_true(splitmix64_next(&s) == UINT64_C(0xE220A8397B1DCDAF));
+    assert_true(splitmix64_next(&s) == UINT64_C(0x6E789E6AA1B965F4));
+    assert_true(splitmix64_next(&s) == UINT64_C(0x06C45D188009454F));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1480,6 +1489,7 @@ int main(void)
         cmocka_unit_test(test_affine_decompose),
         cmocka_unit_test(test_all_finite),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_splitmix64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
 
 #include "arbor/arbor.h"
 #include "support/ref.h"
+#include "../bench/splitmix64.h"
 
 /* ---- Tolerances ------------------------------------------------------------------------------- */
 
@@ -233,14 +234,7 @@ static inline test_rng test_rng_make(uint64_t seed)
     return r;
 }
 
-static inline uint64_t test_rng_next(test_rng *r)
-{
-    r->state += 0x9E3779B97F4A7C15ull;
-    uint64_t z = r->state;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static inline uint64_t test_rng_next(test_rng *r) { return splitmix64_next(&r->state); }
 
 /* [0, 1) with 24 bits, exactly representable in float. */
 static inline double test_rng_uniform(test_rng *r) { return (double)(test_rng_next(r) >> 40) * (1.0 / 16777216.0); }

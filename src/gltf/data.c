@@ -117,20 +117,35 @@ static bool sparse_data(const ld *L, const ld_accessor *A) {
     return A->sparse && view_bytes(L, A->sview_idx) && view_bytes(L, A->sview_val);
 }
 
-static double raw(uint32_t ctype, const uint8_t *p) {
-    uint32_t u = (uint32_t)p[0];
-    switch (ctype) {
-    case 5120: return (double)(int8_t)p[0];
-    case 5121: return (double)p[0];
-    case 5122: return (double)(int16_t)(uint16_t)(u | (uint32_t)p[1] << 8);
-    case 5123: return (double)(uint16_t)(u | (uint32_t)p[1] << 8);
-    default: break;
-    }
-    u |= (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    if (ctype == 5125) return (double)u;
+/* glTF's data is little-endian: values are put together from their bytes, the same on any host
+   (compilers make one load of it where the host is little-endian). The one decoder of
+   components, for single reads and for the scan over every vertex alike. */
+static inline uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline float le_float(const uint8_t *p) {
+    uint32_t u = le32(p);
     float f;
     memcpy(&f, &u, sizeof f);
-    return (double)f;
+    return f;
+}
+#define DECODE_5120(p) ((double)(int8_t)(p)[0])
+#define DECODE_5121(p) ((double)(p)[0])
+#define DECODE_5122(p) ((double)(int16_t)le16(p))
+#define DECODE_5123(p) ((double)le16(p))
+#define DECODE_5125(p) ((double)le32(p))
+#define DECODE_5126(p) ((double)le_float(p))
+
+static double raw(uint32_t ctype, const uint8_t *p) {
+    switch (ctype) {
+    case 5120: return DECODE_5120(p);
+    case 5121: return DECODE_5121(p);
+    case 5122: return DECODE_5122(p);
+    case 5123: return DECODE_5123(p);
+    case 5125: return DECODE_5125(p);
+    default: return DECODE_5126(p);
+    }
 }
 
 static double sparse_index(const ld *L, const ld_accessor *A, uint64_t k) {
@@ -188,13 +203,11 @@ static bool sparse_indices(ld *L, uint32_t i, ld_accessor *A) {
    accessor rather than per value: the generic reader costs some twenty times more, and this
    pass reads every vertex of the file. Returns the first element holding a NaN or infinity, or
    count when there is none. */
-#define SCAN_PLAIN(type)                                                                         \
+#define SCAN_PLAIN(decode)                                                                       \
     for (e = 0; e < A->count; e++) {                                                             \
         const uint8_t *p = base + e * A->stride;                                                 \
         for (uint32_t c = 0; c < A->ncomp; c++) {                                                \
-            type x;                                                                              \
-            memcpy(&x, p + at[c], sizeof x);                                                     \
-            double v = (double)x;                                                                \
+            double v = decode(p + at[c]);                                                        \
             if (v - v != 0) return e;                                                            \
             if (v < lo[c]) lo[c] = v;                                                            \
             if (v > hi[c]) hi[c] = v;                                                            \
@@ -208,12 +221,12 @@ static uint64_t scan_plain(const ld *L, const ld_accessor *A, double lo[16], dou
     for (uint32_t c = 0; c < A->ncomp; c++) at[c] = (c / A->rows) * column + (c % A->rows) * A->csize;
     uint64_t e = 0;
     switch (A->ctype) {
-    case 5120: SCAN_PLAIN(int8_t)
-    case 5121: SCAN_PLAIN(uint8_t)
-    case 5122: SCAN_PLAIN(int16_t)
-    case 5123: SCAN_PLAIN(uint16_t)
-    case 5125: SCAN_PLAIN(uint32_t)
-    default: SCAN_PLAIN(float)
+    case 5120: SCAN_PLAIN(DECODE_5120)
+    case 5121: SCAN_PLAIN(DECODE_5121)
+    case 5122: SCAN_PLAIN(DECODE_5122)
+    case 5123: SCAN_PLAIN(DECODE_5123)
+    case 5125: SCAN_PLAIN(DECODE_5125)
+    default: SCAN_PLAIN(DECODE_5126)
     }
     return A->count;
 }

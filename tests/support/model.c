@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/support/model.h: the reference model, the operations and the checks. */
 #include "support/model.h"
+#include "../../bench/splitmix64.h"
 
 #include <float.h>
 #include <math.h>
@@ -1448,10 +1449,7 @@ const char *model_op_name(unsigned k) { return k < OP_COUNT ? ops[k].name : NULL
 void model_random_bytes(uint64_t seed, uint8_t *out, size_t size) {
     uint64_t state = seed;
     for (size_t i = 0; i < size; i += 8) {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        uint64_t z = splitmix64_next(&state);
         for (size_t k = 0; k < 8 && i + k < size; k++) out[i + k] = (uint8_t)(z >> (8 * k));
     }
 }
