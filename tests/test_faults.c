@@ -782,8 +782,7 @@ static void test_gltf_samples(void **state) {
     char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
     int count = sample_files(paths, names);
     if (count == 0) {
-        print_message("skipped: no samples in %s\n", SAMPLES_DIR);
-        skip();
+        TEST_SKIP_SHARED(SAMPLES_DIR);
     }
     make_dir(OUT_DIR);
     for (int i = 0; i < count; i++) {

@@ -46,13 +46,11 @@
 static bool have_shared(void)
 {
     struct stat st;
-    if (stat(GLTF_DIR, &st) == 0 && S_ISDIR(st.st_mode)) return true;
-    print_message("%s is absent: skipped\n", GLTF_DIR);
-    return false;
+    return stat(GLTF_DIR, &st) == 0 && S_ISDIR(st.st_mode);
 }
-#define NEED_SHARED()                                                                                                  \
-    do {                                                                                                               \
-        if (!have_shared()) skip();                                                                                    \
+#define NEED_SHARED()                                     \
+    do {                                                  \
+        if (!have_shared()) TEST_SKIP_SHARED(GLTF_DIR);   \
     } while (0)
 
 static void write_all(const char *path, const void *data, size_t size)

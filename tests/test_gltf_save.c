@@ -235,8 +235,7 @@ static void test_samples_round_trip(void **state) {
     char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
     int count = sample_files(paths, names);
     if (!count) {
-        print_message("skipped: no samples in %s\n", SAMPLES_DIR);
-        skip();
+        TEST_SKIP_SHARED(SAMPLES_DIR);
     }
     make_dir(OUT_DIR);
     for (int i = 0; i < count; i++) {
@@ -363,8 +362,7 @@ static void test_delete_and_create_remap(void **state) {
     char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
     int samples = sample_files(paths, names);
     if (!samples) {
-        print_message("skipped: no samples in %s\n", SAMPLES_DIR);
-        skip();
+        TEST_SKIP_SHARED(SAMPLES_DIR);
     }
     make_dir(OUT_DIR);
     for (int f = 0; f < samples; f++) {
@@ -610,8 +608,7 @@ static void test_allocator(void **state) {
     const char *sample = SAMPLES_DIR "/BlenderIO_24_animation_pointer/24_animation_pointer.gltf";
     struct stat st;
     if (stat(sample, &st) != 0) {
-        print_message("skipped: %s is absent\n", sample);
-        skip();
+        TEST_SKIP_SHARED(sample);
     }
     make_dir(OUT_DIR);
     test_counting_allocator counts = { 0 };

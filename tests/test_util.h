@@ -224,6 +224,45 @@ static inline void test_refused_(arbor_result got, arbor_result want, const char
 }
 #define ASSERT_REFUSED(code, fname, call) test_refused_((call), (code), (fname), #call, __FILE__, __LINE__)
 
+/* ---- Skips ------------------------------------------------------------------------------------------ */
+
+/* A test that cannot run here says so: the reason is printed and appended, as "function: reason",
+   to skipped.txt in the test output folder, which scripts/test counts into its summary (CTest
+   reports a cmocka skip as a pass). ../shared missing is a reason only outside CI: with
+   CI=true it fails the test. */
+static inline void test_record_skip_(const char *func, const char *reason)
+{
+    print_message("skipped %s: %s\n", func, reason);
+    FILE *f = fopen(ARBOR_TEST_OUTPUT_DIR "/skipped.txt", "a");
+    if (f) {
+        fprintf(f, "%s: %s\n", func, reason);
+        fclose(f);
+    }
+}
+#define TEST_SKIP(reason)                          \
+    do {                                           \
+        test_record_skip_(__func__, (reason));     \
+        skip();                                    \
+    } while (0)
+
+static inline void test_shared_absent_(const char *func, const char *path, const char *file, int line)
+{
+    const char *ci = getenv("CI");
+    if (ci && strcmp(ci, "true") == 0) {
+        print_error("%s: %s is absent, and CI=true needs ../shared\n", func, path);
+        _fail(file, line);
+    }
+    char reason[512];
+    snprintf(reason, sizeof reason, "../shared is absent (%s)", path);
+    test_record_skip_(func, reason);
+}
+/* Skips the rest of the test (fails it under CI=true): the files at path, under ../shared, are missing. */
+#define TEST_SKIP_SHARED(path)                                          \
+    do {                                                                \
+        test_shared_absent_(__func__, (path), __FILE__, __LINE__);      \
+        skip();                                                         \
+    } while (0)
+
 /* ---- splitmix64 (shared/bench/WORKLOADS.md) ------------------------------------------------------ */
 
 typedef struct test_rng { uint64_t state; } test_rng;

@@ -520,10 +520,7 @@ static void test_frame_errors(void **state) {
 static void test_gltf_cameras_sample(void **state) {
     (void)state;
     const char *path = SAMPLES_DIR "/Cameras/Cameras.gltf";
-    if (access(path, R_OK) != 0) {
-        print_message("SKIP: %s is absent (../shared/gltf)\n", path);
-        skip();
-    }
+    if (access(path, R_OK) != 0) TEST_SKIP_SHARED(path);
     loaded l = load_ok(path);
     arbor_node persp = arbor_gltf_node(l.doc, 1), ortho = arbor_gltf_node(l.doc, 2), square = arbor_gltf_node(l.doc, 0);
     arbor_camera c;
