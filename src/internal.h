@@ -423,10 +423,12 @@ void arbor__foreign_poll(arbor_scene *s);
 void arbor__foreign_poll_above(arbor_scene *s, uint32_t slot);
 /* Drops slot's foreign parent, if it has one. */
 void arbor__foreign_drop(arbor_scene *s, uint32_t slot);
-/* A lazy read computed the chain top .. slot (down-links in scratch): note it for the list. */
+/* A lazy read is about to compute the chain top .. slot (down-links in scratch): note it for
+   the list. */
 void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
-/* An update computed the subtrees of roots[0 .. count), `computed` nodes in all: make the list. */
-void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed);
+/* An update computed the subtrees of roots[0 .. count), `computed` nodes in all, with versions
+   above `before` (the clock when it began): make the list. */
+void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed, uint64_t before);
 /* Nodes the journal holds (0 without a journal), and their slots appended to order[k ..
    end), each held subtree depth first (a relayout moves them along); returns the new k. */
 uint32_t arbor__journal_held(const arbor_scene *s);

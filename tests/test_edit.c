@@ -975,7 +975,7 @@ static void test_change_lists(void **state) {
     assert_int_equal(arbor_scene_changed(s, &first, 1), 4); /* the count even when cap is smaller */
     ASSERT_NODE_EQ(first, b1);
 
-    /* Lazy reads between updates: listed once, first, in the order of their last computation. */
+    /* Lazy reads between updates: listed once, first, in the order of their first computation. */
     ASSERT_OK(arbor_node_set_translation(s, a2, 2, 0, 0));
     ASSERT_OK(arbor_node_set_translation(s, b, 2, 0, 0));
     arbor_real w[16];
@@ -984,7 +984,7 @@ static void test_change_lists(void **state) {
     ASSERT_OK(arbor_node_set_translation(s, a2, 3, 0, 0));
     TEST_WORLD(s, a2, w); /* a2 again: once in the list */
     arbor_scene_update(s);
-    assert_changed(s, (arbor_node[]){ b, b1, a2, x }, 4);
+    assert_changed(s, (arbor_node[]){ a2, b, b1, x }, 4);
 
     /* A node read lazily and then invalidated again is listed where the update computed it. */
     ASSERT_OK(arbor_node_set_translation(s, a11, 5, 0, 0));
@@ -1260,6 +1260,35 @@ static void test_save_keeps_order_of_a_loaded_file(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* A change list grows with the nodes changed, not with the events: a node written and read lazily
+   100,000 times between two updates is noted once (it used to append an entry a read, 100,000
+   of them, growing the notes' memory as it went), and listed once. */
+static void test_change_lists_bounded(void **state) {
+    (void)state;
+    arbor_scene *s = arbor_scene_create(NULL);
+    for (int i = 0; i < 100; i++) TEST_NODE(s, ARBOR_NONE, "idle", NULL, NULL, NULL);
+    arbor_node root = TEST_NODE(s, ARBOR_NONE, "root", NULL, NULL, NULL);
+    arbor_node child = TEST_NODE(s, root, "child", NULL, NULL, NULL);
+    ASSERT_OK(arbor_scene_track_changes(s, true));
+    arbor_scene_update(s);
+    for (int round = 0; round < 3; round++) {
+        arbor_stats before, after;
+        arbor_scene_stats(s, &before);
+        arbor_real w[16];
+        for (int i = 0; i < 100000; i++) {
+            ASSERT_OK(arbor_node_set_translation(s, child, (arbor_real)i, 0, 0));
+            ASSERT_OK(arbor_node_world_matrix(s, child, w));
+            if (i % 1000 == 0) ASSERT_OK(arbor_node_set_translation(s, root, 0, (arbor_real)i, 0)); /* the chain, now and then */
+        }
+        arbor_scene_update(s);
+        arbor_scene_stats(s, &after);
+        /* the first round makes room for its few notes and its list; the next ones nothing */
+        assert_true(after.allocations - before.allocations <= (round == 0 ? 2u : 0u));
+        assert_changed(s, (arbor_node[]){ root, child }, 2); /* many invalidations: the sweep's storage order */
+    }
+    arbor_scene_destroy(s);
+}
+
 int main(void) {
     test_check_real_size();
     const struct CMUnitTest tests[] = {
@@ -1273,6 +1302,7 @@ int main(void) {
         cmocka_unit_test(test_foreign_parents),
         cmocka_unit_test(test_attach_to_another_scene),
         cmocka_unit_test(test_change_lists),
+        cmocka_unit_test(test_change_lists_bounded),
         cmocka_unit_test(test_change_lists_swept),
         cmocka_unit_test(test_held_nodes_survive_relayout),
         cmocka_unit_test(test_change_lists_parallel),

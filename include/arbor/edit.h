@@ -212,7 +212,7 @@ ARBOR_API arbor_result arbor_scene_track_changes(arbor_scene *s, bool on);
    update, or by reads in between), each once, written into out (at most cap); returns how
    many there are, even when more than cap. Order: when the update swept the storage in order
    (at least an eighth of a parents-first scene out of date), storage order; otherwise the
-   nodes that reads computed (in the order of their last computation), then those the update
+   nodes that reads computed (in the order of their first computation), then those the update
    computed, subtree by subtree (in the order their first change was made), each in
    depth-first pre-order. The same nodes whatever the executor; a serial and a parallel
    update of one scene may take different paths, and so list them in a different order. The

@@ -5,15 +5,15 @@
      since the update before has a version above the clock as that update left it, and the
      slots are read once more in order (the sweep read them all: O(changed) still);
    - otherwise from the roots of the subtrees the update computed (every node below such a
-     root is computed), after the nodes lazy reads computed: reads note the chain they
-     computed with its versions, and an entry whose node was computed again since (its
-     version moved on) is left out, so each node is listed once. */
+     root is computed), after the nodes lazy reads computed. A read notes the nodes of its
+     chain that nothing computed since the last update (their version is not above the clock
+     as it left it), so a node is noted once however often it is written and read: the notes
+     grow with the nodes changed, not with the reads. The update leaves out a noted node it
+     computed again (its version is above the clock as the update found it): its subtree
+     lists it. */
 #include "internal.h"
 
-typedef struct lazy_entry {
-    arbor_node node;
-    uint64_t version;   /* the node's version when the read computed it */
-} lazy_entry;
+typedef arbor_node lazy_entry;
 
 typedef struct arbor__changes {
     uint64_t since;      /* the clock as the last update left it */
@@ -41,19 +41,23 @@ static bool grow(arbor_scene *s, void **p, uint32_t *cap, uint64_t need, size_t 
 
 void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot) {
     arbor__changes *c = s->changes;
-    uint32_t n = top, length = 1;
-    for (; n != slot; n = s->n.scratch[n]) length++;
+    uint32_t n = top, length = 0;
+    for (;; n = s->n.scratch[n]) {
+        length += s->n.version[n] <= c->since;
+        if (n == slot) break;
+    }
+    if (!length) return;
     if (!grow(s, (void **)&c->lazy, &c->lazy_cap, (uint64_t)c->lazy_count + length, sizeof *c->lazy)) {
         c->lazy_lost = true;
         return;
     }
     for (n = top;; n = s->n.scratch[n]) {
-        c->lazy[c->lazy_count++] = (lazy_entry){ arbor__handle(s, n), s->n.version[n] };
+        if (s->n.version[n] <= c->since) c->lazy[c->lazy_count++] = arbor__handle(s, n);
         if (n == slot) break;
     }
 }
 
-void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed) {
+void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed, uint64_t before) {
     arbor__changes *c = s->changes;
     uint64_t since = c->since;
     c->since = atomic_load_explicit(&s->clock, memory_order_relaxed);
@@ -65,8 +69,8 @@ void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t coun
         else c->list[c->count++] = arbor__handle(s, slot);
     }
     for (uint32_t i = 0; roots && !c->all && i < c->lazy_count; i++) {
-        uint32_t slot = arbor__live_slot(s, c->lazy[i].node);
-        if (slot && s->n.version[slot] == c->lazy[i].version) c->list[c->count++] = c->lazy[i].node;
+        uint32_t slot = arbor__live_slot(s, c->lazy[i]);
+        if (slot && s->n.version[slot] > since && s->n.version[slot] <= before) c->list[c->count++] = c->lazy[i];
     }
     for (uint32_t i = 0; !c->all && i < count; i++) {
         uint32_t top = roots[i];

@@ -163,6 +163,8 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
             break;
         }
     }
+    /* Noted before: a node is noted only if nothing computed it since the last update. */
+    if (s->changes) arbor__changes_note(s, top, slot);
     /* Compose down the chain only; siblings stay out of date, reachable through PARTIAL. */
     compute_ctx c = ctx_begin(s);
     for (uint32_t n = top;; n = s->n.scratch[n]) {
@@ -171,7 +173,6 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
         if (n == slot) break;
     }
     ctx_end(&c);
-    if (s->changes) arbor__changes_note(s, top, slot);
 }
 
 /* Computes the whole subtree of top, which is out of date (and so is all of it), parents
@@ -360,6 +361,7 @@ static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool p
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
     if (s->foreign) arbor__foreign_poll(s);
     uint64_t dirty = s->dirty_count, composed = s->stats.world_composed;
+    uint64_t before = atomic_load_explicit(&s->clock, memory_order_relaxed);
     s->dirty_count = 0;
     bool parallel = executor && executor->parallel_for && dirty >= PARALLEL_MIN_NODES;
     /* Much to do in a scene whose storage has left tree order: put it back first (a pass
@@ -374,7 +376,7 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
-    if (s->changes) arbor__changes_collect(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed);
+    if (s->changes) arbor__changes_collect(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed, before);
 }
 
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
