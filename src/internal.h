@@ -352,8 +352,8 @@ void arbor__write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real
                        int k, bool normalize);
 
 /* ---- storage order (scene/layout.c) ---- */
-/* Renumbers the slots depth first (parents first, each subtree one range); false when out of
-   memory (nothing changed). */
+/* Renumbers the slots depth first (parents first, each subtree one range), in place (no
+   allocation); false when the links are corrupt (nothing changed). */
 bool arbor__relayout(arbor_scene *s);
 
 /* Slots kept by the journal (scene/scene.c). A held subtree is unlinked and dead (no ALIVE
@@ -429,10 +429,10 @@ void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
 /* An update computed the subtrees of roots[0 .. count), `computed` nodes in all, with versions
    above `before` (the clock when it began): make the list. */
 void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed, uint64_t before);
-/* Nodes the journal holds (0 without a journal), and their slots appended to order[k ..
-   end), each held subtree depth first (a relayout moves them along); returns the new k. */
+/* Nodes the journal holds (0 without a journal), and their new slots numbered from k on (below
+   end) in new_slot, each held subtree depth first (a relayout moves them along); returns the new k. */
 uint32_t arbor__journal_held(const arbor_scene *s);
-uint32_t arbor__journal_order_held(const arbor_scene *s, uint32_t *order, uint32_t k, uint32_t end);
+uint32_t arbor__journal_number_held(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
 /* Frees the journal, foreign parents and change lists of a scene being destroyed. */
 void arbor__edit_free(arbor_scene *s);
 

@@ -585,13 +585,13 @@ void arbor_journal_destroy(arbor_journal *j) {
 
 uint32_t arbor__journal_held(const arbor_scene *s) { return s->journal ? s->journal->held : 0; }
 
-uint32_t arbor__journal_order_held(const arbor_scene *s, uint32_t *order, uint32_t k, uint32_t end) {
+uint32_t arbor__journal_number_held(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end) {
     const arbor_journal *j = s->journal;
     for (uint32_t i = j ? j->first_record : 0; j && i < j->record_count; i++) {
         const record *rec = &j->records[i];
         if (rec->kind != LIFE || !rec->held) continue;
         uint32_t top = arbor__slot(s, rec->node);
-        for (uint32_t n = top; n && k < end; n = arbor__next_in_subtree(s, top, n, true)) order[k++] = n;
+        for (uint32_t n = top; n && k < end; n = arbor__next_in_subtree(s, top, n, true)) new_slot[n] = k++;
     }
     return k;
 }

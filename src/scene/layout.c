@@ -12,46 +12,51 @@
 
 #include "internal.h"
 
-/* Moves the elements of array a to their new slots: element order[i] goes to slot i. */
-static void gather(void *a, size_t elem, const uint32_t *order, uint32_t count, void *tmp) {
-    char *from = a, *to = tmp;
-    for (uint32_t i = 1; i < count; i++) memcpy(to + i * elem, from + (size_t)order[i] * elem, elem);
-    memcpy(from + elem, to + elem, (size_t)(count - 1) * elem);
+/* The slots are permuted in place, cycle by cycle, every moving array at once: no workspace
+   beyond the scratch array the node storage already holds (an update allocates nothing). A
+   slot's new number is new_slot[slot], in scratch; a slot done is marked with DONE there. */
+#define DONE 0x80000000u /* slots stay below ARBOR__FREE_ID */
+
+/* The largest element of a moving array (a local or world matrix), and a subtree box. */
+#define HOLD_BYTES (12 * sizeof(arbor_real) > sizeof(arbor__subtree_box) ? 12 * sizeof(arbor_real) : sizeof(arbor__subtree_box))
+
+/* Swaps hold with element slot of array a. */
+static inline void swap_in(void *a, size_t elem, uint32_t slot, unsigned char *hold) {
+    unsigned char t[HOLD_BYTES], *p = (unsigned char *)a + (size_t)slot * elem;
+    memcpy(t, p, elem);
+    memcpy(p, hold, elem);
+    memcpy(hold, t, elem);
 }
 
 /* A link's new value: the new slot of the node it names. */
-static void renumber_links(uint32_t *links, const uint32_t *order, uint32_t count, const uint32_t *new_slot) {
-    for (uint32_t i = 1; i < count; i++) links[order[i]] = links[order[i]] ? new_slot[links[order[i]]] : 0;
+static void renumber_links(uint32_t *links, const uint32_t *new_slot, uint32_t end, uint32_t count) {
+    for (uint32_t i = 1; i < end; i++)
+        if (new_slot[i] < count) links[i] = links[i] ? new_slot[links[i]] : 0;
 }
 
 bool arbor__relayout(arbor_scene *s) {
     uint32_t count = s->live + arbor__journal_held(s) + 1; /* slot 0 stays empty */
-    size_t tmp_size = (size_t)count * 12 * sizeof(arbor_real), order_size = (size_t)count * sizeof(uint32_t);
-    uint32_t *order = arbor__alloc(s, order_size);
-    void *tmp = order ? arbor__alloc(s, tmp_size) : NULL;
-    if (!tmp) {
-        arbor__free(s, order, order_size);
-        return false; /* the update follows links instead */
-    }
-    /* The new order, depth first from each root; new_slot (in scratch) is its inverse. */
-    uint32_t k = 1, *new_slot = s->n.scratch;
+    uint32_t end = s->slot_end, *new_slot = s->n.scratch;
+    /* The new order, depth first from each root (what the journal holds moves along, last),
+       then the free slots in order. */
+    for (uint32_t i = 1; i < end; i++) new_slot[i] = UINT32_MAX;
+    uint32_t k = 1;
     for (uint32_t root = s->first_root; root && k < count; root = s->n.next_sibling[root])
-        for (uint32_t n = root; n && k < count; n = arbor__next_in_subtree(s, root, n, true)) order[k++] = n;
-    k = arbor__journal_order_held(s, order, k, count); /* what the journal holds moves along, last */
+        for (uint32_t n = root; n && k < count; n = arbor__next_in_subtree(s, root, n, true)) new_slot[n] = k++;
+    k = arbor__journal_number_held(s, new_slot, k, count);
     if (k != count) { /* the links do not reach every live node: corrupt, leave it be */
         arbor__walk_bound(s, "renumbering the slots", count);
-        arbor__free(s, tmp, tmp_size);
-        arbor__free(s, order, order_size);
-        return false;
+        return false; /* the update follows links instead */
     }
+    for (uint32_t i = 1; i < end; i++)
+        if (new_slot[i] == UINT32_MAX) new_slot[i] = k++;
     new_slot[0] = 0;
-    for (uint32_t i = 1; i < count; i++) new_slot[order[i]] = i;
 
-    renumber_links(s->n.parent, order, count, new_slot);
-    renumber_links(s->n.first_child, order, count, new_slot);
-    renumber_links(s->n.last_child, order, count, new_slot);
-    renumber_links(s->n.next_sibling, order, count, new_slot);
-    renumber_links(s->n.prev_sibling, order, count, new_slot);
+    renumber_links(s->n.parent, new_slot, end, count);
+    renumber_links(s->n.first_child, new_slot, end, count);
+    renumber_links(s->n.last_child, new_slot, end, count);
+    renumber_links(s->n.next_sibling, new_slot, end, count);
+    renumber_links(s->n.prev_sibling, new_slot, end, count);
     /* the pending list keeps its live entries (PENDING moves with the flags) */
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->pending_count; i++) {
@@ -65,27 +70,47 @@ bool arbor__relayout(arbor_scene *s) {
     s->first_root = new_slot[s->first_root];
     s->last_root = new_slot[s->last_root];
 
-#define ARBOR__GATHER(field, elem, moves) \
-    if (moves) gather(s->n.field, elem, order, count, tmp);
-    ARBOR__ARRAYS(ARBOR__GATHER)
-#undef ARBOR__GATHER
     /* The subtree boxes (bounds/) move with their nodes; a table that does not reach every old
        slot is forgotten instead (all recomputed at the next query). */
-    _Static_assert(sizeof *s->boxes.entry <= 12 * sizeof(arbor_real), "tmp holds a subtree box per slot");
-    if (s->boxes.entry && s->boxes.capacity >= s->slot_end)
-        gather(s->boxes.entry, sizeof *s->boxes.entry, order, count, tmp);
-    else if (s->boxes.entry)
-        memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
+    bool boxes = s->boxes.entry && s->boxes.capacity >= end;
+    if (s->boxes.entry && !boxes) memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
+    /* Each cycle: the elements of slot `first` are held, then each goes where it belongs,
+       taking out the elements it finds there, until the cycle comes back. */
+    for (uint32_t first = 1; first < end; first++) {
+        if (new_slot[first] & DONE) continue;
+        if (new_slot[first] == first) {
+            new_slot[first] |= DONE;
+            continue;
+        }
+#define ARBOR__HOLD(field, elem, moves) unsigned char hold_##field[moves ? (elem) : 1];
+        ARBOR__ARRAYS(ARBOR__HOLD)
+#undef ARBOR__HOLD
+        unsigned char hold_box[sizeof(arbor__subtree_box)];
+#define ARBOR__TAKE(field, elem, moves) \
+    if (moves) memcpy(hold_##field, (unsigned char *)s->n.field + (size_t)first * (elem), (elem));
+        ARBOR__ARRAYS(ARBOR__TAKE)
+#undef ARBOR__TAKE
+        if (boxes) memcpy(hold_box, &s->boxes.entry[first], sizeof hold_box);
+        uint32_t at = first;
+        do {
+            uint32_t to = new_slot[at];
+            new_slot[at] = to | DONE;
+#define ARBOR__PUT(field, elem, moves) \
+    if (moves) swap_in(s->n.field, (elem), to, hold_##field);
+            ARBOR__ARRAYS(ARBOR__PUT)
+#undef ARBOR__PUT
+            if (boxes) swap_in(s->boxes.entry, sizeof *s->boxes.entry, to, hold_box);
+            at = to;
+        } while (at != first);
+    }
     /* Effective visibilities are forgotten (recomputed as they are asked for). */
     if (s->visibility.entry) memset(s->visibility.entry, 0, s->visibility.capacity);
     for (uint32_t i = 1; i < count; i++) s->n.slot_of[s->n.id[i]] = i;
     /* every slot past the live ones is free, in order */
-    memset(s->n.flags + count, 0, s->slot_end - count);
+    memset(s->n.flags + count, 0, end - count);
     s->free_head = 0;
     s->slot_end = count;
     s->order_inversions = 0;
     s->stats.relayouts++;
-    arbor__free(s, tmp, tmp_size);
-    arbor__free(s, order, order_size);
     return true;
 }
