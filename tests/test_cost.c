@@ -415,7 +415,14 @@ static void test_course_demo_edit_counts(void **state)
     arbor_scene_destroy(s);
 }
 
-/* (f) Nothing allocates once warm; everything is freed with the sizes it was allocated with. */
+/* (f) Nothing allocates once warm; everything is freed with the sizes it was allocated with.
+   Warm means each part has run once and grown what it keeps (docs/RELIABILITY.md, promise 2):
+   storage for the nodes, the journal's records, the change list, the subtree-box and instancing
+   tables, the player. From then on, frame after frame: writes of every kind (per node, bulk,
+   bulk in parallel), lazy and version reads, serial and parallel updates (big enough to run
+   on the pool), a reparent under a later node and back (each followed by an update that
+   renumbers the slots), destroy, a clone into reserved storage, undo and redo, change lists,
+   culling, instance buffers and an animation player's frame. */
 static void run_no_allocation(bool with_realloc)
 {
     test_counting_allocator c;
@@ -426,9 +433,11 @@ static void run_no_allocation(bool with_realloc)
     arbor_scene *s = NULL;
     assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_non_null(s);
-    enum { K = 40, N = K * SKEL_N };
+    enum { K = 300, N = K * SKEL_N }; /* 17,700 nodes: parallel bulk writes and updates share out */
     arbor_node(*sk)[SKEL_N] = calloc(K, sizeof *sk);
+    arbor_real *bulk = malloc((size_t)N * 4 * sizeof *bulk);
     assert_non_null(sk);
+    assert_non_null(bulk);
     test_rng rng = test_rng_make(0x5EED);
     for (int k = 0; k < K; k++) build_skeleton(s, sk[k], &rng);
     assert_true(test_alloc_calls(&c) > 0); /* the scene's storage comes from our allocator */
@@ -436,10 +445,43 @@ static void run_no_allocation(bool with_realloc)
     arbor_real m[16];
     arbor_mat4_identity(m);
     m[12] = 1;
+    /* a small unnamed prefab, cloned and destroyed every frame into storage reserved by the first */
+    arbor_node prefab, leaf;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .translation = { 1, 0, 0 } }, &prefab));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = prefab, .translation = { 0, 1, 0 } }, &leaf));
+    /* meshes and boxes for culling and instancing */
+    const arbor_real lo[3] = { -0.1f, -0.1f, -0.1f }, hi[3] = { 0.1f, 0.1f, 0.1f };
+    for (int i = 0; i < N; i += 5) {
+        ASSERT_OK(arbor_node_set_mesh(s, all[i], i % 3));
+        ASSERT_OK(arbor_node_set_bounds(s, all[i], lo, hi));
+    }
+    /* a journal step to undo and redo */
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    ASSERT_OK(arbor_journal_set_translation(j, all[1], 0, 2, 0));
+    ASSERT_OK(arbor_scene_track_changes(s, true));
+    /* a clip of one rotation channel on the first skeleton's second bone */
+    const float times[2] = { 0, 1 }, values[8] = { 0, 0, 0, 1, 0, 0.7071f, 0, 0.7071f };
+    arbor_channel_desc channel = { .target = 0, .path = ARBOR_ANIM_ROTATION, .key_count = 2, .times = times, .values = values };
+    arbor_clip *clip;
+    ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = &channel, .channel_count = 1 }, &clip));
+    arbor_player *player;
+    ASSERT_OK(arbor_player_create(clip, s, &all[1], 1, &player));
+    arbor_pool *pool = arbor_pool_create(2);
+    assert_non_null(pool);
+    arbor_executor ex = arbor_pool_executor(pool);
+    arbor_node *visible = malloc((N + 2) * sizeof *visible);
+    float *instances = malloc((size_t)(N + 2) * 16 * sizeof *instances);
+    assert_non_null(visible);
+    assert_non_null(instances);
+    const arbor_real planes[8] = { 1, 0, 0, 100, 0, 1, 0, 100 };
+    arbor_instance_batch batches[8];
+    uint64_t relayouts = 0;
 
-    for (int frame = 0; frame < 40; frame++) {
-        if (frame == 2) {
-            /* warm: from here on, nothing may allocate */
+    for (int frame = 0; frame < 28; frame++) {
+        if (frame == 4) {
+            /* warm (each kind of frame, serial and parallel, has run): from here on, nothing may
+               allocate */
             c.allocs = c.reallocs = 0;
             arbor_scene_stats_reset(s);
         }
@@ -455,6 +497,21 @@ static void run_no_allocation(bool with_realloc)
             ASSERT_OK(arbor_node_set_trs(s, all[i], &t));
         }
         for (int i = 6; i < N; i += 17) ASSERT_OK(arbor_node_set_local_matrix(s, all[i], m, false));
+        for (int i = 0; i < N; i++) test_rng_quat(&rng, bulk + 4 * i);
+        if (frame % 2) {
+            ASSERT_OK(arbor_scene_set_rotations_parallel(s, all, bulk, N, &ex));
+            ASSERT_OK(arbor_scene_set_translations_parallel(s, all, bulk, N, &ex));
+        } else {
+            ASSERT_OK(arbor_scene_set_rotations(s, all, bulk, N));
+            ASSERT_OK(arbor_scene_set_scales(s, all, bulk, N));
+        }
+        /* reparent: an early skeleton's root under a late one's bone (the slot order breaks: the
+           update renumbers), and the one moved last frame under an earlier node (order kept) */
+        ASSERT_OK(arbor_node_set_parent(s, sk[3 + frame][0], sk[K - 1][5], ARBOR_NONE, ARBOR_KEEP_LOCAL));
+        if (frame) ASSERT_OK(arbor_node_set_parent(s, sk[2 + frame][0], sk[0][5], ARBOR_NONE, ARBOR_KEEP_WORLD));
+        /* clone, then destroy the copy: its slots come back for the next frame's */
+        arbor_node copy;
+        ASSERT_OK(arbor_node_clone(s, prefab, sk[2][3], &copy));
         if (frame % 2 == 0) {
             /* lazy reads and version reads before the update */
             for (int i = N - 1; i >= 0; i -= 3) {
@@ -463,23 +520,46 @@ static void run_no_allocation(bool with_realloc)
                 (void)arbor_node_world_version(s, all[i]);
             }
         }
-        arbor_scene_update(s);
+        ASSERT_OK(arbor_player_apply(player, frame / 30.0, ARBOR_WRAP_LOOP));
+        if (frame % 4 < 2)
+            arbor_scene_update(s);
+        else
+            arbor_scene_update_parallel(s, &ex);
+        relayouts += stats_of(s).relayouts;
+        arbor_scene_reset_stats(s);
+        ASSERT_OK(arbor_node_destroy(s, copy));
+        ASSERT_OK(arbor_journal_undo(j));
+        ASSERT_OK(arbor_journal_redo(j));
         for (int i = 0; i < N; i++) {
             arbor_real w[16];
             TEST_WORLD(s, all[i], w);
             assert_int_not_equal(arbor_node_world_version(s, all[i]), 0);
         }
         arbor_scene_update(s);
+        assert_true(arbor_scene_changed(s, visible, N + 2) > 0);
+        uint32_t seen = arbor_scene_cull(s, planes, 2, visible, N + 2, NULL);
+        assert_true(seen > 0);
+        uint32_t batch_count;
+        ASSERT_OK(arbor_scene_gather_instances(s, visible, seen, ARBOR_LAYOUT_MAT4, instances, batches, 8, &batch_count));
+        assert_true(batch_count > 0);
     }
     assert_int_equal(c.allocs, 0);
     assert_int_equal(c.reallocs, 0);
     assert_int_equal(stats_of(s).allocations, 0);
+    if (relayouts < 10) fail_msg("%llu relayouts", (unsigned long long)relayouts); /* the updates after the reparents renumbered the slots */
     assert_int_equal(c.size_mismatches, 0);
     assert_int_equal(c.failed, 0);
 
+    arbor_pool_destroy(pool);
+    arbor_player_free(player);
+    arbor_clip_free(clip);
+    arbor_journal_destroy(j);
     arbor_scene_clear(s);
     arbor_scene_destroy(s);
     free(sk);
+    free(bulk);
+    free(visible);
+    free(instances);
     assert_int_equal(c.live_blocks, 0);
     assert_int_equal(c.live_bytes, 0);
     assert_int_equal(c.size_mismatches, 0);
