@@ -226,7 +226,7 @@ static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
 /* The slot of a live node, or 0. */
 static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
     uint32_t id = (uint32_t)n.id;
-    if (id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
+    if (!s || id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
     uint32_t slot = s->n.slot_of[id]; /* ARBOR__FREE_ID and up for a free or retired id */
     return slot < s->slot_end && (s->n.flags[slot] & ARBOR__ALIVE) ? slot : 0;
 }
@@ -237,13 +237,18 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
 const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap);
 #define ARBOR__NODE_FMT "'%s'"
 #define ARBOR__NODE_ARGS(s, slot) arbor__node_label((s), (slot), (char[ARBOR__LABEL_CAP]){0}, ARBOR__LABEL_CAP)
-/* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for
-   ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
-uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result);
+/* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for a
+   NULL scene or ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
+uint32_t arbor__require_failed(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result);
 static inline uint32_t arbor__require(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result) {
     uint32_t slot = arbor__live_slot(s, n);
-    return slot ? slot : arbor__require_failed(n, func, result);
+    return slot ? slot : arbor__require_failed(s, n, func, result);
 }
+/* A NULL out-pointer (or array) of func: ARBOR_ERR_INVALID_ARGUMENT, recorded. */
+#define ARBOR__REQUIRE_OUT(ptr, func)                                                                   \
+    do {                                                                                                \
+        if (!(ptr)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, (func), "%s is NULL", #ptr);          \
+    } while (0)
 
 /* Bound of walks down or across: every live node once, plus the climbs back. */
 static inline uint64_t arbor__walk_limit(const arbor_scene *s) { return 2u * (uint64_t)s->live + 2u; }

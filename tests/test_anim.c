@@ -1520,6 +1520,7 @@ static void test_frames_allocate_nothing(void **state) {
 }
 
 /* ---- arbor animate -------------------------------------------------------------------------------- */
+#ifdef ARBOR_CLI_PATH /* the command is built (ARBOR_BUILD_TOOLS) */
 
 #define STDOUT_FILE OUT_DIR "/stdout.txt"
 #define STDERR_FILE OUT_DIR "/stderr.txt"
@@ -1600,6 +1601,12 @@ static void test_cli_animate(void **state) {
     assert_int_equal(run(args), 1);
     assert_int_equal(run("animate --help"), 0);
 }
+#else
+static void test_cli_animate(void **state) {
+    (void)state;
+    TEST_SKIP("the arbor command is not built (ARBOR_BUILD_TOOLS=OFF)");
+}
+#endif
 
 int main(void) {
     test_check_real_size();

@@ -11,6 +11,16 @@
  * - arbor_node: a handle, a 64-bit value (slot and generation). ARBOR_NONE (id 0) is no node.
  *   A destroyed node's handle stays dead: its slot may be reused, never its handle.
  * - Allocator and log hooks, used per scene (see arbor_scene_desc in scene.h).
+ * - NULL: every function takes NULL for any pointer argument without harm. Where a header gives
+ *   NULL a meaning (a NULL desc for defaults, NULL stats or exact to skip them, NULL to free
+ *   or remove), that is what it does. Otherwise a NULL scene (journal, clip, player, skins,
+ *   document, pool), a NULL array with a nonzero count or a NULL out-pointer is refused by a
+ *   function that returns arbor_result (ARBOR_ERR_INVALID_ARGUMENT, nothing changed); a getter
+ *   returns its "none" (0, false, NULL, ARBOR_NONE, or -1 where -1 means none) and writes
+ *   nothing, and one that counts into an out array (collect, changed, roots) returns the count
+ *   with nothing written; a void function does nothing. The math functions of math.h do
+ *   nothing for a NULL out or input (bool ones return false; arbor_quat_normalize of NULL q
+ *   gives the identity).
  */
 #ifndef ARBOR_BASE_H
 #define ARBOR_BASE_H

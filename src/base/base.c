@@ -78,8 +78,10 @@ arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__pl
     return code;
 }
 
-uint32_t arbor__require_failed(arbor_node n, const char *func, arbor_result *result) {
-    if (n.id == 0)
+uint32_t arbor__require_failed(const arbor_scene *s, arbor_node n, const char *func, arbor_result *result) {
+    if (!s)
+        *result = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "no scene was given (NULL)");
+    else if (n.id == 0)
         *result = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "a node is required, ARBOR_NONE was given");
     else
         *result = arbor__fail(ARBOR_ERR_DEAD_NODE, func, "the node given is not alive (destroyed, or of another scene)");

@@ -148,6 +148,8 @@ void arbor__subtree_refresh(arbor_scene *s, uint32_t top) {
 /* ---- the public queries ------------------------------------------------------------------------ */
 
 arbor_result arbor_node_world_bounds(arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
+    ARBOR__REQUIRE_OUT(min, "arbor_node_world_bounds");
+    ARBOR__REQUIRE_OUT(max, "arbor_node_world_bounds");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_world_bounds", &r);
     if (!slot) return r;
@@ -175,6 +177,8 @@ static arbor_result subtree_box(arbor_scene *s, arbor_node n, arbor_real box[6],
 }
 
 arbor_result arbor_node_subtree_bounds(arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
+    ARBOR__REQUIRE_OUT(min, "arbor_node_subtree_bounds");
+    ARBOR__REQUIRE_OUT(max, "arbor_node_subtree_bounds");
     arbor_real box[6];
     arbor_result r = subtree_box(s, n, box, "arbor_node_subtree_bounds");
     if (r) return r;
@@ -184,6 +188,8 @@ arbor_result arbor_node_subtree_bounds(arbor_scene *s, arbor_node n, arbor_real 
 }
 
 arbor_result arbor_node_subtree_sphere(arbor_scene *s, arbor_node n, arbor_real center[3], arbor_real *radius) {
+    ARBOR__REQUIRE_OUT(center, "arbor_node_subtree_sphere");
+    ARBOR__REQUIRE_OUT(radius, "arbor_node_subtree_sphere");
     arbor_real box[6];
     arbor_result r = subtree_box(s, n, box, "arbor_node_subtree_sphere");
     if (r) return r;

@@ -184,6 +184,7 @@ arbor_result arbor_scene_cull(arbor_scene *s, const arbor_real *planes, uint32_t
 }
 
 void arbor_frustum_planes(const arbor_real m[16], arbor_real planes[24]) {
+    if (!m || !planes) return;
     /* Gribb and Hartmann: with clip = M p, the planes are row 3 +- rows 0, 1, 2 (OpenGL's
        -w <= x, y, z <= w). Rows read in double, then normalised. */
     static const int row[6] = { 0, 0, 1, 1, 2, 2 };

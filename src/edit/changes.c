@@ -101,6 +101,7 @@ arbor_result arbor_scene_track_changes(arbor_scene *s, bool on) {
 uint32_t arbor_scene_changed(const arbor_scene *s, arbor_node *out, uint32_t cap) {
     const arbor__changes *c = s ? s->changes : NULL;
     if (!c) return 0;
+    if (!out) cap = 0; /* the count alone */
     if (!c->all) {
         for (uint32_t i = 0; i < c->count && i < cap; i++) out[i] = c->list[i];
         return c->count;

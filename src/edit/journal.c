@@ -600,6 +600,7 @@ arbor_journal *arbor_scene_journal(const arbor_scene *s) { return s ? s->journal
 arbor_scene *arbor_journal_scene(const arbor_journal *j) { return j ? j->s : NULL; }
 
 void arbor_journal_stats_get(const arbor_journal *j, arbor_journal_stats *out) {
+    if (!out) return;
     if (!j) {
         *out = (arbor_journal_stats){0};
         return;

@@ -148,6 +148,7 @@ static uint32_t array_size(json_t *o, const char *key) {
 }
 
 void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *out) {
+    if (!out) return;
     *out = (arbor_gltf_counts){0};
     if (!doc) return;
     json_t *r = doc->root;

@@ -338,6 +338,7 @@ bool arbor__affine_decompose(const arbor_real affine[12], arbor_real t[3], arbor
 
 void arbor_mat4_identity(arbor_real out[16])
 {
+    if (!out) return; /* NULL: nothing to do (math.h) */
     for (int i = 0; i < 16; ++i) {
         out[i] = (i % 5 == 0) ? R(1) : R(0);
     }
@@ -345,6 +346,7 @@ void arbor_mat4_identity(arbor_real out[16])
 
 void arbor_mat4_mul(arbor_real out[16], const arbor_real a[16], const arbor_real b[16])
 {
+    if (!out || !a || !b) return; /* NULL: nothing to do (math.h) */
     arbor_real r[16];
     for (int c = 0; c < 4; ++c) {
         const arbor_real b0 = b[c * 4 + 0], b1 = b[c * 4 + 1], b2 = b[c * 4 + 2], b3 = b[c * 4 + 3];
@@ -357,6 +359,7 @@ void arbor_mat4_mul(arbor_real out[16], const arbor_real a[16], const arbor_real
 
 void arbor_mat4_compose(arbor_real out[16], const arbor_real t[3], const arbor_real r[4], const arbor_real s[3])
 {
+    if (!out) return; /* NULL: nothing to do (math.h) */
     static const arbor_real zero3[3] = {0, 0, 0}, one3[3] = {1, 1, 1}, quat_identity[4] = {0, 0, 0, 1};
     arbor_real a[12];
     arbor__affine_compose(a, t ? t : zero3, r ? r : quat_identity, s ? s : one3);
@@ -365,6 +368,7 @@ void arbor_mat4_compose(arbor_real out[16], const arbor_real t[3], const arbor_r
 
 bool arbor_mat4_decompose(const arbor_real m[16], arbor_real t[3], arbor_real r[4], arbor_real s[3])
 {
+    if (!m) return false; /* NULL: nothing to do (math.h) */
     arbor_real a[12];
     arbor__affine_from_mat4(a, m);
     bool ok = arbor__affine_decompose(a, t, r, s);
@@ -387,6 +391,7 @@ bool arbor_mat4_decompose(const arbor_real m[16], arbor_real t[3], arbor_real r[
 
 bool arbor_mat4_invert_affine(arbor_real out[16], const arbor_real m[16])
 {
+    if (!out || !m) return false; /* NULL: nothing to do (math.h) */
     arbor_real a[12];
     arbor__affine_from_mat4(a, m);
     if (!arbor__affine_invert(a, a)) {
@@ -398,6 +403,7 @@ bool arbor_mat4_invert_affine(arbor_real out[16], const arbor_real m[16])
 
 void arbor_mat4_transform_point(arbor_real out3[3], const arbor_real m[16], const arbor_real p3[3])
 {
+    if (!out3 || !m || !p3) return; /* NULL: nothing to do (math.h) */
     const arbor_real x = p3[0], y = p3[1], z = p3[2];
     arbor_real r[3];
     for (int row = 0; row < 3; ++row) {
@@ -408,6 +414,7 @@ void arbor_mat4_transform_point(arbor_real out3[3], const arbor_real m[16], cons
 
 void arbor_mat4_transform_dir(arbor_real out3[3], const arbor_real m[16], const arbor_real d3[3])
 {
+    if (!out3 || !m || !d3) return; /* NULL: nothing to do (math.h) */
     const arbor_real x = d3[0], y = d3[1], z = d3[2];
     arbor_real r[3];
     for (int row = 0; row < 3; ++row) {
@@ -425,6 +432,7 @@ arbor_real arbor__affine_det3(const arbor_real a[12])
 
 arbor_real arbor_mat4_determinant3(const arbor_real m[16])
 {
+    if (!m) return 0; /* NULL: nothing to do (math.h) */
     const arbor_real c0[3] = {m[0], m[1], m[2]};
     const arbor_real c1[3] = {m[4], m[5], m[6]};
     const arbor_real c2[3] = {m[8], m[9], m[10]};
@@ -435,6 +443,7 @@ arbor_real arbor_mat4_determinant3(const arbor_real m[16])
 
 void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real axis[3], arbor_real radians)
 {
+    if (!out || !axis) return; /* NULL: nothing to do (math.h) */
     const arbor_real l = real_norm(axis, 3);
     if (!(l > R(0)) || !real_isfinite(l)) {
         out[0] = out[1] = out[2] = R(0);
@@ -452,6 +461,12 @@ void arbor_quat_from_axis_angle(arbor_real out[4], const arbor_real axis[3], arb
 
 bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4])
 {
+    if (!out) return false; /* NULL: nothing to do (math.h) */
+    if (!q) {
+        out[0] = out[1] = out[2] = 0;
+        out[3] = 1;
+        return false;
+    }
     if (arbor__quat_normalize_fast(out, q)) return true;
     /* Divided by its largest component first: the length of a finite q may overflow (components
        near the largest finite value) or underflow, its direction never does. */
@@ -475,6 +490,7 @@ bool arbor_quat_normalize(arbor_real out[4], const arbor_real q[4])
 
 void arbor_quat_slerp(arbor_real out[4], const arbor_real a[4], const arbor_real b[4], arbor_real t)
 {
+    if (!out || !a || !b) return; /* NULL: nothing to do (math.h) */
     arbor_real qa[4], qb[4];
     arbor_quat_normalize(qa, a);
     arbor_quat_normalize(qb, b);
@@ -495,6 +511,7 @@ void arbor_quat_slerp(arbor_real out[4], const arbor_real a[4], const arbor_real
 
 void arbor_quat_mul(arbor_real out[4], const arbor_real q1[4], const arbor_real q2[4])
 {
+    if (!out || !q1 || !q2) return; /* NULL: nothing to do (math.h) */
     const arbor_real x1 = q1[0], y1 = q1[1], z1 = q1[2], w1 = q1[3];
     const arbor_real x2 = q2[0], y2 = q2[1], z2 = q2[2], w2 = q2[3];
     out[0] = w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2;
@@ -505,11 +522,13 @@ void arbor_quat_mul(arbor_real out[4], const arbor_real q1[4], const arbor_real 
 
 void arbor_quat_to_mat4(arbor_real out[16], const arbor_real q[4])
 {
+    if (!out || !q) return; /* NULL: nothing to do (math.h) */
     arbor_mat4_compose(out, NULL, q, NULL);
 }
 
 void arbor_quat_from_mat4(arbor_real out[4], const arbor_real m[16])
 {
+    if (!out || !m) return; /* NULL: nothing to do (math.h) */
     const arbor_real c0[3] = {m[0], m[1], m[2]};
     const arbor_real c1[3] = {m[4], m[5], m[6]};
     const arbor_real c2[3] = {m[8], m[9], m[10]};

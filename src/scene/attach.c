@@ -166,6 +166,7 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
 }
 
 bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
+    if (!min || !max) return false;
     uint32_t slot = arbor__live_slot(s, n);
     const arbor__attachment *a = slot ? arbor__attachment_of(s, slot) : NULL;
     bool has = a && (a->has & ARBOR__HAS_BOUNDS);
@@ -246,6 +247,7 @@ const arbor__attachment *arbor__carrying(const arbor_scene *s, arbor_node n, uin
 
 /* Copies the part `bit` of the node's record out. */
 static arbor_result get_part(const arbor_scene *s, arbor_node n, uint32_t bit, void *out, size_t size, const char *fn) {
+    ARBOR__REQUIRE_OUT(out, fn);
     arbor_result r = ARBOR_OK;
     uint32_t slot;
     const arbor__attachment *a = arbor__carrying(s, n, bit, &slot, &r, fn);

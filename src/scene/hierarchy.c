@@ -160,8 +160,8 @@ ARBOR__LINK_GETTER(arbor_node_next_sibling, next_sibling)
 ARBOR__LINK_GETTER(arbor_node_prev_sibling, prev_sibling)
 #undef ARBOR__LINK_GETTER
 
-arbor_node arbor_scene_first_root(const arbor_scene *s) { return arbor__handle(s, s->first_root); }
-arbor_node arbor_scene_last_root(const arbor_scene *s) { return arbor__handle(s, s->last_root); }
+arbor_node arbor_scene_first_root(const arbor_scene *s) { return s ? arbor__handle(s, s->first_root) : ARBOR_NONE; }
+arbor_node arbor_scene_last_root(const arbor_scene *s) { return s ? arbor__handle(s, s->last_root) : ARBOR_NONE; }
 
 uint32_t arbor_node_depth(const arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
@@ -185,6 +185,7 @@ bool arbor_node_is_ancestor_of(const arbor_scene *s, arbor_node ancestor, arbor_
 uint32_t arbor_node_collect_subtree(const arbor_scene *s, arbor_node root, arbor_node *out, uint32_t cap) {
     uint32_t top = arbor__live_slot(s, root);
     if (!top) return 0;
+    if (!out) cap = 0; /* the size alone */
     /* out is the breadth-first queue: it holds the first cap nodes of the order. */
     uint32_t count = 0;
     if (cap) out[count++] = root;
@@ -246,7 +247,7 @@ arbor_node arbor_node_find_ancestor(const arbor_scene *s, arbor_node leaf, arbor
 }
 
 arbor_node arbor_scene_find(const arbor_scene *s, const char *path) {
-    if (!path) return ARBOR_NONE;
+    if (!s || !path) return ARBOR_NONE;
     if (*path == '/') path++;
     if (!*path) return ARBOR_NONE;
     uint32_t found = 0, first = s->first_root;

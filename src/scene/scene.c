@@ -149,10 +149,14 @@ void arbor_scene_destroy(arbor_scene *s) {
     arbor__free(s, s, sizeof *s);
 }
 
-uint32_t arbor_scene_node_count(const arbor_scene *s) { return s->live; }
-uint32_t arbor_scene_max_depth(const arbor_scene *s) { return s->max_depth; }
-void arbor_scene_stats_get(const arbor_scene *s, arbor_scene_stats *out) { *out = s->stats; }
-void arbor_scene_stats_reset(arbor_scene *s) { s->stats = (arbor_scene_stats){0}; }
+uint32_t arbor_scene_node_count(const arbor_scene *s) { return s ? s->live : 0; }
+uint32_t arbor_scene_max_depth(const arbor_scene *s) { return s ? s->max_depth : 0; }
+void arbor_scene_stats_get(const arbor_scene *s, arbor_scene_stats *out) {
+    if (out) *out = s ? s->stats : (arbor_scene_stats){0};
+}
+void arbor_scene_stats_reset(arbor_scene *s) {
+    if (s) s->stats = (arbor_scene_stats){0};
+}
 
 /* ---- creation and destruction ------------------------------------------------------------ */
 
@@ -345,12 +349,13 @@ size_t arbor__slot_bytes(void) {
 }
 
 void arbor_scene_clear(arbor_scene *s) {
-    while (s->first_root) arbor_node_destroy(s, arbor__handle(s, s->first_root));
+    while (s && s->first_root) arbor_node_destroy(s, arbor__handle(s, s->first_root));
 }
 
 bool arbor_node_alive(const arbor_scene *s, arbor_node n) { return s && arbor__live_slot(s, n) != 0; }
 
 arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev) {
+    if (!s) return ARBOR_NONE;
     if (prev.id == 0) return arbor__handle(s, s->first_root);
     uint32_t n = arbor__live_slot(s, prev);
     if (!n) return ARBOR_NONE;
@@ -504,7 +509,8 @@ ARBOR__HOT void write_many(arbor_scene *s, const arbor_node *nodes, const arbor_
 
 ARBOR__HOT arbor_result set_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
                                  int offset, int k, const char *fn) {
-    if (count && (!nodes || !values)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes and values are required");
+    if (!s || (count && (!nodes || !values)))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a scene, and nodes and values for %u nodes, are required", count);
     for (uint32_t i = 0; i < count; i++) {
         const arbor_real *v = values + (size_t)i * (size_t)k;
         if (!bulk_value_ok(s, nodes[i], v, k)) return bulk_refusal(s, nodes[i], v, k, i, fn);
@@ -571,7 +577,7 @@ static arbor_result set_many_serial(arbor_scene *s, const arbor_node *nodes, con
 
 static arbor_result set_many_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count,
                                       int offset, const char *fn, const arbor_executor *executor) {
-    if (!executor || !executor->parallel_for || count < BULK_PARALLEL_MIN || !nodes || !values ||
+    if (!s || !executor || !executor->parallel_for || count < BULK_PARALLEL_MIN || !nodes || !values ||
         s->order_inversions != 0 || (uint64_t)count * 8 < s->slot_end)
         return set_many_serial(s, nodes, values, count, offset, fn);
     arbor_task_fn task = offset == ARBOR__T ? bulk_task_t : offset == ARBOR__R ? bulk_task_r : bulk_task_s;
@@ -632,6 +638,7 @@ arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *o
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_get_trs", &r);
     if (!slot) return r;
+    ARBOR__REQUIRE_OUT(out, "arbor_node_get_trs");
     const arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
     memcpy(out->translation, trs + ARBOR__T, sizeof out->translation);
     memcpy(out->rotation, trs + ARBOR__R, sizeof out->rotation);
@@ -643,6 +650,7 @@ arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
+    ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
     arbor__compose_local(s, slot);
     arbor__affine_to_mat4(out, s->n.local + (size_t)slot * 12);
     return ARBOR_OK;

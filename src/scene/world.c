@@ -359,6 +359,7 @@ static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool p
 }
 
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
+    if (!s) return;
     if (s->foreign) arbor__foreign_poll(s);
     uint64_t dirty = s->dirty_count, composed = s->stats.world_composed;
     uint64_t before = atomic_load_explicit(&s->clock, memory_order_relaxed);
@@ -383,6 +384,7 @@ arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_world_matrix", &r);
     if (!slot) return r;
+    ARBOR__REQUIRE_OUT(out, "arbor_node_world_matrix");
     arbor__resolve(s, slot);
     arbor__affine_to_mat4(out, s->n.world + (size_t)slot * 12);
     return ARBOR_OK;

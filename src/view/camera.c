@@ -63,15 +63,18 @@ static arbor_result camera_projection(const arbor_scene *s, arbor_node camera, a
 }
 
 arbor_result arbor_camera_view_matrix(arbor_scene *s, arbor_node camera, arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_camera_view_matrix");
     return view(s, camera, out, "arbor_camera_view_matrix");
 }
 
 arbor_result arbor_camera_projection_matrix(const arbor_scene *s, arbor_node camera, arbor_real aspect,
                                             arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_camera_projection_matrix");
     return camera_projection(s, camera, aspect, out, "arbor_camera_projection_matrix");
 }
 
 arbor_result arbor_camera_view_projection(arbor_scene *s, arbor_node camera, arbor_real aspect, arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_camera_view_projection");
     static const char *const fn = "arbor_camera_view_projection";
     arbor_real p[16], v[16];
     arbor_result r = camera_projection(s, camera, aspect, p, fn);
@@ -129,6 +132,7 @@ static arbor_result set_pose(arbor_scene *s, arbor_node camera, const double eye
 
 arbor_result arbor_camera_orbit(arbor_scene *s, arbor_node camera, arbor_real alpha, arbor_real beta, arbor_real radius,
                                 const arbor_real target[3]) {
+    ARBOR__REQUIRE_OUT(target, "arbor_camera_orbit");
     static const char *const fn = "arbor_camera_orbit";
     const arbor_real v[6] = { alpha, beta, radius, target[0], target[1], target[2] };
     if (!arbor__all_finite(v, 6)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "alpha, beta, radius or target is not finite");
@@ -145,6 +149,9 @@ arbor_result arbor_camera_orbit(arbor_scene *s, arbor_node camera, arbor_real al
 
 arbor_result arbor_camera_look_at(arbor_scene *s, arbor_node camera, const arbor_real eye[3], const arbor_real target[3],
                                   const arbor_real up[3]) {
+    ARBOR__REQUIRE_OUT(eye, "arbor_camera_look_at");
+    ARBOR__REQUIRE_OUT(target, "arbor_camera_look_at");
+    ARBOR__REQUIRE_OUT(up, "arbor_camera_look_at");
     static const char *const fn = "arbor_camera_look_at";
     const arbor_real v[9] = { eye[0], eye[1], eye[2], target[0], target[1], target[2], up[0], up[1], up[2] };
     if (!arbor__all_finite(v, 9)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "eye, target or up is not finite");
@@ -162,6 +169,7 @@ arbor_result arbor_camera_look_at(arbor_scene *s, arbor_node camera, const arbor
 arbor_result arbor_camera_fly(arbor_scene *s, arbor_node camera, const arbor_real position[3], arbor_real yaw,
                                arbor_real pitch) {
     static const char *const fn = "arbor_camera_fly";
+    ARBOR__REQUIRE_OUT(position, fn);
     const arbor_real v[5] = { position[0], position[1], position[2], yaw, pitch };
     if (!arbor__all_finite(v, 5)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "position, yaw or pitch is not finite");
     /* R = R_y(yaw) R_x(pitch): pitch about the camera's own X, after the yaw. */

@@ -23,6 +23,7 @@ arbor_result arbor__world_of(arbor_scene *s, arbor_node n, bool none_is_world, a
 }
 
 arbor_result arbor_node_relative_matrix(arbor_scene *s, arbor_node from, arbor_node to, arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_node_relative_matrix");
     static const char *const fn = "arbor_node_relative_matrix";
     arbor_real w_from[16], w_to[16];
     arbor_result r = arbor__world_of(s, from, true, w_from, fn);
@@ -36,6 +37,7 @@ arbor_result arbor_node_relative_matrix(arbor_scene *s, arbor_node from, arbor_n
 }
 
 arbor_result arbor_node_world_trs(arbor_scene *s, arbor_node n, arbor_trs *out, bool *exact) {
+    ARBOR__REQUIRE_OUT(out, "arbor_node_world_trs");
     arbor_real w[16];
     arbor_result r = arbor__world_of(s, n, false, w, "arbor_node_world_trs");
     if (r) return r;
@@ -52,6 +54,7 @@ bool arbor_node_world_is_mirrored(arbor_scene *s, arbor_node n) {
 }
 
 arbor_result arbor_node_normal_matrix(arbor_scene *s, arbor_node n, arbor_real out[9]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_node_normal_matrix");
     static const char *const fn = "arbor_node_normal_matrix";
     arbor_real w[16];
     arbor_result r = arbor__world_of(s, n, false, w, fn);
@@ -67,6 +70,7 @@ arbor_result arbor_node_normal_matrix(arbor_scene *s, arbor_node n, arbor_real o
 /* ---- lights ------------------------------------------------------------------------------- */
 
 arbor_result arbor_light_world_position(arbor_scene *s, arbor_node n, arbor_real out[3]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_light_world_position");
     arbor_result r = ARBOR_OK;
     uint32_t slot;
     if (!arbor__carrying(s, n, ARBOR__HAS_LIGHT, &slot, &r, "arbor_light_world_position")) return r;
@@ -77,6 +81,7 @@ arbor_result arbor_light_world_position(arbor_scene *s, arbor_node n, arbor_real
 }
 
 arbor_result arbor_light_world_direction(arbor_scene *s, arbor_node n, arbor_real out[3]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_light_world_direction");
     static const char *const fn = "arbor_light_world_direction";
     arbor_result r = ARBOR_OK;
     uint32_t slot;
