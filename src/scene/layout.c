@@ -91,9 +91,15 @@ bool arbor__relayout(arbor_scene *s) {
         ARBOR__ARRAYS(ARBOR__TAKE)
 #undef ARBOR__TAKE
         if (boxes) memcpy(hold_box, &s->boxes.entry[first], sizeof hold_box);
-        uint32_t at = first;
+        uint32_t at = first, to = new_slot[first];
         do {
-            uint32_t to = new_slot[at];
+            /* The walk is a chain of loads at random slots: the next slot's number is read
+               and its elements asked for now, so their misses overlap this step's. */
+            uint32_t next = new_slot[to] & ~DONE;
+#define ARBOR__AHEAD(field, elem, moves) \
+    if (moves) __builtin_prefetch((unsigned char *)s->n.field + (size_t)next * (elem), 1);
+            ARBOR__ARRAYS(ARBOR__AHEAD)
+#undef ARBOR__AHEAD
             new_slot[at] = to | DONE;
 #define ARBOR__PUT(field, elem, moves) \
     if (moves) swap_in(s->n.field, (elem), to, hold_##field);
@@ -101,6 +107,7 @@ bool arbor__relayout(arbor_scene *s) {
 #undef ARBOR__PUT
             if (boxes) swap_in(s->boxes.entry, sizeof *s->boxes.entry, to, hold_box);
             at = to;
+            to = next;
         } while (at != first);
     }
     /* Effective visibilities are forgotten (recomputed as they are asked for). */
