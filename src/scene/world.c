@@ -381,10 +381,10 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
 }
 
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_node_world_matrix");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_world_matrix", &r);
     if (!slot) return r;
-    ARBOR__REQUIRE_OUT(out, "arbor_node_world_matrix");
     arbor__resolve(s, slot);
     arbor__affine_to_mat4(out, s->n.world + (size_t)slot * 12);
     return ARBOR_OK;
