@@ -593,7 +593,8 @@ static void snapshot(arbor_scene *s, const arbor_node *h, uint32_t n, arbor_trs 
 static void test_bulk_writes_refuse_bad_handles(void **state) {
     (void)state;
     const uint32_t n = 20000; /* enough for the parallel path: 16,384 or more, an eighth of the scene */
-    arbor_scene *s = arbor_scene_create(NULL);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node *h = malloc((n + 2) * sizeof *h);
     arbor_real *v = malloc((size_t)n * 4 * sizeof *v);
     arbor_trs *trs0 = malloc(n * sizeof *trs0), *trs1 = malloc(n * sizeof *trs1);
@@ -628,7 +629,8 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     }
     arbor_scene_update(s);
     snapshot(s, h, n, trs0, ver0);
-    arbor_pool *pool = arbor_pool_create(3);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(3, &pool), ARBOR_OK);
     assert_non_null(pool);
     const arbor_executor on_pool = arbor_pool_executor(pool), outside = {backwards_for, NULL};
     const arbor_executor *executors[] = {NULL, &on_pool, &outside};
@@ -706,7 +708,8 @@ static void *nest_thread(void *arg) {
    the outer job's indices with the inner job's function). */
 static void test_pool_reentrant(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(3);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(3, &pool), ARBOR_OK);
     assert_non_null(pool);
     static nest_job jobs[2];
     pthread_t threads[2];

@@ -81,6 +81,7 @@ static void stop_workers(arbor_pool *p, uint32_t started) {
 
 arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out) {
     static const char fn[] = "arbor_pool_create";
+    if (!out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out is NULL");
     if (threads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (uint32_t)cores : 1;

@@ -75,6 +75,7 @@ static void free_arrays(arbor_scene *s) {
 
 arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out) {
     static const char fn[] = "arbor_scene_create";
+    if (!out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out is NULL");
     arbor_scene_desc d = desc ? *desc : (arbor_scene_desc){0};
     if (!d.allocator.alloc != !d.allocator.free)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the allocator gives %s without %s",
