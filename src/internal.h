@@ -181,8 +181,11 @@ struct arbor_scene {
 #define ARBOR__TRS 10
 
 /* ---- base ---- */
+/* The internals libarbor-gltf calls in libarbor: exported by libarbor.so, and listed in
+   cmake/gltf_uses.txt (the export check allows those arbor__ names and no other). */
+#define ARBOR__FOR_GLTF ARBOR_API
 /* Records "func: message" as this thread's last error and returns code. */
-arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...)
+ARBOR__FOR_GLTF arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -193,21 +196,21 @@ typedef struct arbor__place {
     uint32_t line, column;
 } arbor__place;
 /* arbor__fail with a place: "func: file: pointer: message", the place kept apart too. */
-arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...)
+ARBOR__FOR_GLTF arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
-void *arbor__alloc(arbor_scene *s, size_t size);
+ARBOR__FOR_GLTF void *arbor__alloc(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */
 void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
-void arbor__free(arbor_scene *s, void *p, size_t size);
+ARBOR__FOR_GLTF void arbor__free(arbor_scene *s, void *p, size_t size);
 /* Allocation through an allocator held apart from a scene (documents, clips): all zero is malloc
    and free; a size of 0 is taken as 1. */
-void *arbor__alloc_with(const arbor_allocator *a, size_t size);
-void arbor__free_with(const arbor_allocator *a, void *p, size_t size);
-void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
+ARBOR__FOR_GLTF void *arbor__alloc_with(const arbor_allocator *a, size_t size);
+ARBOR__FOR_GLTF void arbor__free_with(const arbor_allocator *a, void *p, size_t size);
+ARBOR__FOR_GLTF void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -343,7 +346,7 @@ void arbor__compose_local(arbor_scene *s, uint32_t slot);
 
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
-bool arbor__reserve(arbor_scene *s, uint32_t extra);
+ARBOR__FOR_GLTF bool arbor__reserve(arbor_scene *s, uint32_t extra);
 
 /* Bulk writes once checked (the bulk setters' second half, scene/scene.c): nodes[i] alive and
    unlocked gets values[i * k .. i * k + k - 1] at `offset` of its TRS (ARBOR__T, ARBOR__R or
@@ -370,7 +373,7 @@ size_t arbor__slot_bytes(void);
 
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
-const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
+ARBOR__FOR_GLTF const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
 /* The record of a live node that carries `part` (ARBOR__HAS_CAMERA or ARBOR__HAS_LIGHT) and
    its slot; NULL after recording why in *r: the handle (arbor__require), or
    ARBOR_ERR_INVALID_ARGUMENT when the node carries no such part. */

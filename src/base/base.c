@@ -17,6 +17,13 @@ const char *arbor_version(void) {
 
 size_t arbor_real_size(void) { return sizeof(arbor_real); }
 
+/* base.h: the mark of this library's precision, which every program built for it refers to. */
+#if ARBOR_REAL_IS_DOUBLE
+const int arbor_precision_double = 8;
+#else
+const int arbor_precision_float = 4;
+#endif
+
 const char *arbor_result_string(arbor_result result) {
     switch (result) {
 #define ARBOR_RESULT_CASE_(name, words) \
