@@ -132,6 +132,40 @@ typedef struct arbor__visibility {
     uint32_t capacity;
 } arbor__visibility;
 
+/* The one way the core tells the features built on it (bounds, edit) what it did: each entry
+   NULL until the feature that needs it is first used in the scene, and set (or cleared) by that
+   feature only. The core calls an entry only when it is set, so a scene without the feature
+   pays one test of a pointer where it would be called, and nothing else. */
+#define ARBOR__DESTROY_HOOKS 4
+typedef struct arbor__hooks {
+    /* Something in slot's subtree moved, came or went (bounds: the subtree boxes go stale). */
+    void (*stale)(arbor_scene *s, uint32_t slot);
+    /* The slots were renumbered (scene/layout.c): new slot i holds what slot order[i] held, for
+       i in [1, count); tmp is tmp_size bytes of workspace (bounds: the boxes move along). */
+    void (*renumbered)(arbor_scene *s, const uint32_t *order, uint32_t count, void *tmp, size_t tmp_size);
+    /* Foreign parents (edit): the world matrix above a root (affine), NULL when it has none; */
+    const arbor_real *(*foreign_world)(const arbor_scene *s, uint32_t slot);
+    /* before world matrices are computed: every provider (slot 0: an update) or the one above
+       slot (a read); */
+    void (*poll)(arbor_scene *s, uint32_t slot);
+    /* slot's record carries a foreign parent that must go (the node got a parent in the scene,
+       or its record is dropped). */
+    void (*unparent)(arbor_scene *s, uint32_t slot);
+    /* A record that carries instance set `index` is dropped (bounds: the set is freed). */
+    void (*drop_instances)(arbor_scene *s, uint32_t index);
+    /* Change lists (edit): a lazy read computed the chain top .. slot (down-links in scratch);
+       an update computed the subtrees of roots[0 .. count) (roots NULL: a sweep of the whole
+       scene), `computed` nodes in all. */
+    void (*computed_chain)(arbor_scene *s, uint32_t top, uint32_t slot);
+    void (*computed_roots)(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed);
+    /* The journal (edit): how many slots it holds, and those slots appended to order[k .. end),
+       each held subtree depth first, returning the new k (a renumbering carries them along). */
+    uint32_t (*held_count)(const arbor_scene *s);
+    uint32_t (*held_order)(const arbor_scene *s, uint32_t *order, uint32_t k, uint32_t end);
+    /* The scene is being destroyed: each registered feature frees its state (arbor__on_destroy). */
+    void (*destroy[ARBOR__DESTROY_HOOKS])(arbor_scene *s);
+} arbor__hooks;
+
 struct arbor_scene {
     arbor__nodes n;
     arbor__storage storage[ARBOR__STORAGE_ARRAYS];
@@ -158,15 +192,16 @@ struct arbor_scene {
     bool walk_warned;
     arbor__attachment *attachments; /* record 0 unused */
     uint32_t attachment_cap, attachment_end, attachment_free;
-    /* src/edit/: allocated when first used, NULL until then (the core tests them and pays
-       one branch where they hook in). */
-    struct arbor_journal *journal;
-    struct arbor__foreign_table *foreign;
-    struct arbor__changes *changes;
     uint32_t bounded;               /* nodes (live or held) with a local box: kept by every writer
                                        of ARBOR__HAS_BOUNDS (set_bounds, release, swap, clone) */
-    arbor__subtree_boxes boxes;
-    void *instance_table;           /* arbor_scene_gather_instances' hash table, kept warm */
+    arbor__hooks hooks;             /* what the features built on the scene hear of it */
+    /* The state of the features built on the scene, each NULL until the feature is first used
+       and owned by its folder: the core never reads them. */
+    struct arbor_journal *journal;          /* edit/journal.c */
+    struct arbor__foreign_table *foreign;   /* edit/foreign.c */
+    struct arbor__changes *changes;         /* edit/changes.c */
+    arbor__subtree_boxes boxes;             /* bounds/bounds.c */
+    void *instance_table;           /* bounds/instances.c: arbor_scene_gather_instances' hash table, kept warm */
     uint32_t instance_table_cap;    /* its entries (a power of two, or 0) */
     uint32_t instance_stamp;        /* entries of other stamps are free (no clearing per call) */
     uint32_t hidden;                /* nodes (live or held) whose own visibility is off */
@@ -204,7 +239,7 @@ ARBOR__FOR_GLTF arbor_result arbor__fail_at(arbor_result code, const char *func,
 ARBOR__FOR_GLTF void *arbor__alloc(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */
-void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
+ARBOR__FOR_GLTF void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
 ARBOR__FOR_GLTF void arbor__free(arbor_scene *s, void *p, size_t size);
 /* Allocation through an allocator held apart from a scene (documents, clips): all zero is malloc
    and free; a size of 0 is taken as 1. */
@@ -265,6 +300,14 @@ static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
     return arbor__quat_normalize_fast(out, q) || arbor_quat_normalize(out, q);
 }
 
+/* ---- hooks (scene/scene.c) ---- */
+/* Calls the stale hook, if one is set: something in slot's subtree moved, came or went. */
+static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
+    if (s->hooks.stale) s->hooks.stale(s, slot);
+}
+/* Has fn called when the scene is destroyed (once, however often it is asked). */
+void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
+
 /* ---- bounds (bounds/bounds.c) ---- */
 /* Marks the subtree boxes of slot and of its ancestors out of date: something in slot's
    subtree moved, came or went. O(1) when its parent's is already out of date. */
@@ -317,7 +360,7 @@ static inline bool arbor__own_hidden(const arbor_scene *s, uint32_t slot) {
    already out of date), and keeps the node reachable by the next update. */
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t slot);
 static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
-    if (s->boxes.entry) arbor__bounds_stale(s, slot);
+    arbor__notify_stale(s, slot);
     /* Out of date already and reachable by the update (pending, or under an out-of-date
        parent): nothing to do. This makes writing a node again O(1). */
     uint8_t f = s->n.flags[slot];
@@ -358,6 +401,9 @@ void arbor__write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real
 /* Renumbers the slots depth first (parents first, each subtree one range); false when out of
    memory (nothing changed). */
 bool arbor__relayout(arbor_scene *s);
+/* Moves the elements of array a (elem bytes each) to their new slots: element order[i] goes to
+   slot i, for i in [1, count); tmp holds count elements. */
+void arbor__gather(void *a, size_t elem, const uint32_t *order, uint32_t count, void *tmp);
 
 /* Slots kept by the journal (scene/scene.c). A held subtree is unlinked and dead (no ALIVE
    flag, not counted in live) but keeps its ids, generations, slots, internal links, locals, names

@@ -32,9 +32,20 @@ void arbor__bounds_stale(arbor_scene *s, uint32_t slot) {
 void arbor__bounds_free(arbor_scene *s) {
     arbor__free(s, s->boxes.entry, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
     s->boxes = (arbor__subtree_boxes){0};
+    s->hooks.stale = NULL;
+    s->hooks.renumbered = NULL;
     arbor__free(s, s->instance_table, (size_t)s->instance_table_cap * sizeof(arbor__instance_group));
     s->instance_table = NULL;
     s->instance_table_cap = 0;
+}
+
+/* The renumbered hook: the subtree boxes move with their nodes; a table that does not reach
+   every old slot is forgotten instead (all recomputed at the next query). */
+static void boxes_renumbered(arbor_scene *s, const uint32_t *order, uint32_t count, void *tmp, size_t tmp_size) {
+    if (s->boxes.capacity >= s->slot_end && (size_t)count * sizeof *s->boxes.entry <= tmp_size)
+        arbor__gather(s->boxes.entry, sizeof *s->boxes.entry, order, count, tmp);
+    else
+        memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
 }
 
 bool arbor__boxes_ready(arbor_scene *s, const char *fn) {
@@ -49,6 +60,10 @@ bool arbor__boxes_ready(arbor_scene *s, const char *fn) {
     memset(grown + old, 0, (size_t)(capacity - old) * sizeof *grown); /* version 0: out of date */
     s->boxes.entry = grown;
     s->boxes.capacity = capacity;
+    /* From now on the scene tells the boxes what goes stale. */
+    s->hooks.stale = arbor__bounds_stale;
+    s->hooks.renumbered = boxes_renumbered;
+    arbor__on_destroy(s, arbor__bounds_free);
     return true;
 }
 

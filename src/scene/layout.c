@@ -12,8 +12,7 @@
 
 #include "internal.h"
 
-/* Moves the elements of array a to their new slots: element order[i] goes to slot i. */
-static void gather(void *a, size_t elem, const uint32_t *order, uint32_t count, void *tmp) {
+void arbor__gather(void *a, size_t elem, const uint32_t *order, uint32_t count, void *tmp) {
     char *from = a, *to = tmp;
     for (uint32_t i = 1; i < count; i++) memcpy(to + i * elem, from + (size_t)order[i] * elem, elem);
     memcpy(from + elem, to + elem, (size_t)(count - 1) * elem);
@@ -25,7 +24,8 @@ static void renumber_links(uint32_t *links, const uint32_t *order, uint32_t coun
 }
 
 bool arbor__relayout(arbor_scene *s) {
-    uint32_t count = s->live + arbor__journal_held(s) + 1; /* slot 0 stays empty */
+    uint32_t held = s->hooks.held_count ? s->hooks.held_count(s) : 0;
+    uint32_t count = s->live + held + 1; /* slot 0 stays empty */
     size_t tmp_size = (size_t)count * 12 * sizeof(arbor_real), order_size = (size_t)count * sizeof(uint32_t);
     uint32_t *order = arbor__alloc(s, order_size);
     void *tmp = order ? arbor__alloc(s, tmp_size) : NULL;
@@ -37,7 +37,7 @@ bool arbor__relayout(arbor_scene *s) {
     uint32_t k = 1, *new_slot = s->n.scratch;
     for (uint32_t root = s->first_root; root && k < count; root = s->n.next_sibling[root])
         for (uint32_t n = root; n && k < count; n = arbor__next_in_subtree(s, root, n, true)) order[k++] = n;
-    k = arbor__journal_order_held(s, order, k, count); /* what the journal holds moves along, last */
+    if (held) k = s->hooks.held_order(s, order, k, count); /* what the journal holds moves along, last */
     if (k != count) { /* the links do not reach every live node: corrupt, leave it be */
         arbor__walk_bound(s, "renumbering the slots", count);
         arbor__free(s, tmp, tmp_size);
@@ -66,16 +66,10 @@ bool arbor__relayout(arbor_scene *s) {
     s->last_root = new_slot[s->last_root];
 
 #define ARBOR__GATHER(field, elem, moves) \
-    if (moves) gather(s->n.field, elem, order, count, tmp);
+    if (moves) arbor__gather(s->n.field, elem, order, count, tmp);
     ARBOR__ARRAYS(ARBOR__GATHER)
 #undef ARBOR__GATHER
-    /* The subtree boxes (bounds/) move with their nodes; a table that does not reach every old
-       slot is forgotten instead (all recomputed at the next query). */
-    _Static_assert(sizeof *s->boxes.entry <= 12 * sizeof(arbor_real), "tmp holds a subtree box per slot");
-    if (s->boxes.entry && s->boxes.capacity >= s->slot_end)
-        gather(s->boxes.entry, sizeof *s->boxes.entry, order, count, tmp);
-    else if (s->boxes.entry)
-        memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
+    if (s->hooks.renumbered) s->hooks.renumbered(s, order, count, tmp, tmp_size); /* the subtree boxes */
     /* Effective visibilities are forgotten (recomputed as they are asked for). */
     if (s->visibility.entry) memset(s->visibility.entry, 0, s->visibility.capacity);
     for (uint32_t i = 1; i < count; i++) s->n.slot_of[s->n.id[i]] = i;

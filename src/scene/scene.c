@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <sys/mman.h>
 #endif
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,14 +138,24 @@ static void free_name(arbor_scene *s, uint32_t slot) {
     s->n.name[slot] = NULL;
 }
 
+void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s)) {
+    for (int i = 0; i < ARBOR__DESTROY_HOOKS; i++) {
+        if (s->hooks.destroy[i] == fn) return;
+        if (!s->hooks.destroy[i]) {
+            s->hooks.destroy[i] = fn;
+            return;
+        }
+    }
+    assert(!"more features than ARBOR__DESTROY_HOOKS");
+}
+
 void arbor_scene_destroy(arbor_scene *s) {
     if (!s) return;
-    arbor__edit_free(s);
+    /* The features first (the journal's held nodes, foreign parents, the boxes), then the core. */
+    for (int i = 0; i < ARBOR__DESTROY_HOOKS && s->hooks.destroy[i]; i++) s->hooks.destroy[i](s);
     for (uint32_t slot = 1; slot < s->slot_end; slot++) free_name(s, slot); /* live and held nodes' */
     arbor__attachments_free(s);
-    arbor__instances_free(s);
     arbor__visibility_free(s);
-    arbor__bounds_free(s);
     free_arrays(s);
     arbor__free(s, s, sizeof *s);
 }
