@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bounds up the tree (seed 002 section 11): a node's box in world space, and the box of its
- * subtree, kept per slot in the subtree table (internal.h) and recomputed lazily.
+ * subtree, kept per slot in the subtree table (bounds_internal.h) and recomputed lazily.
  *
  * An edit marks the subtree boxes of the edited node and of its ancestors out of date
  * (arbor__bounds_stale, called where world matrices are invalidated and where links change);

@@ -8,7 +8,7 @@
      root is computed), after the nodes lazy reads computed: reads note the chain they
      computed with its versions, and an entry whose node was computed again since (its
      version moved on) is left out, so each node is listed once. */
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 typedef struct lazy_entry {
     arbor_node node;

@@ -4,7 +4,7 @@
    record, so the update's root branch pays one test of s->foreign when none is in use. */
 #include <string.h>
 
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 /* What arbor_node_attach_to gives its provider. */
 typedef struct scene_link { arbor_scene *scene; arbor_node node; } scene_link;

@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 enum { LOCAL, NAME, ATTACH, PLACE, LIFE, INSTANCES, INSTANCE };
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "anim/anim_internal.h"
+#include "anim/anim_gltf.h"
 #include "gltf/load_internal.h"
 
 

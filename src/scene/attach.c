@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];

@@ -2,7 +2,7 @@
 /* The hierarchy: links, reparenting with sibling order and both modes, and the walks. */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* ---- links ---------------------------------------------------------------------------------- */
 

@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 void arbor__gather(void *a, size_t elem, const uint32_t *order, uint32_t count, void *tmp) {
     char *from = a, *to = tmp;

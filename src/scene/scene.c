@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* ---- storage ---------------------------------------------------------------------------- */
 
@@ -493,7 +493,7 @@ ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value
     arbor__mark_written(s, slot);
 }
 
-/* The writes of a bulk write, every node checked before (arbor__write_many in internal.h). */
+/* The writes of a bulk write, every node checked before (arbor__write_many in scene_internal.h). */
 ARBOR__HOT void write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count, int offset,
                            int k, bool normalize) {
     /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 void arbor__visibility_free(arbor_scene *s) {
     arbor__free(s, s->visibility.entry, s->visibility.capacity);

@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 static void pending_push(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__PENDING) return;

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the folders of src/ share: the scene's storage and the helpers every part uses.
- * Internal names start with arbor__ (or are static).
+ * The core's private header: the scene's storage, handles, invalidation and the hooks through
+ * which the features built on the scene (src/bounds, src/edit) hear of its changes.
+ * What the folders above the core use of it; each feature keeps its own state and helpers in
+ * its folder's header. Internal names start with arbor__ (or are static).
+ *
+ * A write to an update, in three files: arbor_node_set_rotation (scene.c) stores the TRS and
+ * calls arbor__invalidate (here); arbor_scene_update (world.c) composes what is out of date
+ * with the kernels of math/affine.h.
  */
-#ifndef ARBOR_INTERNAL_H
-#define ARBOR_INTERNAL_H
+#ifndef ARBOR_SCENE_INTERNAL_H
+#define ARBOR_SCENE_INTERNAL_H
 
 #include <stdatomic.h>
 
 #include "arbor/arbor.h"
+#include "base/base_internal.h"
 #include "math/affine.h"
 
 /* Node flags (uint8_t per slot). */
@@ -86,22 +93,10 @@ typedef struct arbor__attachment {
     arbor_light light;
 } arbor__attachment;
 
-/* Subtree boxes (src/bounds/), indexed by slot: the world box of each node's subtree, for
-   arbor_node_subtree_bounds, arbor_node_subtree_sphere and arbor_scene_cull. Allocated at the
-   first such query of a scene that has bounds (a scene without bounds never holds one), grown
-   to the node storage's capacity at the next query after it grew, freed with the scene.
-   An entry is current when its version is the node's world version and not 0: a change above
-   the node changes that version; a change inside its subtree (a transform, a link, a local
-   box) sets the version of the node and of its ancestors to 0 (arbor__bounds_stale).
-   Invariant: an entry at 0 has only ancestors at 0; slots at or past `capacity` count as 0.
-   Slots renumbered (scene/layout.c): the entries move with their nodes, or are all set to 0
-   (always correct: everything is recomputed at the next query). */
-typedef struct arbor__subtree_box {
-    arbor_real box[6];   /* world min (3), max (3) over the subtree; no bounds: +inf, -inf */
-    uint64_t version;    /* the node's world version when computed; 0: out of date */
-} arbor__subtree_box;
+/* Where bounds/ keeps its subtree boxes (bounds/bounds_internal.h). */
+struct arbor__subtree_box;
 typedef struct arbor__subtree_boxes {
-    arbor__subtree_box *entry;  /* NULL until first needed */
+    struct arbor__subtree_box *entry;  /* NULL until first needed */
     uint32_t capacity;          /* entries */
 } arbor__subtree_boxes;
 
@@ -215,36 +210,12 @@ struct arbor_scene {
 #define ARBOR__S 7
 #define ARBOR__TRS 10
 
-/* ---- base ---- */
-/* The internals libarbor-gltf calls in libarbor: exported by libarbor.so, and listed in
-   cmake/gltf_uses.txt (the export check allows those arbor__ names and no other). */
-#define ARBOR__FOR_GLTF ARBOR_API
-/* Records "func: message" as this thread's last error and returns code. */
-ARBOR__FOR_GLTF arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* Where in a file a failure is (arbor_error_info): NULL or "" and 0 for what is unknown. */
-typedef struct arbor__place {
-    const char *file, *pointer;
-    uint32_t line, column;
-} arbor__place;
-/* arbor__fail with a place: "func: file: pointer: message", the place kept apart too. */
-ARBOR__FOR_GLTF arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
+/* ---- allocation and logging through the scene's allocator and log (scene/alloc.c) ---- */
 ARBOR__FOR_GLTF void *arbor__alloc(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */
 ARBOR__FOR_GLTF void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
 ARBOR__FOR_GLTF void arbor__free(arbor_scene *s, void *p, size_t size);
-/* Allocation through an allocator held apart from a scene (documents, clips): all zero is malloc
-   and free; a size of 0 is taken as 1. */
-ARBOR__FOR_GLTF void *arbor__alloc_with(const arbor_allocator *a, size_t size);
-ARBOR__FOR_GLTF void arbor__free_with(const arbor_allocator *a, void *p, size_t size);
 ARBOR__FOR_GLTF void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -307,37 +278,6 @@ static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
 }
 /* Has fn called when the scene is destroyed (once, however often it is asked). */
 void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
-
-/* ---- bounds (bounds/bounds.c) ---- */
-/* Marks the subtree boxes of slot and of its ancestors out of date: something in slot's
-   subtree moved, came or went. O(1) when its parent's is already out of date. */
-void arbor__bounds_stale(arbor_scene *s, uint32_t slot);
-/* Frees the subtree boxes and the instancing table. */
-void arbor__bounds_free(arbor_scene *s);
-
-/* ---- node instances (bounds/node_instances.c) ---- */
-/* The node's instance set, or NULL when it has none. */
-static inline arbor__instance_set *arbor__instances_of(const arbor_scene *s, uint32_t slot) {
-    uint32_t a = s->n.attachment[slot], i = a ? s->attachments[a].instances : 0;
-    return i ? &s->instance_sets.items[i - 1] : NULL;
-}
-/* Instance i's world matrix (affine) computed from slot's current world matrix. */
-void arbor__instance_world(const arbor_scene *s, uint32_t slot, const arbor__instance_set *set, uint32_t i,
-                           arbor_real out[12]);
-/* A new set of `count` checked instances (arbor_node_set_instances' rules): *index (0 for
-   count 0); nothing made on failure. */
-arbor_result arbor__instances_make(arbor_scene *s, const arbor_trs *instances, uint32_t count, uint32_t *index,
-                                   const char *fn);
-/* Exchanges slot's set with set *index (0: none); false when out of memory (nothing changed). */
-bool arbor__instances_swap(arbor_scene *s, uint32_t slot, uint32_t *index);
-/* Bytes a set holds. */
-size_t arbor__instances_bytes(const arbor_scene *s, uint32_t index);
-/* Frees set `index` (1-based, as in arbor__attachment.instances). */
-void arbor__instances_release(arbor_scene *s, uint32_t index);
-/* A copy of src's set `index` in dst: its index, 0 when out of memory. */
-uint32_t arbor__instances_copy(arbor_scene *dst, const arbor_scene *src, uint32_t index);
-/* Frees every set of a scene being destroyed. */
-void arbor__instances_free(arbor_scene *s);
 
 /* ---- visibility (scene/visibility.c) ---- */
 /* slot's own visibility or link changed: its subtree's effective visibility is out of date. */
@@ -444,43 +384,5 @@ void arbor__unlink(arbor_scene *s, uint32_t slot);
 /* Writes a local that keeps a world matrix: TRS when it is one, else an unlocked matrix (a
    shear). The caller invalidates. */
 void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]);
-
-/* ---- edit (src/edit/) ---- */
-/* A foreign parent: its provider and the matrix read at the last poll. */
-typedef struct arbor__foreign {
-    arbor_node node;          /* ARBOR_NONE: a free entry */
-    arbor_provider provider;
-    uint64_t seen;            /* the provider's version at the last poll */
-    arbor_real world[12];     /* affine, as read at the last poll */
-    void *owned;              /* what arbor_node_attach_to allocated for the provider */
-    uint32_t next_free;
-} arbor__foreign;
-typedef struct arbor__foreign_table {
-    arbor__foreign *items;
-    uint32_t cap, end, free_head, count;
-    bool polling;             /* a poll is running (providers may read other scenes) */
-} arbor__foreign_table;
-/* The matrix of slot's foreign parent, or NULL when it has none (at once when the scene has
-   no foreign parents). */
-static inline const arbor_real *arbor__foreign_world(const arbor_scene *s, uint32_t slot) {
-    if (!s->foreign) return NULL;
-    uint32_t a = s->n.attachment[slot], f = a ? s->attachments[a].foreign : 0;
-    return f ? s->foreign->items[f - 1].world : NULL;
-}
-/* Polls every foreign parent (update) / the one above slot, if any (a read after a write). */
-void arbor__foreign_poll(arbor_scene *s);
-void arbor__foreign_poll_above(arbor_scene *s, uint32_t slot);
-/* Drops slot's foreign parent, if it has one. */
-void arbor__foreign_drop(arbor_scene *s, uint32_t slot);
-/* A lazy read computed the chain top .. slot (down-links in scratch): note it for the list. */
-void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
-/* An update computed the subtrees of roots[0 .. count), `computed` nodes in all: make the list. */
-void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed);
-/* Nodes the journal holds (0 without a journal), and their slots appended to order[k ..
-   end), each held subtree depth first (a relayout moves them along); returns the new k. */
-uint32_t arbor__journal_held(const arbor_scene *s);
-uint32_t arbor__journal_order_held(const arbor_scene *s, uint32_t *order, uint32_t k, uint32_t end);
-/* Frees the journal, foreign parents and change lists of a scene being destroyed. */
-void arbor__edit_free(arbor_scene *s);
 
 #endif
