@@ -138,6 +138,12 @@ static void free_name(arbor_scene *s, uint32_t slot) {
     s->n.name[slot] = NULL;
 }
 
+/* Out of line and never inlined (scene_internal.h): the writers' test stays one compare. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+void arbor__call_stale(arbor_scene *s, uint32_t slot) { s->hooks.stale(s, slot); }
+
 void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s)) {
     for (int i = 0; i < ARBOR__DESTROY_HOOKS; i++) {
         if (s->hooks.destroy[i] == fn) return;

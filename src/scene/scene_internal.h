@@ -272,9 +272,12 @@ static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
 }
 
 /* ---- hooks (scene/scene.c) ---- */
-/* Calls the stale hook, if one is set: something in slot's subtree moved, came or went. */
+/* Calls the stale hook, if one is set: something in slot's subtree moved, came or went. Every
+   write passes here: the call is out of line so that, without a hook, the test is one compare
+   with memory, as cheap as it gets. */
+void arbor__call_stale(arbor_scene *s, uint32_t slot);
 static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
-    if (s->hooks.stale) s->hooks.stale(s, slot);
+    if (s->hooks.stale) arbor__call_stale(s, slot);
 }
 /* Has fn called when the scene is destroyed (once, however often it is asked). */
 void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
