@@ -23,11 +23,10 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *path = argc == 3 ? argv[2] : "base/joint/arm/hand";
-    arbor_scene *scene = arbor_scene_create(NULL);
+    arbor_scene *scene = NULL;
     arbor_gltf *doc = NULL;
-    arbor_error error;
-    if (!scene || arbor_gltf_load(scene, argv[1], NULL, &doc, &error) != ARBOR_OK) {
-        fprintf(stderr, "load_gltf: %s\n", scene ? error.message : "out of memory");
+    if (arbor_scene_create(NULL, &scene) != ARBOR_OK || arbor_gltf_load(scene, argv[1], NULL, &doc) != ARBOR_OK) {
+        fprintf(stderr, "load_gltf: %s\n", arbor_last_error());
         arbor_scene_destroy(scene);
         return 1;
     }
@@ -44,7 +43,7 @@ int main(int argc, char **argv)
         for (int i = 0; argc == 2 && i < 3; i++)
             if ((double)world[12 + i] - want[i] > 0.01 || (double)world[12 + i] - want[i] < -0.01) status = 1;
     }
-    arbor_gltf_free(doc);
+    arbor_gltf_destroy(doc);
     arbor_scene_destroy(scene);
     return status;
 }

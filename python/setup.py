@@ -54,9 +54,13 @@ class BuildWithLibrary(build_ext):
         if not archives:
             raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
         jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
+        # The headers see arbor_real as the library does through ARBOR_REAL_IS_DOUBLE (a double
+        # build writes arbor64.pc); the other precision's library would not link.
+        double = os.path.exists(os.path.join(LIBRARY_BUILD, "arbor64.pc"))
         for ext in self.extensions:
             ext.extra_objects = archives
             ext.extra_link_args = jansson + ["-lm", "-lpthread"]
+            ext.define_macros = [("ARBOR_REAL_IS_DOUBLE", "1" if double else "0")]
         # Always compiled and linked again (seconds): the build folder setuptools keeps is the
         # same for every library build, and its timestamps cannot tell a float one from a double.
         self.force = True
