@@ -149,6 +149,8 @@ struct arbor_scene {
     uint32_t order_inversions; /* nodes whose parent's slot is above their own: while there are
                                   none, slot order puts parents first (scene/hierarchy.c) */
     uint32_t root_count;
+    uint64_t shape;          /* bumped by every link, unlink and renumbering: poses (scene/pose.c)
+                                re-derive what they keep of the tree when it moved */
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_scene_stats stats;
@@ -338,8 +340,6 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot);
 static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve_dirty(s, slot);
 }
-/* Composes slot's local matrix if its TRS changed. */
-void arbor__compose_local(arbor_scene *s, uint32_t slot);
 
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */

@@ -5,7 +5,7 @@
  *
  *   arbor bench --shape skeletons|random|chains
  *               --frame animate|static|move_roots|leaf|read_all|build|memory
- *               [--threads N] [--bulk] [--frames N] [--size N] [--length L] [--json]
+ *               [--threads N] [--bulk|--pose] [--frames N] [--size N] [--length L] [--json]
  *
  * The workload (bench/workloads.h, shared with the C peers in bench/peers/) is generated before
  * anything is timed; nodes are created in creation order with the drawn TRS. With --threads N > 1
@@ -25,7 +25,7 @@
 static const char bench_help[] =
     "usage: arbor bench --shape skeletons|random|chains\n"
     "                   --frame animate|static|move_roots|leaf|read_all|build|memory\n"
-    "                   [--threads N] [--bulk] [--frames N] [--size N] [--length L] [--json]\n"
+    "                   [--threads N] [--bulk|--pose] [--frames N] [--size N] [--length L] [--json]\n"
     "\n"
     "Runs one workload of WORKLOADS.md through the public API and prints the median over the\n"
     "timed frames (after 2 warm-up frames):\n"
@@ -44,6 +44,8 @@ static const char bench_help[] =
     "  --threads N    N > 1: arbor_scene_update_parallel on an arbor_pool of N threads (default 1)\n"
     "  --bulk         animate writes with arbor_scene_set_rotations (with --threads N > 1,\n"
     "                 arbor_scene_set_rotations_parallel on the pool) instead of one call per node\n"
+    "  --pose         animate writes the rotations in place into an arbor_pose of every node and\n"
+    "                 applies it (on the pool with --threads N > 1), then the update\n"
     "  --frames N     timed frames (default 31)\n"
     "  --size N       skeletons K, random N or chains C instead of the default (quick runs)\n"
     "  --length L     nodes per chain (default 1000)\n"
@@ -164,7 +166,7 @@ int cmd_bench(int argc, char **argv) {
     const char *shape_name = NULL;
     int frame = -1;
     uint32_t threads = 1, frames = WL_FRAMES, size = 0, length = 0;
-    bool json = false, bulk = false;
+    bool json = false, bulk = false, posed = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -175,6 +177,8 @@ int cmd_bench(int argc, char **argv) {
             json = true;
         } else if (!strcmp(a, "--bulk")) {
             bulk = true;
+        } else if (!strcmp(a, "--pose")) {
+            posed = true;
         } else if (!strcmp(a, "--shape")) {
             if (!v) return usage("%s needs skeletons, random or chains", a);
             shape_name = argv[++i];
@@ -206,11 +210,12 @@ int cmd_bench(int argc, char **argv) {
     if (!wl_shape_make(shape_name, size, length, &shape))
         return usage("unknown shape '%s', or a size of no node or more than 2^31 nodes", shape_name);
     if (bulk && frame != WL_F_ANIMATE) return usage("%s applies to --frame animate only", "--bulk");
+    if (posed && (frame != WL_F_ANIMATE || bulk)) return usage("%s applies to --frame animate only, without --bulk", "--pose");
 
     char peer[96];
     snprintf(peer, sizeof peer, "arbor %s %s t%u", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float",
              threads);
-    wl_report rep = { .peer = peer, .metric = wl_frame_names[frame], .variant = bulk ? "bulk" : NULL, .shape = &shape,
+    wl_report rep = { .peer = peer, .metric = wl_frame_names[frame], .variant = bulk ? "bulk" : posed ? "pose" : NULL, .shape = &shape,
                       .frames = frames, .checksum = -1 };
 
     bench b = { 0 };
@@ -238,6 +243,7 @@ int cmd_bench(int argc, char **argv) {
     double *times = malloc((size_t)total * sizeof *times);
     uint64_t *versions = frame == WL_F_MOVE_ROOTS ? malloc((size_t)n * sizeof *versions) : NULL;
     b.nodes = malloc((size_t)n * sizeof *b.nodes);
+    arbor_pose *pose = NULL;
     if (!times || !b.nodes || (frame == WL_F_MOVE_ROOTS && !versions)) {
         rc = bench_fail("buffers");
         goto done;
@@ -248,6 +254,10 @@ int cmd_bench(int argc, char **argv) {
             goto done;
         }
         rep.checksum = checksum(b.scene, b.nodes, n);
+        if (posed && arbor_pose_create(b.scene, b.nodes, n, &pose) != ARBOR_OK) {
+            rc = bench_fail("arbor_pose_create");
+            goto done;
+        }
     }
 
     volatile double sink = 0;
@@ -257,7 +267,11 @@ int cmd_bench(int argc, char **argv) {
         case WL_F_ANIMATE: {
             const arbor_real *q = w.rot[k % 4];
             t0 = wl_now();
-            if (bulk) {
+            if (pose) {
+                arbor_trs *trs = arbor_pose_trs(pose);
+                for (uint32_t i = 0; i < n; i++, q += 4) memcpy(trs[i].rotation, q, sizeof trs[i].rotation);
+                if (arbor_pose_apply(pose, b.pool ? &b.exec : NULL) != ARBOR_OK) rc = 1;
+            } else if (bulk) {
                 if (arbor_scene_set_rotations_parallel(b.scene, b.nodes, q, n, b.pool ? &b.exec : NULL) != ARBOR_OK) rc = 1;
             } else {
                 for (uint32_t i = 0; i < n; i++, q += 4)
@@ -347,6 +361,7 @@ int cmd_bench(int argc, char **argv) {
     wl_print(&rep, json);
 
 done:
+    arbor_pose_destroy(pose);
     arbor_scene_destroy(b.scene);
     arbor_pool_destroy(b.pool);
     free(b.nodes);

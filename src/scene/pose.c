@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Poses (arbor/pose.h): the caller's TRS for a fixed set of nodes, stored and turned into world
+ * matrices in one pass in slot order.
+ *
+ * The pass leans on the invariants of scene/world.c: in a parents-first scene, going through
+ * the pose's slots in order computes a pose parent before its children; a parent outside the
+ * pose is brought up to date first (in a "simple" pose no node outside it lies between two of
+ * its nodes, so those parents do not depend on what the pass writes); the children outside the
+ * pose are invalidated afterwards, as a write would. The pass stores each node's TRS and world
+ * matrix and leaves its local matrix to be composed again when needed (LOCAL_DIRTY: the same
+ * expressions, the same bits), which saves a store per node.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "arbor/pose.h"
+
+#define POSE_TASKS 64u
+#define POSE_PARALLEL_MIN 8192u /* fewer nodes: waking threads costs more than it saves */
+#define CHECK_BLOCK 256u        /* nodes a check reads at a time (the zero test reads them again, in cache) */
+
+struct arbor_pose {
+    arbor_scene *s;
+    uint32_t count;
+    arbor_trs *trs;          /* the caller's entries, index order */
+    arbor_node *nodes;       /* index order */
+    /* What the pose keeps of the tree, valid while shape == s->shape: */
+    uint64_t shape;
+    bool derived;
+    bool simple;             /* the pass may run (see the top of the file) */
+    bool sorted;             /* index order is slot order */
+    uint32_t *slot;          /* position k (slot order): the slot */
+    uint32_t *index;         /* position k: the pose index */
+    uint32_t *outside;       /* children outside the pose of pose nodes */
+    uint32_t *above;         /* parents outside the pose of pose nodes */
+    uint32_t outside_count, above_count, lists_cap;
+    uint32_t cut[POSE_TASKS + 1]; /* positions where a task may start: no node after a cut has
+                                     its pose parent before it */
+    uint32_t task_count;
+};
+
+static size_t pose_bytes(uint32_t count) {
+    return (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node) + 2 * sizeof(uint32_t));
+}
+
+static void free_lists(arbor_pose *p) {
+    arbor__free(p->s, p->outside, (size_t)p->lists_cap * sizeof(uint32_t));
+    arbor__free(p->s, p->above, (size_t)p->lists_cap * sizeof(uint32_t));
+    p->outside = p->above = NULL;
+    p->lists_cap = 0;
+}
+
+void arbor_pose_destroy(arbor_pose *p) {
+    if (!p) return;
+    arbor_scene *s = p->s;
+    free_lists(p);
+    arbor__free(s, p->trs, pose_bytes(p->count));
+    arbor__free(s, p, sizeof *p);
+}
+
+uint32_t arbor_pose_count(const arbor_pose *p) { return p ? p->count : 0; }
+const arbor_node *arbor_pose_nodes(const arbor_pose *p) { return p ? p->nodes : NULL; }
+arbor_trs *arbor_pose_trs(arbor_pose *p) { return p ? p->trs : NULL; }
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether slot holds a pose node (scratch maps pose slots to their positions; any other slot's
+   entry is whatever a walk left there, so it is checked against the position it names). */
+static inline bool member(const arbor_pose *p, uint32_t slot) {
+    uint32_t k = p->s->n.scratch[slot];
+    return slot && k < p->count && p->slot[k] == slot;
+}
+
+/* Finds the pose's nodes in the tree as it is now: their slots in order, the children and
+   parents outside the pose, whether the pass may run, where tasks may start. */
+static arbor_result derive(arbor_pose *p, const char *fn) {
+    arbor_scene *s = p->s;
+    uint32_t count = p->count;
+    size_t keys_size = (size_t)(count ? count : 1) * sizeof(uint64_t);
+    uint64_t *keys = arbor__alloc(s, keys_size);
+    if (!keys) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's order");
+    bool sorted = true;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, p->nodes[i]);
+        if (!slot) {
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "pose entry %u (node %uv%u) was destroyed", i,
+                               (uint32_t)p->nodes[i].id, (uint32_t)(p->nodes[i].id >> 32));
+        }
+        keys[i] = (uint64_t)slot << 32 | i;
+        if (i && keys[i] < keys[i - 1]) sorted = false;
+    }
+    if (!sorted) qsort(keys, count, sizeof *keys, compare_keys);
+    for (uint32_t k = 0; k < count; k++) {
+        p->slot[k] = (uint32_t)(keys[k] >> 32);
+        p->index[k] = (uint32_t)keys[k];
+        if (k && p->slot[k] == p->slot[k - 1]) {
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u is in the pose twice (entries %u and %u)",
+                               (uint32_t)p->nodes[p->index[k]].id, (uint32_t)(p->nodes[p->index[k]].id >> 32),
+                               p->index[k - 1], p->index[k]);
+        }
+    }
+    p->sorted = sorted;
+    for (uint32_t k = 0; k < count; k++) s->n.scratch[p->slot[k]] = k;
+
+    /* The lists outside, counted first; a pose node below an outside node below a pose node
+       makes the pose not simple (climbs bounded: past the budget, not simple either). */
+    uint32_t outside = 0, above = 0;
+    uint64_t budget = 4 * (uint64_t)count + 1024;
+    bool simple = s->order_inversions == 0 && !s->foreign;
+    uint32_t *parent_pos = (uint32_t *)keys; /* reused: position of each position's pose parent */
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t slot = p->slot[k], parent = s->n.parent[slot];
+        for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c]) outside += !member(p, c);
+        parent_pos[k] = member(p, parent) ? s->n.scratch[parent] : UINT32_MAX;
+        if (!parent || member(p, parent)) continue;
+        above++;
+        for (uint32_t a = s->n.parent[parent]; a && simple; a = s->n.parent[a])
+            if (member(p, a) || budget-- == 0) simple = false;
+    }
+    uint32_t cap = outside > above ? outside : above;
+    if (cap > p->lists_cap) {
+        uint32_t *o = arbor__alloc(s, (size_t)cap * sizeof *o), *a = o ? arbor__alloc(s, (size_t)cap * sizeof *a) : NULL;
+        if (!a) {
+            arbor__free(s, o, (size_t)cap * sizeof *o);
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's links");
+        }
+        free_lists(p);
+        p->outside = o;
+        p->above = a;
+        p->lists_cap = cap;
+    }
+    p->outside_count = p->above_count = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t slot = p->slot[k], parent = s->n.parent[slot];
+        for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c])
+            if (!member(p, c)) p->outside[p->outside_count++] = c;
+        if (parent && !member(p, parent)) p->above[p->above_count++] = parent;
+    }
+
+    /* Cuts: position k may start a task when every position from k on has its pose parent at
+       k or later (suffix minimum of parent positions, in place). */
+    uint32_t low = UINT32_MAX;
+    for (uint32_t k = count; k-- > 0;) {
+        if (parent_pos[k] < low) low = parent_pos[k];
+        parent_pos[k] = low >= k; /* 1: a cut */
+    }
+    uint32_t tasks = 0;
+    p->cut[0] = 0;
+    for (uint32_t j = 1, k = 0; j < POSE_TASKS && count; j++) {
+        uint32_t target = (uint32_t)((uint64_t)count * j / POSE_TASKS);
+        if (k < target) k = target;
+        while (k < count && !parent_pos[k]) k++;
+        if (k >= count) break;
+        if (k > p->cut[tasks]) p->cut[++tasks] = k;
+    }
+    p->cut[++tasks] = count;
+    p->task_count = tasks;
+    p->simple = simple;
+    p->shape = s->shape;
+    p->derived = true;
+    arbor__free(s, keys, keys_size);
+    return ARBOR_OK;
+}
+
+static arbor_result ready(arbor_pose *p, const char *fn) {
+    if (!p) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "pose is NULL");
+    return p->derived && p->shape == p->s->shape ? ARBOR_OK : derive(p, fn);
+}
+
+static arbor_result read_entries(arbor_pose *p, const char *fn) {
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    for (uint32_t k = 0; k < p->count; k++)
+        memcpy(&p->trs[p->index[k]], p->s->n.trs + (size_t)p->slot[k] * ARBOR__TRS, sizeof(arbor_trs));
+    return ARBOR_OK;
+}
+
+arbor_result arbor_pose_read(arbor_pose *p) { return read_entries(p, "arbor_pose_read"); }
+
+arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out) {
+    static const char *const fn = "arbor_pose_create";
+    if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
+    *out = NULL;
+    if (!nodes) count = s->live;
+    for (uint32_t i = 0; nodes && i < count; i++)
+        if (!nodes[i].id) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
+    arbor_pose *p = arbor__alloc(s, sizeof *p);
+    char *block = p ? arbor__alloc(s, pose_bytes(count)) : NULL;
+    if (!block) {
+        arbor__free(s, p, sizeof *p);
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a pose of %u nodes", count);
+    }
+    *p = (arbor_pose){ .s = s, .count = count };
+    p->trs = (arbor_trs *)block;
+    p->nodes = (arbor_node *)(block + (size_t)count * sizeof(arbor_trs));
+    p->slot = (uint32_t *)(block + (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node)));
+    p->index = p->slot + count;
+    if (nodes) {
+        memcpy(p->nodes, nodes, (size_t)count * sizeof *nodes);
+    } else {
+        uint32_t i = 0;
+        for (uint32_t slot = 1; slot < s->slot_end && i < count; slot++)
+            if (s->n.flags[slot] & ARBOR__ALIVE) p->nodes[i++] = arbor__handle(s, slot);
+    }
+    arbor_result r = read_entries(p, fn);
+    if (r) {
+        arbor_pose_destroy(p);
+        return r;
+    }
+    *out = p;
+    return ARBOR_OK;
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+/* Whether entries [first, end) are finite with a rotation that is not all zero: a NaN or
+   infinity makes v - v a NaN, which survives the sums (no branch per value). */
+static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
+    for (uint32_t block = first; block < end; block += CHECK_BLOCK) {
+        uint32_t stop = end - block < CHECK_BLOCK ? end : block + CHECK_BLOCK;
+        const arbor_real *v = trs[block].translation;
+        size_t n = (size_t)(stop - block) * ARBOR__TRS, i = 0;
+#if ARBOR__SIMD
+        arbor__v4 a = {0, 0, 0, 0}, b = a;
+        for (; i + 8 <= n; i += 8) {
+            const arbor__v4 x = arbor__v4_load(v + i), y = arbor__v4_load(v + i + 4);
+            a = a + (x - x);
+            b = b + (y - y);
+        }
+        a = a + b;
+        arbor_real zero = a[0] + a[1] + a[2] + a[3];
+#else
+        arbor_real zero = 0;
+#endif
+        for (; i < n; i++) zero = zero + (v[i] - v[i]);
+        unsigned no_length = 0;
+        for (uint32_t k = block; k < stop; k++) {
+            const arbor_real *q = trs[k].rotation;
+            no_length |= (unsigned)((q[0] == 0) & (q[1] == 0) & (q[2] == 0) & (q[3] == 0));
+        }
+        if (zero != 0 || no_length) return false;
+    }
+    return true;
+}
+
+/* The first refused entry in index order (the checks found one): why, as arbor_node_set_trs
+   would say it. */
+static arbor_result refusal(const arbor_pose *p, const char *fn) {
+    arbor_scene *s = p->s;
+    for (uint32_t i = 0; i < p->count; i++) {
+        arbor_node n = p->nodes[i];
+        uint32_t slot = arbor__slot(s, n);
+        if (s->n.flags[slot] & ARBOR__LOCKED)
+            return arbor__fail(ARBOR_ERR_LOCKED, fn, "pose entry %u: node " ARBOR__NODE_FMT " has a locked local matrix", i,
+                               ARBOR__NODE_ARGS(s, slot));
+        if (!values_ok(p->trs, i, i + 1)) {
+            bool finite = arbor__all_finite(p->trs[i].translation, ARBOR__TRS);
+            return arbor__fail(finite ? ARBOR_ERR_INVALID_ARGUMENT : ARBOR_ERR_NONFINITE, fn,
+                               "pose entry %u (node " ARBOR__NODE_FMT "): %s", i, ARBOR__NODE_ARGS(s, slot),
+                               finite ? "the rotation has no length" : "the TRS holds a NaN or infinity");
+        }
+    }
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "an entry was refused");
+}
+
+/* ---- the pass ---------------------------------------------------------------------------- */
+
+/* One node: its TRS stored as arbor_node_set_trs stores it (the rotation normalised as
+   arbor__unit_quat does), its world matrix computed as scene/world.c's compute_world does (a
+   root's is its local: no foreign parents here), with the same expressions in the same order,
+   so the same bits. The values go from the caller's entry to registers and on, never through
+   the stack (a store read back wider than written stalls). */
+ARBOR__HOT void pose_node(arbor_scene *s, const arbor_trs *in, uint32_t slot, uint64_t version) {
+    arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
+#if ARBOR__SIMD
+    arbor__v4 q = arbor__v4_load(in->rotation);
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor_real lo = 1e-300, hi = 1e300;
+#else
+    const arbor_real lo = 1e-36f, hi = 1e36f;
+#endif
+    arbor_real sum = 0;
+    sum = sum + q[0] * q[0];
+    sum = sum + q[1] * q[1];
+    sum = sum + q[2] * q[2];
+    sum = sum + q[3] * q[3];
+    if (sum > lo && sum < hi) {
+#if ARBOR_REAL_IS_DOUBLE
+        const arbor_real l = sqrt(sum);
+#else
+        const arbor_real l = sqrtf(sum);
+#endif
+        q = q / (arbor__v4){l, l, l, l};
+    } else { /* far from unit: the scaled path (checked: cannot fail) */
+        arbor_real u[4];
+        arbor_quat_normalize(u, in->rotation);
+        q = arbor__v4_load(u);
+    }
+    memcpy(trs + ARBOR__T, in->translation, sizeof in->translation);
+    memcpy(trs + ARBOR__R, &q, sizeof q);
+    memcpy(trs + ARBOR__S, in->scale, sizeof in->scale);
+    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3], *t = in->translation, *sc = in->scale;
+    /* arbor__rows_compose's expressions */
+    const arbor_real xx = x * x, yy = y * y, zz = z * z;
+    const arbor_real xy = x * y, xz = x * z, yz = y * z;
+    const arbor_real wx = w * x, wy = w * y, wz = w * z;
+    const arbor_real one = 1, two = 2, sx = sc[0], sy = sc[1], sz = sc[2];
+    arbor__rows world;
+    world.r[0] = (arbor__v4){(one - two * (yy + zz)) * sx, (two * (xy - wz)) * sy, (two * (xz + wy)) * sz, t[0]};
+    world.r[1] = (arbor__v4){(two * (xy + wz)) * sx, (one - two * (xx + zz)) * sy, (two * (yz - wx)) * sz, t[1]};
+    world.r[2] = (arbor__v4){(two * (xz - wy)) * sx, (two * (yz + wx)) * sy, (one - two * (xx + yy)) * sz, t[2]};
+#else
+    arbor_real v[ARBOR__TRS];
+    memcpy(v, in, sizeof v);
+    arbor__unit_quat(v + ARBOR__R, v + ARBOR__R); /* checked: cannot fail */
+    memcpy(trs, v, sizeof v);
+    arbor__rows world = arbor__rows_compose_trs(v);
+#endif
+    uint32_t parent = s->n.parent[slot];
+    if (parent) world = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), world);
+    arbor__rows_store(s->n.world + (size_t)slot * 12, world);
+    s->n.version[slot] = version;
+    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+}
+
+ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+    arbor_scene *s = p->s;
+    const uint32_t *slot = p->slot, *index = p->index;
+    if (p->sorted)
+        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k);
+    else
+        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k);
+}
+
+typedef struct pose_job {
+    const arbor_pose *p;
+    uint64_t base;
+    bool writing;
+    _Atomic bool refused;
+} pose_job;
+
+static void pose_task(void *user, uint32_t task) {
+    pose_job *job = user;
+    const arbor_pose *p = job->p;
+    if (job->writing) {
+        pose_range(p, p->cut[task], p->cut[task + 1], job->base);
+        return;
+    }
+    uint32_t first = (uint32_t)((uint64_t)p->count * task / POSE_TASKS), end = (uint32_t)((uint64_t)p->count * (task + 1) / POSE_TASKS);
+    if (!values_ok(p->trs, first, end)) atomic_store(&job->refused, true);
+}
+
+arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
+    static const char *const fn = "arbor_pose_apply";
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    arbor_scene *s = p->s;
+    uint32_t count = p->count;
+    bool parallel = executor && executor->parallel_for && count >= POSE_PARALLEL_MIN;
+
+    /* The checks: locks (one OR over the flags), then the values. */
+    uint8_t any = 0;
+    for (uint32_t k = 0; k < count; k++) any |= s->n.flags[p->slot[k]];
+    pose_job job = { .p = p };
+    atomic_init(&job.refused, false);
+    if (parallel)
+        executor->parallel_for(executor->user, POSE_TASKS, pose_task, &job);
+    else
+        job.refused = !values_ok(p->trs, 0, count);
+    if ((any & ARBOR__LOCKED) || atomic_load(&job.refused)) return refusal(p, fn);
+
+    if (!p->simple || s->order_inversions || s->foreign) {
+        /* Node by node: the writes, then the reads, as the header promises. */
+        for (uint32_t i = 0; i < count; i++) arbor_node_set_trs(s, p->nodes[i], &p->trs[i]);
+        for (uint32_t i = 0; i < count; i++) arbor__resolve(s, arbor__slot(s, p->nodes[i]));
+        return ARBOR_OK;
+    }
+    /* Parents outside the pose first (they do not depend on it: the pose is simple). */
+    for (uint32_t i = 0; i < p->above_count; i++) arbor__resolve(s, p->above[i]);
+    job.base = atomic_fetch_add_explicit(&s->clock, count, memory_order_relaxed) + 1;
+    job.writing = true;
+    if (parallel && p->task_count > 1)
+        executor->parallel_for(executor->user, p->task_count, pose_task, &job);
+    else
+        pose_range(p, 0, count, job.base);
+    s->stats.local_composed += count;
+    s->stats.world_composed += count;
+    /* What a write does besides: children outside the pose go out of date, boxes up the tree,
+       the change list notes what was computed. */
+    for (uint32_t i = 0; i < p->outside_count; i++) arbor__invalidate(s, p->outside[i]);
+    if (s->boxes.entry)
+        for (uint32_t k = 0; k < count; k++) arbor__bounds_stale(s, p->slot[k]);
+    if (s->changes)
+        for (uint32_t k = 0; k < count; k++) arbor__changes_note(s, p->slot[k], p->slot[k]);
+    return ARBOR_OK;
+}
