@@ -14,6 +14,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 #include "arbor/pose.h"
@@ -274,13 +277,22 @@ static arbor_result refusal(const arbor_pose *p, const char *fn) {
 
 /* ---- the pass ---------------------------------------------------------------------------- */
 
+/* The scene's arrays the pass writes, copied out of the scene: a store to flags (bytes, which
+   may alias anything) would otherwise make the compiler load every pointer again. */
+typedef struct pose_arrays {
+    arbor_real *trs, *world;
+    const uint32_t *parent;
+    uint64_t *version;
+    uint8_t *flags;
+} pose_arrays;
+
 /* One node: its TRS stored as arbor_node_set_trs stores it (the rotation normalised as
    arbor__unit_quat does), its world matrix computed as scene/world.c's compute_world does (a
    root's is its local: no foreign parents here), with the same expressions in the same order,
    so the same bits. The values go from the caller's entry to registers and on, never through
    the stack (a store read back wider than written stalls). */
-ARBOR__HOT void pose_node(arbor_scene *s, const arbor_trs *in, uint32_t slot, uint64_t version) {
-    arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
+ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uint64_t version) {
+    arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
 #if ARBOR__SIMD
     arbor__v4 q = arbor__v4_load(in->rotation);
 #if ARBOR_REAL_IS_DOUBLE
@@ -325,20 +337,85 @@ ARBOR__HOT void pose_node(arbor_scene *s, const arbor_trs *in, uint32_t slot, ui
     memcpy(trs, v, sizeof v);
     arbor__rows world = arbor__rows_compose_trs(v);
 #endif
-    uint32_t parent = s->n.parent[slot];
-    if (parent) world = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)parent * 12), world);
-    arbor__rows_store(s->n.world + (size_t)slot * 12, world);
-    s->n.version[slot] = version;
-    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+    uint32_t parent = s.parent[slot];
+    if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
+    arbor__rows_store(s.world + (size_t)slot * 12, world);
+    s.version[slot] = version;
+    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
 }
 
+#if ARBOR__SIMD
+/* The square roots of four sums (each correctly rounded, as sqrt and sqrtf are). */
+ARBOR__HOT arbor__v4 sqrt4(arbor__v4 v) {
+#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE
+    return (arbor__v4)_mm_sqrt_ps((__m128)v);
+#elif defined(__SSE2__)
+    const __m128d lo = _mm_sqrt_pd(_mm_set_pd(v[1], v[0])), hi = _mm_sqrt_pd(_mm_set_pd(v[3], v[2]));
+    return (arbor__v4){lo[0], lo[1], hi[0], hi[1]};
+#else
+    for (int i = 0; i < 4; i++) v[i] = ARBOR_REAL_IS_DOUBLE ? sqrt(v[i]) : sqrtf((float)v[i]);
+    return v;
+#endif
+}
+
+/* What pose4 stores for one node: its TRS (the entry with the rotation q), its world matrix
+   from its local rows, its version and flags. */
+ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
+                           uint32_t slot, uint64_t version) {
+    arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
+    memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
+    memcpy(trs + ARBOR__R, &q, sizeof q);
+    arbor__rows world = {{r0, r1, r2}};
+    uint32_t parent = s.parent[slot];
+    if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
+    arbor__rows_store(s.world + (size_t)slot * 12, world);
+    s.version[slot] = version;
+    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+}
+
+/* Four nodes whose entries lie one after another, a node a lane: the same expressions as
+   pose_node (and so the same bits), with one division and one square root for four rotations.
+   False, nothing written, when a rotation is far from unit (the scaled path, node by node). */
+ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version) {
+    const arbor_real *v = in->translation;
+    ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor__v4 lo = {1e-300, 1e-300, 1e-300, 1e-300}, hi = {1e300, 1e300, 1e300, 1e300};
+#else
+    const arbor__v4 lo = {1e-36f, 1e-36f, 1e-36f, 1e-36f}, hi = {1e36f, 1e36f, 1e36f, 1e36f};
+#endif
+    const arbor__v4 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
+    const arbor__mask4 ok = (sum > lo) & (sum < hi);
+    if (!(ok[0] & ok[1] & ok[2] & ok[3])) return false;
+    const arbor__v4 l = sqrt4(sum);
+    x = x / l;
+    y = y / l;
+    z = z / l;
+    w = w / l;
+    const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
+    ARBOR__TRANSPOSE4(x, y, z, w); /* back to a rotation a register */
+    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version);
+    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1);
+    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2);
+    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3);
+    return true;
+}
+#endif
+
 ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
-    arbor_scene *s = p->s;
+    const pose_arrays s = { p->s->n.trs, p->s->n.world, p->s->n.parent, p->s->n.version, p->s->n.flags };
     const uint32_t *slot = p->slot, *index = p->index;
-    if (p->sorted)
-        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k);
-    else
+    if (!p->sorted) {
         for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k);
+        return;
+    }
+    uint32_t k = first;
+#if ARBOR__SIMD
+    for (; k + 4 <= end; k += 4)
+        if (!pose4(s, &p->trs[k], slot + k, base + k))
+            for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j);
+#endif
+    for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k);
 }
 
 typedef struct pose_job {
