@@ -368,6 +368,17 @@ void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count);
 /* Scene storage per slot, in bytes (the per-slot arrays). */
 size_t arbor__slot_bytes(void);
 
+/* ---- poses (scene/pose.c) ---- */
+/* The scene of a pose, and a number no other pose of this process has. */
+arbor_scene *arbor__pose_scene(const arbor_pose *p);
+uint64_t arbor__pose_serial(const arbor_pose *p);
+/* Finding pose entries by node: arbor__pose_lookup first (it may re-derive the pose, refused
+   as arbor_pose_apply would be), then arbor__pose_entries, with no other scene call in between
+   (the scene's scratch holds the map): the pose entry of each of nodes[0 .. count) into
+   entry[]; ARBOR_ERR_INVALID_ARGUMENT (said as fn's) when one is not in the pose. */
+arbor_result arbor__pose_lookup(arbor_pose *p, const char *fn);
+arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, uint32_t count, uint32_t *entry, const char *fn);
+
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);

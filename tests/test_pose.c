@@ -369,6 +369,58 @@ static void test_refusals(void **state) {
     twin_free(&t);
 }
 
+/* Players through a pose: the entries of the driven nodes are what arbor_player_sample gives,
+   and the scene what set_trs of the entries gives (scene 1 takes them node by node). */
+static void test_players(void **state) {
+    (void)state;
+    twin t = twin_make(4);
+    static const float times[3] = {0, 0.5f, 1};
+    static const float turns[12] = {0, 0, 0, 1, 0, (float)0.38268343, 0, (float)0.92387953, (float)0.6, 0, 0, (float)0.8};
+    static const float moves[9] = {0, 0, 0, 1, 2, 3, -1, 0.5f, 0};
+    arbor_channel_desc ch[6];
+    for (uint32_t c = 0; c < 5; c++)
+        ch[c] = (arbor_channel_desc){ .target = 1 + 3 * c, .path = ARBOR_ANIM_ROTATION, .key_count = 3, .times = times, .values = turns };
+    ch[5] = (arbor_channel_desc){ .target = 0, .path = ARBOR_ANIM_TRANSLATION, .key_count = 3, .times = times, .values = moves };
+    arbor_clip *clip;
+    assert_int_equal(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = 6, .rig_size = 59 }, &clip), ARBOR_OK);
+    arbor_player *players[2][3];
+    for (int k = 0; k < 2; k++)
+        for (uint32_t c = 0; c < 3; c++) /* skeletons 0, 1, 3 */
+            assert_int_equal(arbor_player_create(clip, t.s[k], t.h[k] + 59 * (c == 2 ? 3 : c), 59, &players[k][c]), ARBOR_OK);
+    uint32_t n = t.extra_from, *index = malloc(n * sizeof *index);
+    assert_non_null(index);
+    for (uint32_t i = 0; i < n; i++) index[i] = i;
+    arbor_pose *pose = pose_of(&t, index, n);
+    double clock[3] = {0.1, 0.7, 1.3};
+    for (int frame = 0; frame < 4; frame++) {
+        for (int c = 0; c < 3; c++) clock[c] += 1.0 / 30;
+        assert_int_equal(arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL), ARBOR_OK);
+        const arbor_trs *entries = arbor_pose_trs(pose);
+        for (uint32_t c = 0; c < 3; c++) {
+            arbor_trs sampled[59];
+            memcpy(sampled, entries + 59 * (c == 2 ? 3 : c), sizeof sampled);
+            assert_int_equal(arbor_player_sample(players[1][c], clock[c], ARBOR_WRAP_LOOP, sampled, 59), ARBOR_OK);
+            assert_memory_equal(sampled, entries + 59 * (c == 2 ? 3 : c), sizeof sampled);
+        }
+        for (uint32_t i = 0; i < n; i++) assert_int_equal(arbor_node_set_trs(t.s[1], t.h[1][i], &entries[i]), ARBOR_OK);
+        arbor_real m[16];
+        for (uint32_t i = 0; i < n; i++) assert_int_equal(arbor_node_world_matrix(t.s[1], t.h[1][i], m), ARBOR_OK);
+        twin_compare(&t, NULL);
+    }
+    /* a driven node outside the pose: refused */
+    arbor_pose *small;
+    assert_int_equal(arbor_pose_create(t.s[0], t.h[0], 59, &small), ARBOR_OK);
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_players_apply_pose",
+                   arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, small, NULL));
+    arbor_pose_destroy(small);
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < 3; c++) arbor_player_free(players[k][c]);
+    arbor_clip_free(clip);
+    arbor_pose_destroy(pose);
+    free(index);
+    twin_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_joints_serial),
@@ -378,6 +430,7 @@ int main(void) {
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_players),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

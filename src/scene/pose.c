@@ -43,7 +43,13 @@ struct arbor_pose {
     uint32_t cut[POSE_TASKS + 1]; /* positions where a task may start: no node after a cut has
                                      its pose parent before it */
     uint32_t task_count;
+    uint64_t serial;
 };
+
+static _Atomic uint64_t pose_serials;
+
+arbor_scene *arbor__pose_scene(const arbor_pose *p) { return p->s; }
+uint64_t arbor__pose_serial(const arbor_pose *p) { return p->serial; }
 
 static size_t pose_bytes(uint32_t count) {
     return (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node) + 2 * sizeof(uint32_t));
@@ -202,7 +208,7 @@ arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t
         arbor__free(s, p, sizeof *p);
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a pose of %u nodes", count);
     }
-    *p = (arbor_pose){ .s = s, .count = count };
+    *p = (arbor_pose){ .s = s, .count = count, .serial = atomic_fetch_add(&pose_serials, 1) + 1 };
     p->trs = (arbor_trs *)block;
     p->nodes = (arbor_node *)(block + (size_t)count * sizeof(arbor_trs));
     p->slot = (uint32_t *)(block + (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node)));
@@ -220,6 +226,25 @@ arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t
         return r;
     }
     *out = p;
+    return ARBOR_OK;
+}
+
+arbor_result arbor__pose_lookup(arbor_pose *p, const char *fn) {
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    for (uint32_t k = 0; k < p->count; k++) p->s->n.scratch[p->slot[k]] = k; /* lazy reads may have used it */
+    return ARBOR_OK;
+}
+
+arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, uint32_t count, uint32_t *entry, const char *fn) {
+    const arbor_scene *s = p->s;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, nodes[i]);
+        if (!member(p, slot))
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u is not in the pose", (uint32_t)nodes[i].id,
+                               (uint32_t)(nodes[i].id >> 32));
+        entry[i] = p->index[s->n.scratch[slot]];
+    }
     return ARBOR_OK;
 }
 
@@ -246,7 +271,20 @@ static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
 #endif
         for (; i < n; i++) zero = zero + (v[i] - v[i]);
         unsigned no_length = 0;
-        for (uint32_t k = block; k < stop; k++) {
+        uint32_t k = block;
+#if ARBOR__SIMD
+        /* four rotations a lane: all four components zero in some lane */
+        const arbor__v4 nought = {0, 0, 0, 0};
+        arbor__mask4 none = nought != nought;
+        for (; k + 4 <= stop; k += 4) {
+            arbor__v4 x = arbor__v4_load(trs[k].rotation), y = arbor__v4_load(trs[k + 1].rotation);
+            arbor__v4 z = arbor__v4_load(trs[k + 2].rotation), w = arbor__v4_load(trs[k + 3].rotation);
+            ARBOR__TRANSPOSE4(x, y, z, w);
+            none |= (x == nought) & (y == nought) & (z == nought) & (w == nought);
+        }
+        no_length = (unsigned)((none[0] | none[1] | none[2] | none[3]) != 0);
+#endif
+        for (; k < stop; k++) {
             const arbor_real *q = trs[k].rotation;
             no_length |= (unsigned)((q[0] == 0) & (q[1] == 0) & (q[2] == 0) & (q[3] == 0));
         }
