@@ -22,11 +22,11 @@ typedef struct twin {
     uint32_t extra_from;   /* nodes from here on are the mesh nodes added under joints */
 } twin;
 
-/* Skeletons (WORKLOADS.md's generator, k of them), then a mesh node with a box under every
+/* A shape of WORKLOADS.md (its generator; skeletons: k of them), then a mesh node with a box under every
    seventh joint, in both scenes. */
-static twin twin_make(uint32_t skeletons) {
+static twin twin_shape(const char *shape, uint32_t size) {
     wl_shape sh;
-    assert_true(wl_shape_make("skeletons", skeletons, 0, &sh));
+    assert_true(wl_shape_make(shape, size, 0, &sh));
     wl_workload w;
     assert_true(wl_generate(&sh, false, &w));
     twin t = { .extra_from = w.count, .count = w.count + (w.count + 6) / 7 };
@@ -57,6 +57,8 @@ static twin twin_make(uint32_t skeletons) {
     wl_free(&w);
     return t;
 }
+
+static twin twin_make(uint32_t skeletons) { return twin_shape("skeletons", skeletons); }
 
 static void twin_free(twin *t) {
     for (int k = 0; k < 2; k++) {
@@ -272,6 +274,26 @@ static void test_every_node(void **state) {
     twin_free(&t);
 }
 
+/* One big tree (WORKLOADS.md's random shape): no ranges to share out, so on a pool the locals
+   are composed in parallel and multiplied in slot order afterwards. */
+static void test_one_tree_two_threads(void **state) {
+    (void)state;
+    twin t = twin_shape("random", 12000);
+    arbor_pool *pool = arbor_pool_create(2);
+    assert_non_null(pool);
+    arbor_executor exec = arbor_pool_executor(pool);
+    uint32_t n = t.extra_from, *index = malloc(n * sizeof *index);
+    assert_non_null(index);
+    for (uint32_t i = 0; i < n; i++) index[i] = i;
+    arbor_pose *pose = pose_of(&t, index, n);
+    test_rng r = test_rng_make(99);
+    for (int step = 0; step < 3; step++) twin_step(&t, pose, index, &r, &exec);
+    arbor_pose_destroy(pose);
+    arbor_pool_destroy(pool);
+    free(index);
+    twin_free(&t);
+}
+
 /* A pose node below a node outside the pose below a pose node: the node-by-node way. */
 static void test_mixed(void **state) {
     (void)state;
@@ -427,6 +449,7 @@ int main(void) {
         cmocka_unit_test(test_joints_reversed),
         cmocka_unit_test(test_joints_two_threads),
         cmocka_unit_test(test_every_node),
+        cmocka_unit_test(test_one_tree_two_threads),
         cmocka_unit_test(test_mixed),
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_refusals),

@@ -329,7 +329,7 @@ typedef struct pose_arrays {
    root's is its local: no foreign parents here), with the same expressions in the same order,
    so the same bits. The values go from the caller's entry to registers and on, never through
    the stack (a store read back wider than written stalls). */
-ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uint64_t version) {
+ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uint64_t version, bool multiply) {
     arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
 #if ARBOR__SIMD
     arbor__v4 q = arbor__v4_load(in->rotation);
@@ -375,7 +375,7 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
     memcpy(trs, v, sizeof v);
     arbor__rows world = arbor__rows_compose_trs(v);
 #endif
-    uint32_t parent = s.parent[slot];
+    uint32_t parent = multiply ? s.parent[slot] : 0;
     if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
     s.version[slot] = version;
@@ -399,12 +399,12 @@ ARBOR__HOT arbor__v4 sqrt4(arbor__v4 v) {
 /* What pose4 stores for one node: its TRS (the entry with the rotation q), its world matrix
    from its local rows, its version and flags. */
 ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
-                           uint32_t slot, uint64_t version) {
+                           uint32_t slot, uint64_t version, bool multiply) {
     arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
     memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
     memcpy(trs + ARBOR__R, &q, sizeof q);
     arbor__rows world = {{r0, r1, r2}};
-    uint32_t parent = s.parent[slot];
+    uint32_t parent = multiply ? s.parent[slot] : 0;
     if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
     s.version[slot] = version;
@@ -414,7 +414,7 @@ ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, 
 /* Four nodes whose entries lie one after another, a node a lane: the same expressions as
    pose_node (and so the same bits), with one division and one square root for four rotations.
    False, nothing written, when a rotation is far from unit (the scaled path, node by node). */
-ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version) {
+ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version, bool multiply) {
     const arbor_real *v = in->translation;
     ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
 #if ARBOR_REAL_IS_DOUBLE
@@ -432,46 +432,76 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
     w = w / l;
     const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
     ARBOR__TRANSPOSE4(x, y, z, w); /* back to a rotation a register */
-    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version);
-    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1);
-    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2);
-    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3);
+    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version, multiply);
+    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1, multiply);
+    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2, multiply);
+    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply);
     return true;
 }
 #endif
 
-ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+/* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
+   cut into independent ranges, its first half, parallel over any ranges: each node's local left
+   in its world matrix, which pose_products then multiplies by its parent's in slot order. */
+ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base, bool multiply) {
     const pose_arrays s = { p->s->n.trs, p->s->n.world, p->s->n.parent, p->s->n.version, p->s->n.flags };
     const uint32_t *slot = p->slot, *index = p->index;
     if (!p->sorted) {
-        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k);
+        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k, multiply);
         return;
     }
     uint32_t k = first;
 #if ARBOR__SIMD
     for (; k + 4 <= end; k += 4)
-        if (!pose4(s, &p->trs[k], slot + k, base + k))
-            for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j);
+        if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
+            for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
 #endif
-    for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k);
+    for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
+}
+ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+    pose_positions(p, first, end, base, true);
+}
+ARBOR__DISPATCH static void pose_locals(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+    pose_positions(p, first, end, base, false);
+}
+
+#define PREFETCH_AHEAD 32u
+
+/* The second half: world = parent's world * local, in slot order (parents first), asking ahead
+   for the parents' matrices as scene/world.c's sweep does. The same product on the same values
+   as the whole pass: the same bits. */
+ARBOR__DISPATCH static void pose_products(const arbor_pose *p) {
+    arbor_real *world = p->s->n.world;
+    const uint32_t *parent = p->s->n.parent, *slot = p->slot;
+    for (uint32_t k = 0, end = p->count; k < end; k++) {
+        if (k + PREFETCH_AHEAD < end) {
+            const arbor_real *ahead = world + (size_t)parent[slot[k + PREFETCH_AHEAD]] * 12;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 11);
+        }
+        uint32_t up = parent[slot[k]];
+        arbor_real *w = world + (size_t)slot[k] * 12;
+        if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));
+    }
 }
 
 typedef struct pose_job {
     const arbor_pose *p;
     uint64_t base;
-    bool writing;
+    enum { CHECKING, WRITING, LOCALS } phase;
     _Atomic bool refused;
 } pose_job;
 
 static void pose_task(void *user, uint32_t task) {
     pose_job *job = user;
     const arbor_pose *p = job->p;
-    if (job->writing) {
-        pose_range(p, p->cut[task], p->cut[task + 1], job->base);
-        return;
-    }
     uint32_t first = (uint32_t)((uint64_t)p->count * task / POSE_TASKS), end = (uint32_t)((uint64_t)p->count * (task + 1) / POSE_TASKS);
-    if (!values_ok(p->trs, first, end)) atomic_store(&job->refused, true);
+    if (job->phase == WRITING)
+        pose_range(p, p->cut[task], p->cut[task + 1], job->base);
+    else if (job->phase == LOCALS)
+        pose_locals(p, first, end, job->base);
+    else if (!values_ok(p->trs, first, end))
+        atomic_store(&job->refused, true);
 }
 
 arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
@@ -502,11 +532,16 @@ arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
     /* Parents outside the pose first (they do not depend on it: the pose is simple). */
     for (uint32_t i = 0; i < p->above_count; i++) arbor__resolve(s, p->above[i]);
     job.base = atomic_fetch_add_explicit(&s->clock, count, memory_order_relaxed) + 1;
-    job.writing = true;
-    if (parallel && p->task_count > 1)
+    job.phase = WRITING;
+    if (parallel && p->task_count > 1) {
         executor->parallel_for(executor->user, p->task_count, pose_task, &job);
-    else
+    } else if (parallel) { /* one big tree: the locals in parallel, the products in order */
+        job.phase = LOCALS;
+        executor->parallel_for(executor->user, POSE_TASKS, pose_task, &job);
+        pose_products(p);
+    } else {
         pose_range(p, 0, count, job.base);
+    }
     s->stats.local_composed += count;
     s->stats.world_composed += count;
     /* What a write does besides: children outside the pose go out of date, boxes up the tree,
