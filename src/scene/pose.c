@@ -252,20 +252,27 @@ arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, u
 
 /* Whether entries [first, end) are finite with a rotation that is not all zero: a NaN or
    infinity makes v - v a NaN, which survives the sums (no branch per value). */
-static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
+#if ARBOR__SIMD
+/* Eight reals: one register with AVX (float), two otherwise. */
+typedef arbor_real arbor__v8 __attribute__((vector_size(8 * sizeof(arbor_real))));
+#endif
+
+ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
     for (uint32_t block = first; block < end; block += CHECK_BLOCK) {
         uint32_t stop = end - block < CHECK_BLOCK ? end : block + CHECK_BLOCK;
         const arbor_real *v = trs[block].translation;
         size_t n = (size_t)(stop - block) * ARBOR__TRS, i = 0;
 #if ARBOR__SIMD
-        arbor__v4 a = {0, 0, 0, 0}, b = a;
-        for (; i + 8 <= n; i += 8) {
-            const arbor__v4 x = arbor__v4_load(v + i), y = arbor__v4_load(v + i + 4);
+        arbor__v8 a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a;
+        for (; i + 16 <= n; i += 16) {
+            arbor__v8 x, y;
+            memcpy(&x, v + i, sizeof x);
+            memcpy(&y, v + i + 8, sizeof y);
             a = a + (x - x);
             b = b + (y - y);
         }
         a = a + b;
-        arbor_real zero = a[0] + a[1] + a[2] + a[3];
+        arbor_real zero = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 #else
         arbor_real zero = 0;
 #endif
