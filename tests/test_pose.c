@@ -377,6 +377,13 @@ static void test_refusals(void **state) {
     for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_set_local_matrix(t.s[k], t.h[k][77], m, true), ARBOR_OK);
     ASSERT_REFUSED(ARBOR_ERR_LOCKED, "arbor_pose_apply", arbor_pose_apply(pose, NULL));
     twin_compare(&t, NULL);
+    /* an empty pose */
+    arbor_pose *empty;
+    assert_int_equal(arbor_pose_create(t.s[0], t.h[0], 0, &empty), ARBOR_OK);
+    assert_int_equal(arbor_pose_count(empty), 0);
+    assert_int_equal(arbor_pose_apply(empty, &exec), ARBOR_OK);
+    arbor_pose_destroy(empty);
+    twin_compare(&t, NULL);
     /* creation: a node twice, a dead one */
     arbor_node twice[2] = {t.h[0][3], t.h[0][3]};
     arbor_pose *bad = NULL;

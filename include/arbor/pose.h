@@ -12,10 +12,11 @@
  * What the scene shows afterwards is what arbor_node_set_trs on every node of the pose, in
  * order, followed by arbor_node_world_matrix on every one of them would have left, bit for
  * bit: TRS (rotations normalised the same way), world matrices, local matrices, versions
- * (every pose node gets a new one), change lists, boxes, culling, instance buffers and joint
- * matrices, the journal's undo and redo (pose writes are not recorded, as per-node writes are
- * not). Nodes below the pose that are not in it are out of date until the next update or read,
- * as after any write.
+ * (every pose node gets a new one), change lists (the same nodes; those the apply computed
+ * listed in storage order), boxes, culling, instance buffers and joint matrices, the
+ * journal's undo and redo (pose writes are not recorded, as per-node writes are not). Nodes
+ * below the pose that are not in it are out of date until the next update or read, as after
+ * any write.
  *
  * Checks: every value is tested before anything is written (one vectorised pass over the
  * arrays: about a tenth of the apply's time on a large pose), so a NaN or infinity

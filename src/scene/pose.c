@@ -52,7 +52,7 @@ arbor_scene *arbor__pose_scene(const arbor_pose *p) { return p->s; }
 uint64_t arbor__pose_serial(const arbor_pose *p) { return p->serial; }
 
 static size_t pose_bytes(uint32_t count) {
-    return (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node) + 2 * sizeof(uint32_t));
+    return (size_t)(count ? count : 1) * (sizeof(arbor_trs) + sizeof(arbor_node) + 2 * sizeof(uint32_t));
 }
 
 static void free_lists(arbor_pose *p) {
