@@ -31,7 +31,7 @@ static twin twin_shape(const char *shape, uint32_t size) {
     assert_true(wl_generate(&sh, false, &w));
     twin t = { .extra_from = w.count, .count = w.count + (w.count + 6) / 7 };
     for (int k = 0; k < 2; k++) {
-        t.s[k] = arbor_scene_create(NULL);
+        assert_int_equal(arbor_scene_create(NULL, &t.s[k]), ARBOR_OK);
         t.h[k] = calloc(t.count, sizeof *t.h[k]);
         t.version[k] = calloc(t.count, sizeof *t.version[k]);
         assert_non_null(t.s[k]);
@@ -97,7 +97,9 @@ static void twin_compare(twin *t, const arbor_executor *exec) {
     /* culling, every node's values, instance buffers */
     const arbor_real planes[8] = {1, 0, 0, 2, 0, -1, 0, 3};
     arbor_node v0[4096], v1[4096];
-    uint32_t seen0 = arbor_scene_cull(t->s[0], planes, 2, v0, 4096, NULL), seen1 = arbor_scene_cull(t->s[1], planes, 2, v1, 4096, NULL);
+    uint32_t seen0 = 0, seen1 = 0;
+    assert_int_equal(arbor_scene_cull(t->s[0], planes, 2, v0, 4096, &seen0, NULL), ARBOR_OK);
+    assert_int_equal(arbor_scene_cull(t->s[1], planes, 2, v1, 4096, &seen1, NULL), ARBOR_OK);
     assert_int_equal(seen0, seen1);
     assert_memory_equal(v0, v1, (seen0 < 4096 ? seen0 : 4096) * sizeof *v0);
     for (uint32_t i = 0; i < t->count; i++) {
@@ -220,10 +222,10 @@ static void run_joints(const arbor_executor *exec, bool reversed) {
        and the pose finds its nodes again, no longer in storage order */
     for (int k = 0; k < 2; k++)
         assert_int_equal(arbor_node_set_parent(t.s[k], t.h[k][0], t.h[k][59 * 150 + 3], ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_OK);
-    arbor_stats before, after;
-    arbor_scene_stats(t.s[0], &before);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(t.s[0], &before);
     twin_step(&t, pose, index, &r, exec);
-    arbor_scene_stats(t.s[0], &after);
+    arbor_scene_stats_get(t.s[0], &after);
     assert_true(after.relayouts > before.relayouts);
     for (int step = 0; step < 2; step++) twin_step(&t, pose, index, &r, exec);
     arbor_pose_destroy(pose);
@@ -236,8 +238,8 @@ static void test_joints_reversed(void **state) { (void)state; run_joints(NULL, t
 
 static void test_joints_two_threads(void **state) {
     (void)state;
-    arbor_pool *pool = arbor_pool_create(2);
-    assert_non_null(pool);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor exec = arbor_pool_executor(pool);
     run_joints(&exec, false);
     arbor_pool_destroy(pool);
@@ -260,10 +262,10 @@ static void test_every_node(void **state) {
     test_rng r = test_rng_make(7);
     draw_pose(&r, arbor_pose_trs(pose), t.count);
     assert_int_equal(arbor_pose_apply(pose, NULL), ARBOR_OK);
-    arbor_stats before, after;
-    arbor_scene_stats(t.s[0], &before);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(t.s[0], &before);
     arbor_scene_update(t.s[0]);
-    arbor_scene_stats(t.s[0], &after);
+    arbor_scene_stats_get(t.s[0], &after);
     assert_int_equal(after.world_composed, before.world_composed);
     for (uint32_t i = 0; i < t.count; i++) assert_int_equal(arbor_node_set_trs(t.s[1], t.h[1][index[i]], &arbor_pose_trs(pose)[i]), ARBOR_OK);
     arbor_scene_update(t.s[1]);
@@ -279,8 +281,8 @@ static void test_every_node(void **state) {
 static void test_one_tree_two_threads(void **state) {
     (void)state;
     twin t = twin_shape("random", 12000);
-    arbor_pool *pool = arbor_pool_create(2);
-    assert_non_null(pool);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor exec = arbor_pool_executor(pool);
     uint32_t n = t.extra_from, *index = malloc(n * sizeof *index);
     assert_non_null(index);
@@ -352,8 +354,8 @@ static void test_refusals(void **state) {
     assert_non_null(index);
     for (uint32_t i = 0; i < n; i++) index[i] = i;
     arbor_pose *pose = pose_of(&t, index, n);
-    arbor_pool *pool = arbor_pool_create(2);
-    assert_non_null(pool);
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     arbor_executor exec = arbor_pool_executor(pool);
     const arbor_executor *execs[2] = {NULL, &exec};
     twin_compare(&t, NULL);
@@ -443,8 +445,8 @@ static void test_players(void **state) {
                    arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, small, NULL));
     arbor_pose_destroy(small);
     for (int k = 0; k < 2; k++)
-        for (int c = 0; c < 3; c++) arbor_player_free(players[k][c]);
-    arbor_clip_free(clip);
+        for (int c = 0; c < 3; c++) arbor_player_destroy(players[k][c]);
+    arbor_clip_destroy(clip);
     arbor_pose_destroy(pose);
     free(index);
     twin_free(&t);

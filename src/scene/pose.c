@@ -99,8 +99,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
         uint32_t slot = arbor__live_slot(s, p->nodes[i]);
         if (!slot) {
             arbor__free(s, keys, keys_size);
-            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "pose entry %u (node %uv%u) was destroyed", i,
-                               (uint32_t)p->nodes[i].id, (uint32_t)(p->nodes[i].id >> 32));
+            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the node of pose entry %u was destroyed", i);
         }
         keys[i] = (uint64_t)slot << 32 | i;
         if (i && keys[i] < keys[i - 1]) sorted = false;
@@ -111,9 +110,8 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
         p->index[k] = (uint32_t)keys[k];
         if (k && p->slot[k] == p->slot[k - 1]) {
             arbor__free(s, keys, keys_size);
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u is in the pose twice (entries %u and %u)",
-                               (uint32_t)p->nodes[p->index[k]].id, (uint32_t)(p->nodes[p->index[k]].id >> 32),
-                               p->index[k - 1], p->index[k]);
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is in the pose twice (entries %u and %u)",
+                               ARBOR__NODE_ARGS(s, p->slot[k]), p->index[k - 1], p->index[k]);
         }
     }
     p->sorted = sorted;
@@ -198,7 +196,6 @@ arbor_result arbor_pose_read(arbor_pose *p) { return read_entries(p, "arbor_pose
 arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out) {
     static const char *const fn = "arbor_pose_create";
     if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
-    *out = NULL;
     if (!nodes) count = s->live;
     for (uint32_t i = 0; nodes && i < count; i++)
         if (!nodes[i].id) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
@@ -240,9 +237,9 @@ arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, u
     const arbor_scene *s = p->s;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t slot = arbor__live_slot(s, nodes[i]);
+        if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "a destroyed node is not in the pose");
         if (!member(p, slot))
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node %uv%u is not in the pose", (uint32_t)nodes[i].id,
-                               (uint32_t)(nodes[i].id >> 32));
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is not in the pose", ARBOR__NODE_ARGS(s, slot));
         entry[i] = p->index[s->n.scratch[slot]];
     }
     return ARBOR_OK;

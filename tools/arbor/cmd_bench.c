@@ -165,8 +165,8 @@ static int run_nodes(bench *b, uint32_t count, uint32_t frames, bool json, const
     for (int k = 0; k < 4; k++)
         for (int j = 0; j < 64; j++) wl_quat(&g, table[k][j]);
     double t0 = wl_now();
-    b->scene = arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = sh.count });
-    if (!b->scene) return bench_fail("arbor_scene_create");
+    if (arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = sh.count }, &b->scene) != ARBOR_OK)
+        return bench_fail("arbor_scene_create");
     arbor_node bones[WL_SKELETON_BONES];
     g = wl_rng_make();
     for (uint32_t i = 0; i < sh.count; i++) {
@@ -292,7 +292,7 @@ int cmd_bench(int argc, char **argv) {
                  threads);
         bench b = { 0 };
         if (threads > 1) {
-            if (!(b.pool = arbor_pool_create(threads))) return bench_fail("arbor_pool_create");
+            if (arbor_pool_create(threads, &b.pool) != ARBOR_OK) return bench_fail("arbor_pool_create");
             b.exec = arbor_pool_executor(b.pool);
         }
         int rc = run_nodes(&b, nodes, frames_given ? frames : 5, json, peer);
