@@ -851,6 +851,32 @@ static void test_gltf_extensions(void **state) {
     }
 }
 
+/* Files of the extension corpus that take the meshopt paths (decoding, fallback buffers) and
+   the image embedding of a .glb. */
+static void test_gltf_extension_files(void **state) {
+    (void)state;
+    static const char *const files[] = {"meshopt_BoxMeshopt/BoxMeshopt.gltf", "meshopt_BoxTextured/BoxTextured_meshopt.glb",
+                                        "draco_BoxMetaDraco/BoxMetaDraco.gltf"};
+    make_dir(OUT_DIR);
+    int tried = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[PATH_MAX], name[PATH_MAX + 32], out[PATH_MAX];
+        snprintf(path, sizeof path, "%s/gltf/extensions/%s", ARBOR_SHARED_DIR, files[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fclose(f);
+        snprintf(name, sizeof name, "arbor_gltf_load %s", files[i]);
+        fault_case load = {.name = name, .setup = setup_small, .op = op_load, .allocates = true, .in = path};
+        sweep(&load);
+        snprintf(name, sizeof name, "arbor_gltf_save %s as .glb", files[i]);
+        snprintf(out, sizeof out, "%s/extension_%zu.glb", OUT_DIR, i);
+        fault_case save = {.name = name, .setup = setup_load, .op = op_save, .allocates = true, .in = path, .out = out};
+        sweep(&save);
+        tried++;
+    }
+    if (!tried) skip();
+}
+
 int main(void) {
     test_check_real_size();
     /* Before any JSON exists: jansson's blocks are then all ours, and all freed through us. */
@@ -862,6 +888,7 @@ int main(void) {
         cmocka_unit_test(test_gltf_memory),
         cmocka_unit_test(test_gltf_samples),
         cmocka_unit_test(test_gltf_extensions),
+        cmocka_unit_test(test_gltf_extension_files),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("faults: %llu operations, %llu faults injected and survived\n", (unsigned long long)g_operations,
