@@ -2,7 +2,7 @@
 /*
  * arbor: scene graphs in C11. The umbrella header of libarbor: it includes every header of the
  * library. glTF load and save are a library of their own, libarbor-gltf (pkg-config
- * arbor-gltf), with its own header: #include <arbor/gltf.h>.
+ * arbor-gltf), with its own header: `#include <arbor/gltf.h>`.
  *
  * - base.h     arbor_real, result codes, the last error, handles, allocator and log hooks, version
  * - math.h     matrices and quaternions on plain arrays (column-major, glTF conventions)

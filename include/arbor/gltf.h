@@ -193,6 +193,7 @@ ARBOR_API arbor_result arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t sc
 typedef struct arbor_gltf_counts {
     uint32_t nodes, scenes, meshes, cameras, lights, skins, animations, accessors, buffers;
 } arbor_gltf_counts;
+/* Writes the counts of doc into *out. */
 ARBOR_API void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *out);
 
 /* The skin of a node (glTF's node.skin), -1 for none or a node not from this file. */
