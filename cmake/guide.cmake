@@ -86,6 +86,20 @@ endfunction()
 set(ARBOR_GUIDE_DIR "${PROJECT_BINARY_DIR}/guide")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
     "${PROJECT_SOURCE_DIR}/docs/guide.md" "${PROJECT_SOURCE_DIR}/README.md")
+# The headers point at the guide's worked examples by section number: those sections must exist.
+file(GLOB _arbor_headers CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/include/arbor/*.h")
+file(STRINGS "${PROJECT_SOURCE_DIR}/docs/guide.md" _arbor_guide_headings REGEX "^## [0-9]+\\. ")
+foreach(_header IN LISTS _arbor_headers)
+    file(STRINGS "${_header}" _refs REGEX "docs/guide\\.md, section [0-9]+")
+    foreach(_ref IN LISTS _refs)
+        string(REGEX REPLACE ".*docs/guide\\.md, section ([0-9]+).*" "\\1" _number "${_ref}")
+        if(NOT _arbor_guide_headings MATCHES "(^|;)## ${_number}\\. ")
+            message(FATAL_ERROR "arbor: ${_header} points to docs/guide.md, section ${_number}, "
+                                "which the guide does not have")
+        endif()
+    endforeach()
+endforeach()
+
 set(_arbor_guide_programs "")
 foreach(_md_name guide readme)
     if(_md_name STREQUAL "guide")
