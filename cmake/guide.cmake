@@ -13,6 +13,17 @@
 # tree's targets, glTF's own when it is a library of its own) and run in a folder of their
 # own holding a copy of examples/ (the guide reads examples/robot_arm.gltf and writes there).
 
+# Writes content to path only when it differs (the program is then not rebuilt for nothing).
+function(arbor_write_if_changed path content)
+    if(EXISTS "${path}")
+        file(READ "${path}" old)
+        if("${old}" STREQUAL "${content}")
+            return()
+        endif()
+    endif()
+    file(WRITE "${path}" "${content}")
+endfunction()
+
 # arbor_markdown_programs(MD PREFIX OUT_DIR NAMES_VAR): writes OUT_DIR/<name>.c and
 # <name>.expected for each program of MD and sets NAMES_VAR to their names.
 function(arbor_markdown_programs md prefix out_dir names_var)
@@ -48,10 +59,10 @@ function(arbor_markdown_programs md prefix out_dir names_var)
                         string(REPLACE "${open}" "[" ${var} "${${var}}")
                         string(REPLACE "${close}" "]" ${var} "${${var}}")
                     endforeach()
-                    file(CONFIGURE OUTPUT "${out_dir}/${name}.c"
-                         CONTENT "/* Generated from ${md}, section ${section}. */\n${code}" @ONLY)
+                    arbor_write_if_changed("${out_dir}/${name}.c"
+                                           "/* Generated from ${md}, section ${section}. */\n${code}")
                     if(has_expected)
-                        file(CONFIGURE OUTPUT "${out_dir}/${name}.expected" CONTENT "${expected}" @ONLY)
+                        arbor_write_if_changed("${out_dir}/${name}.expected" "${expected}")
                     else()
                         file(REMOVE "${out_dir}/${name}.expected")
                     endif()
