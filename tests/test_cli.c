@@ -312,6 +312,42 @@ static void test_validate(void **state) {
     assert_int_equal(run(args), 1);
     assert_output_contains(STDOUT_FILE, "robot_arm.gltf: ok");
     assert_output_contains(STDERR_FILE, "node_loop.gltf");
+
+    /* every error, and --json in the Khronos validator's shape */
+    const char *three = OUT_DIR "/three_errors.gltf";
+    FILE *f = fopen(three, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"rotation\":[0,0,0,3]},{\"children\":[5]},{\"mesh\":1}]}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "validate '%s'", three);
+    assert_int_equal(run(args), 1);
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/0/rotation: ");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/1/children/0: node 5 does not exist");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/2/mesh: mesh 1 does not exist");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: 3 errors");
+    snprintf(args, sizeof args, "validate --json '%s'", three);
+    assert_int_equal(run(args), 1);
+    json_t *report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_non_null(report);
+    json_t *issues = json_object_get(report, "issues"), *messages = json_object_get(issues, "messages");
+    assert_int_equal(json_integer_value(json_object_get(issues, "numErrors")), 3);
+    assert_int_equal(json_array_size(messages), 3);
+    assert_true(json_is_false(json_object_get(issues, "truncated")));
+    static const char *const pointers[] = { "/nodes/0/rotation", "/nodes/1/children/0", "/nodes/2/mesh" };
+    for (size_t i = 0; i < 3; i++) {
+        json_t *m = json_array_get(messages, i);
+        assert_string_equal(json_string_value(json_object_get(m, "pointer")), pointers[i]);
+        assert_string_equal(json_string_value(json_object_get(m, "code")), "INVALID_GLTF");
+        assert_int_equal(json_integer_value(json_object_get(m, "severity")), 0);
+        assert_true(json_string_length(json_object_get(m, "message")) > 0);
+    }
+    json_decref(report);
+    snprintf(args, sizeof args, "validate --json '%s' '%s'", EXAMPLE, three);
+    assert_int_equal(run(args), 1);
+    report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_int_equal(json_array_size(report), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(report, 0), "issues"), "numErrors")), 0);
+    json_decref(report);
 }
 
 /* ---- convert ------------------------------------------------------------------------------------ */
@@ -346,6 +382,28 @@ static void test_convert_round_trip(void **state) {
         unload(&b);
     }
     free_samples(paths, names, count);
+}
+
+/* convert to .glb: one self-contained file; --external keeps the images beside it */
+static void test_convert_self_contained(void **state) {
+    (void)state;
+    const char *shoe = ARBOR_SHARED_DIR "/gltf/extensions/variants_MaterialsVariantsShoe/MaterialsVariantsShoe.gltf";
+    struct stat st;
+    if (stat(shoe, &st) != 0) {
+        print_message("skipped: %s is absent\n", shoe);
+        skip();
+    }
+    const char *dirs[] = { OUT_DIR "/alone", OUT_DIR "/external" };
+    for (int k = 0; k < 2; k++) {
+        char args[2 * PATH_MAX], count_cmd[PATH_MAX];
+        make_dir(dirs[k]);
+        snprintf(args, sizeof args, "convert '%s' '%s/shoe.glb'%s", shoe, dirs[k], k ? " --external" : "");
+        assert_int_equal(run(args), 0);
+        snprintf(args, sizeof args, "validate '%s/shoe.glb'", dirs[k]);
+        assert_int_equal(run(args), 0);
+        snprintf(count_cmd, sizeof count_cmd, "test $(ls -A '%s' | wc -l) -%s 1", dirs[k], k ? "gt" : "eq");
+        if (system(count_cmd) != 0) fail_msg("%s: %s", dirs[k], k ? "no image beside the .glb" : "more than the .glb");
+    }
 }
 
 /* ---- tree, info, dot ----------------------------------------------------------------------------- */
@@ -577,6 +635,7 @@ int main(void) {
         cmocka_unit_test(test_dump_json),
         cmocka_unit_test(test_dump_million_deep_chain),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_convert_self_contained),
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),
         cmocka_unit_test(test_edit_command),

@@ -119,6 +119,7 @@ typedef struct arbor_node { uint64_t id; } arbor_node;
 #define ARBOR_NONE ((arbor_node){0})
 #endif
 
+/* True when a and b are the same handle (two ARBOR_NONE are equal); true for ARBOR_NONE. */
 static inline bool arbor_node_equal(arbor_node a, arbor_node b) { return a.id == b.id; }
 static inline bool arbor_node_is_none(arbor_node n) { return n.id == 0; }
 

@@ -14,6 +14,7 @@ void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before
     uint32_t prev = before ? s->n.prev_sibling[before] : *last_of(s, parent);
     if (parent > slot) s->order_inversions++;
     if (!parent) s->root_count++;
+    s->shape++;
     s->n.parent[slot] = parent;
     s->n.prev_sibling[slot] = prev;
     s->n.next_sibling[slot] = before;
@@ -27,6 +28,7 @@ void arbor__unlink(arbor_scene *s, uint32_t slot) {
     uint32_t parent = s->n.parent[slot], prev = s->n.prev_sibling[slot], next = s->n.next_sibling[slot];
     if (parent > slot) s->order_inversions--;
     if (!parent) s->root_count--;
+    s->shape++;
     if (parent) arbor__notify_stale(s, parent); /* the subtree leaves its box */
     if (prev) s->n.next_sibling[prev] = next; else *first_of(s, parent) = next;
     if (next) s->n.prev_sibling[next] = prev; else *last_of(s, parent) = prev;

@@ -78,6 +78,7 @@ bool arbor__relayout(arbor_scene *s) {
     s->free_head = 0;
     s->slot_end = count;
     s->order_inversions = 0;
+    s->shape++;
     s->stats.relayouts++;
     arbor__free(s, tmp, tmp_size);
     arbor__free(s, order, order_size);

@@ -650,8 +650,14 @@ arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
-    arbor__compose_local(s, slot);
-    arbor__affine_to_mat4(out, s->n.local + (size_t)slot * 12);
+    /* Composed here when out of date, not cached: reads write nothing (they may run on many
+       threads at once, and a pose leaves its nodes' locals to be composed when needed). */
+    arbor_real local[12];
+    if (s->n.flags[slot] & ARBOR__LOCAL_DIRTY)
+        arbor__rows_store(local, arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS));
+    else
+        memcpy(local, s->n.local + (size_t)slot * 12, sizeof local);
+    arbor__affine_to_mat4(out, local);
     return ARBOR_OK;
 }
 

@@ -178,6 +178,8 @@ struct arbor_scene {
     uint32_t order_inversions; /* nodes whose parent's slot is above their own: while there are
                                   none, slot order puts parents first (scene/hierarchy.c) */
     uint32_t root_count;
+    uint64_t shape;          /* bumped by every link, unlink and renumbering: poses (scene/pose.c)
+                                re-derive what they keep of the tree when it moved */
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_scene_stats stats;
@@ -327,8 +329,6 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot);
 static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve_dirty(s, slot);
 }
-/* Composes slot's local matrix if its TRS changed. */
-void arbor__compose_local(arbor_scene *s, uint32_t slot);
 
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
@@ -359,6 +359,17 @@ void arbor__revive_subtree(arbor_scene *s, uint32_t top, uint32_t count, uint32_
 void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count);
 /* Scene storage per slot, in bytes (the per-slot arrays). */
 size_t arbor__slot_bytes(void);
+
+/* ---- poses (scene/pose.c) ---- */
+/* The scene of a pose, and a number no other pose of this process has. */
+arbor_scene *arbor__pose_scene(const arbor_pose *p);
+uint64_t arbor__pose_serial(const arbor_pose *p);
+/* Finding pose entries by node: arbor__pose_lookup first (it may re-derive the pose, refused
+   as arbor_pose_apply would be), then arbor__pose_entries, with no other scene call in between
+   (the scene's scratch holds the map): the pose entry of each of nodes[0 .. count) into
+   entry[]; ARBOR_ERR_INVALID_ARGUMENT (said as fn's) when one is not in the pose. */
+arbor_result arbor__pose_lookup(arbor_pose *p, const char *fn);
+arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, uint32_t count, uint32_t *entry, const char *fn);
 
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */

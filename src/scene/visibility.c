@@ -2,7 +2,7 @@
 /*
  * Visibility (instances.h): a node's own flag lives in its attachment record (ARBOR__HAS_HIDDEN,
  * so the journal, clones and held subtrees carry it as they carry the rest); its effective
- * visibility is cached per slot (internal.h, arbor__visibility). A change pushes "out of date"
+ * visibility is cached per slot (scene/scene_internal.h, arbor__visibility). A change pushes "out of date"
  * down through current entries only, as world matrix invalidation does, and an answer climbs to
  * the nearest current entry and fills the chain below it: after a change, the answers of a
  * whole scene cost O(nodes) in all, and O(1) each once current.

@@ -125,15 +125,6 @@ static inline void compose_local(compute_ctx *c, uint32_t slot) {
     if (c->s->n.flags[slot] & ARBOR__LOCAL_DIRTY) local_rows(c, slot);
 }
 
-void arbor__compose_local(arbor_scene *s, uint32_t slot) {
-    /* Nothing to compose (always so after an update): write nothing, not even the counters, as
-       reads on many threads at once may be doing. */
-    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return;
-    compute_ctx c = ctx_begin(s);
-    local_rows(&c, slot);
-    ctx_end(&c);
-}
-
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
    local goes from its composition to the product in registers. */
 ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
