@@ -25,7 +25,7 @@ int cmd_cull(int argc, char **argv) {
     int status = cli_parse_args("cull", argc, argv, CLI_OPT_CAMERA | CLI_OPT_LENIENT, 1, 1, &args);
     if (status) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    if ((status = cli_view_pick("cull", &f, args.camera, &view))) {
+    if ((status = cli_view_pick("cull", &f, -1, args.camera, &view))) {
         cli_close(&f);
         return status;
     }

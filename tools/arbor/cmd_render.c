@@ -169,7 +169,7 @@ int cmd_render(int argc, char **argv) {
     bool svg = ends_with(args.output, ".svg"), png = ends_with(args.output, ".png");
     if (!svg && !png) return cli_usage_error("render: %s: the picture's name must end in .svg or .png", args.output);
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    if ((status = cli_view_pick("render", &f, args.camera, &view))) {
+    if ((status = cli_view_pick("render", &f, -1, args.camera, &view))) {
         cli_close(&f);
         return status;
     }
