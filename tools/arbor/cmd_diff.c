@@ -1,4 +1,3 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
-int cmd_stats(int argc, char **argv) { (void)argc; (void)argv; return 2; }
 int cmd_diff(int argc, char **argv) { (void)argc; (void)argv; return 2; }
