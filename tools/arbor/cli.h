@@ -75,6 +75,14 @@ float *cli_accessor_floats(cli_file *f, uint32_t index, uint32_t components, uin
 
 void cli_buffers_free(cli_file *f);
 
+/* The animation `wanted` names (a name, else an index; NULL: the first): its index, or -1 after
+   saying why on stderr (listing the animations there are). */
+int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wanted);
+
+/* Poses the file's nodes with animation `animation` (as cli_pick_animation takes it) at `time`
+   seconds (held at the ends) and updates the scene: 0, or 1 after saying why. */
+int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
+
 /* Loads path ("-": standard input; strict unless lenient): 0, or 1 after printing the error to
    stderr (a missing file, a directory and an unreadable file each said as such). */
 int cli_load(cli_file *f, const char *path, bool lenient);
