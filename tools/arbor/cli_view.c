@@ -69,8 +69,10 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
         out->camera = find_label(f, name);
         if (arbor_node_is_none(out->camera) || arbor_node_camera(f->scene, out->camera, &c)) {
             /* The names there are: the nodes carrying a camera. */
-            fprintf(stderr, "arbor: %s: %s %s; the cameras are on:", cmd, f->path,
-                    arbor_node_is_none(out->camera) ? "has no node of that name" : "has that node, but it carries no camera");
+            if (arbor_node_is_none(out->camera))
+                fprintf(stderr, "arbor: %s: %s has no node \"%s\"; the cameras are on:", cmd, f->path, name);
+            else
+                fprintf(stderr, "arbor: %s: node \"%s\" of %s carries no camera; the cameras are on:", cmd, name, f->path);
             uint32_t shown = 0;
             for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
                 arbor_node n = arbor_gltf_node(f->doc, i);
@@ -101,7 +103,7 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
             free(in);
             return 1;
         }
-        snprintf(out->what, sizeof out->what, "none in the scene, one made to frame it");
+        snprintf(out->what, sizeof out->what, "none in the file's scene, one made to frame the scene");
     }
     free(in);
     out->aspect = c.type == ARBOR_CAMERA_ORTHOGRAPHIC ? c.xmag / c.ymag : c.aspect > 0 ? c.aspect : (arbor_real)4 / 3;

@@ -212,9 +212,9 @@ static void print_report(json_t *r) {
                (int)num(item, "nodes"), (int)num(item, "roots"), json_is_true(json_object_get(item, "default")) ? " (the default)" : "");
     }
     if (json_is_integer(json_object_get(scene, "index")))
-        printf("  showing    scene %d", (int)num(scene, "index"));
+        printf("  showing     scene %d", (int)num(scene, "index"));
     else
-        printf("  showing    every root (no scenes)");
+        printf("  showing     every root (no scenes)");
     printf(": %d of %d nodes, %d roots, depth %d\n", (int)num(scene, "nodes"), (int)num(r, "nodes"), (int)num(scene, "roots"), (int)num(scene, "depth"));
     json_t *bounds = json_object_get(scene, "bounds");
     if (json_is_object(bounds)) {

@@ -521,8 +521,9 @@ static void draw_ground(const canvas *c, const double lo[3], const double hi[3])
     double span = fmax(fmax(hi[0] - lo[0], hi[2] - lo[2]), 1e-6), step = pow(10, floor(log10(span / 4)));
     if (span / step > 24) step *= 5;
     else if (span / step > 12) step *= 2;
-    double x0 = floor(fmin(lo[0], 0) / step) * step, x1 = ceil(fmax(hi[0], 0) / step) * step;
-    double z0 = floor(fmin(lo[2], 0) / step) * step, z1 = ceil(fmax(hi[2], 0) / step) * step;
+    /* at least a step either side of the origin, so a flat scene still has a grid */
+    double x0 = floor(fmin(lo[0], -step) / step) * step, x1 = ceil(fmax(hi[0], step) / step) * step;
+    double z0 = floor(fmin(lo[2], -step) / step) * step, z1 = ceil(fmax(hi[2], step) / step) * step;
     const double grid[4] = { 0.6, 0.6, 0.6, 0.45 };
     for (int i = 0; i <= 200 && x0 + i * step <= x1 + step / 2; i++) {
         double a[3] = { x0 + i * step, 0, z0 }, b[3] = { x0 + i * step, 0, z1 };
@@ -683,7 +684,7 @@ int cmd_render(int argc, char **argv) {
     int32_t scene;
     int status = cli_parse_args("render", kept, argv, CLI_OPT_OUTPUT | CLI_OPT_LENIENT | CLI_OPT_SCENE, 1, 1, &args);
     if (status) return status;
-    if (!args.output) return cli_usage_error("render: -o OUT.png or -o OUT.svg is required");
+    if (!args.output) return cli_usage_error("render: -o OUT.svg or -o OUT.png is required");
     bool to_stdout = !strcmp(args.output, "-"), svg = to_stdout || ends_with(args.output, ".svg"), png = ends_with(args.output, ".png");
     if (!svg && !png) return cli_usage_error("render: %s: the picture's name must end in .svg or .png (or be -)", args.output);
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
