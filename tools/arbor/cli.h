@@ -88,6 +88,10 @@ int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
 int cli_load(cli_file *f, const char *path, bool lenient);
 void cli_close(cli_file *f);
 
+/* cli_load choosing glTF scene `scene` at the load (its roots first; what a save writes as the
+   default), -1 for the file's default. */
+int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene);
+
 /* The file's glTF JSON (of a .glb, its JSON chunk), parsed once; NULL when unreadable (a file
    arbor_gltf_load accepted is readable). */
 json_t *cli_json(cli_file *f);

@@ -5,15 +5,17 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor convert IN OUT [--lenient] [--external]\n"
+    "usage: arbor convert IN OUT [--scene N|NAME] [--lenient] [--external]\n"
     "\n"
     "Loads IN (.gltf or .glb) and writes it as OUT, a .gltf or a .glb by OUT's extension.\n"
     "Nothing is lost: what the scene graph does not own (meshes, materials, animations,\n"
     "extensions, extras) passes through. A .glb is self-contained: its BIN chunk holds every\n"
     "buffer and every image IN names by a relative URI. A .gltf gets its buffers as OUT's name\n"
     "with .bin beside it (data: URIs stay), and images are copied beside OUT when it is written\n"
-    "to another folder, so OUT stands on its own.\n"
+    "to another folder, so OUT stands on its own. IN - reads standard input.\n"
     "\n"
+    "  --scene N|NAME  a scene IN must have (0-based index or name), loaded as the chosen one:\n"
+    "                  its roots come first in OUT's scene; OUT keeps IN's default scene\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n"
     "  --external  a .glb keeps the images as files beside it, as a .gltf does\n";
 
@@ -28,9 +30,19 @@ int cmd_convert(int argc, char **argv) {
     argc = kept;
     cli_args args;
     cli_file f;
-    int status = cli_parse_args("convert", argc, argv, CLI_OPT_LENIENT, 2, 2, &args);
+    int status = cli_parse_args("convert", argc, argv, CLI_OPT_LENIENT | CLI_OPT_SCENE, 2, 2, &args);
     if (status) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
+    int32_t scene;
+    if ((status = cli_pick_scene("convert", &f, &args, &scene))) {
+        cli_close(&f);
+        return status;
+    }
+    if (scene != arbor_gltf_loaded_scene(f.doc)) { /* loaded again, that scene chosen */
+        cli_close(&f);
+        if (!strcmp(args.files[0], "-")) return cli_usage_error("convert: --scene with standard input: read it from a file");
+        if (cli_load_scene(&f, args.files[0], args.lenient, scene)) return 1;
+    }
     if (arbor_gltf_save_with(f.scene, f.doc, args.files[1], &options) != ARBOR_OK) {
         fprintf(stderr, "arbor: %s\n", arbor_last_error());
         status = 1;

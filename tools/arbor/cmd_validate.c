@@ -8,7 +8,7 @@
 #define MAX_ISSUES 100 /* as the Khronos validator's default maxIssues */
 
 static const char help[] =
-    "usage: arbor validate FILE... [--json] [--lenient]\n"
+    "usage: arbor validate FILE... [--scene N|NAME] [--json] [--lenient]\n"
     "\n"
     "Checks each glTF file as arbor loads it (strict: a file that breaks a MUST of the glTF 2.0\n"
     "spec in what arbor reads is refused), without stopping at the first problem: each is\n"
@@ -20,6 +20,8 @@ static const char help[] =
     "  --json      print a report per file shaped like the Khronos glTF validator's (uri, and\n"
     "              issues: numErrors, messages with code, message, severity 0 and pointer,\n"
     "              truncated); a JSON array when several files are given\n"
+    "  --scene N|NAME  also check that each file that loads has this scene (0-based index or\n"
+    "              name; exit status 2 when one has not)\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
 
 /* The code of an issue in the report, from what arbor says of it. */
@@ -46,7 +48,7 @@ static json_t *report(const char *file, const arbor_gltf_issue *issues, uint32_t
 int cmd_validate(int argc, char **argv) {
     if (cli_wants_help(argc, argv, help)) return 0;
     cli_args args;
-    int status = cli_parse_args("validate", argc, argv, CLI_OPT_LENIENT | CLI_OPT_JSON, 1, argc, &args);
+    int status = cli_parse_args("validate", argc, argv, CLI_OPT_LENIENT | CLI_OPT_JSON | CLI_OPT_SCENE, 1, argc, &args);
     if (status) return status;
     arbor_gltf_issue *issues = malloc(MAX_ISSUES * sizeof *issues);
     json_t *all = json_array();
@@ -60,8 +62,15 @@ int cmd_validate(int argc, char **argv) {
         const char *file = args.files[i];
         if (args.lenient && !args.json) {
             cli_file f;
+            int32_t scene;
             if (cli_load(&f, file, true)) {
                 status = 1;
+                continue;
+            }
+            int picked = cli_pick_scene("validate", &f, &args, &scene);
+            if (picked) {
+                status = picked;
+                cli_close(&f);
                 continue;
             }
             if (f.warnings)
@@ -79,6 +88,17 @@ int cmd_validate(int argc, char **argv) {
             continue;
         }
         if (r) status = 1;
+        if (!r && args.scene) { /* the scene asked for, by index or name */
+            cli_file f;
+            int32_t scene;
+            if (cli_load(&f, file, args.lenient)) {
+                status = 1;
+            } else {
+                int picked = cli_pick_scene("validate", &f, &args, &scene);
+                if (picked) status = picked;
+                cli_close(&f);
+            }
+        }
         if (args.json) {
             json_array_append_new(all, report(file, issues, count));
             continue;

@@ -16,39 +16,40 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  demo [--yaw DEG] [--bend DEG] [--save FILE]\n"
-    "                                  build the course's robot arm (base, joint, arm, hand and a\n"
-    "                                  mirrored second arm) and print its world matrices and\n"
-    "                                  positions; without options, at yaw 30 and yaw 90, bend 40;\n"
-    "                                  --save writes it as glTF with a box mesh per part\n"
-    "  info FILE [--scene N]           what a glTF file holds: scenes, nodes, depth, meshes,\n"
-    "                                  cameras, lights, skins, animations, bounds, warnings\n"
-    "  tree FILE [--scene N]           the hierarchy as an indented tree: name, what each node\n"
-    "                                  carries, world position\n"
-    "  dump FILE --json                every node (index order) with parent, children, local\n"
-    "                                  and world matrices, as JSON\n"
-    "  animate FILE --time T [--animation A] [--loop] [--pointer] [--json]\n"
-    "                                  the nodes posed by an animation at T seconds, printed as\n"
-    "                                  dump prints them; with --fps F --frames N instead of\n"
-    "                                  --time, the animation played and timed per frame\n"
-    "  validate FILE... [--lenient]    load each file: \"FILE: ok\", or the reason it is refused\n"
-    "  convert IN OUT                  glTF to GLB and back (by OUT's extension)\n"
+    "                          the course's robot arm: its world matrices and positions\n"
+    "  info FILE [--scene S] [--json]\n"
+    "                          an inspect report: scenes, meshes, materials, textures,\n"
+    "                          animations, skins, cameras, lights, extensions, buffers\n"
+    "  tree FILE [--scene S] [--json]\n"
+    "                          the hierarchy as an indented tree\n"
+    "  stats FILE [--scene S] [--json]\n"
+    "                          depths, fan-out, TRS vs matrix, mirrored, sheared, animated\n"
+    "  diff A B [--scene S] [--tolerance T]\n"
+    "                          nodes added, removed, renamed, moved; transforms that differ\n"
+    "  dump FILE --json        every node with its local and world matrices, as JSON\n"
+    "  animate FILE --time T [--animation A]\n"
+    "                          the nodes posed by an animation (or --fps F --frames N: timed)\n"
+    "  validate FILE... [--scene S]\n"
+    "                          load each file: \"FILE: ok\", or why it is refused\n"
+    "  convert IN OUT [--scene S]\n"
+    "                          glTF to GLB and back (by OUT's extension)\n"
     "  edit FILE -o OUT [-e COMMAND]... [--script FILE]\n"
-    "                                  apply edits (reparent, move, rotate, scale, matrix, delete,\n"
-    "                                  clone, rename, undo, redo) in order and save the result\n"
-    "  dot FILE                        the hierarchy as a Graphviz digraph\n"
-    "  cull FILE [--camera NAME]       what a camera sees, by hierarchical culling: the visible\n"
-    "                                  nodes and how many box tests that took\n"
+    "                          edits (moves, turns in degrees, new nodes, attachments) saved\n"
+    "  dot FILE [--scene S]    the hierarchy as a Graphviz digraph\n"
+    "  cull FILE [--camera NODE] [--scene S] [--json]\n"
+    "                          what a camera sees, by hierarchical culling\n"
 #if defined(ARBOR_HAVE_CAIRO)
-    "  render FILE -o OUT.svg|OUT.png [--camera NAME]\n"
-    "                                  a picture of the scene from a camera: each node's world\n"
-    "                                  box, lines from parents to children, names\n"
+    "  render FILE -o OUT.png|OUT.svg [--view V] [--size WxH] [--time T]\n"
+    "                          a picture: shaded meshes, boxes, grid, cameras, lights, names\n"
 #endif
     "  bench --shape S --frame F [--threads N] [--bulk] [--json]\n"
-    "                                  one benchmark workload of WORKLOADS.md (bench/run runs\n"
-    "                                  them all beside the peers)\n"
+    "                          one benchmark workload of WORKLOADS.md\n"
+    "\n"
+    "FILE - reads standard input. S is a scene's index or name; nodes are named by path\n"
+    "(base/joint/arm) or #INDEX.\n"
     "\n"
     "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
-    "edit failed), 2 usage.\n"
+    "edit failed), 2 usage (diff: 0 same, 1 different, 2 error).\n"
     "\n"
     "options:\n"
     "  -h, --help      this text\n"
@@ -134,7 +135,9 @@ static bool read_input(cli_file *f, const char *path) {
     return ok;
 }
 
-int cli_load(cli_file *f, const char *path, bool lenient) {
+int cli_load(cli_file *f, const char *path, bool lenient) { return cli_load_scene(f, path, lenient, ARBOR_GLTF_DEFAULT_SCENE); }
+
+int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
     *f = (cli_file){ .path = path };
     if (!read_input(f, path)) return 1;
     if (!strcmp(path, "-")) f->path = "(standard input)";
@@ -145,6 +148,7 @@ int cli_load(cli_file *f, const char *path, bool lenient) {
     }
     arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
     options.lenient = lenient;
+    options.scene = scene;
     /* A file loads from its path (its messages name it, its URIs resolve beside it); standard
        input from its bytes, URIs resolving from the working directory. */
     arbor_result r = strcmp(path, "-") ? arbor_gltf_load(f->scene, path, &options, &f->doc)
