@@ -140,6 +140,10 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
    values (below 1e-6 is 0). */
 double cli_tidy(arbor_real v);
 
+/* A point or vector to print: cli_tidy on each coordinate, and a coordinate below 1e-5 of the
+   largest one printed as 0 (-1.53e-06 beside 2 is float noise, not a position). */
+void cli_tidy3(double out[3], const arbor_real v[3]);
+
 /* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands): 0, or 1
    after saying on stderr that the output could not be written (cmd names the command). */
 int cli_dump_json(cli_file *f, const char *cmd);

@@ -24,7 +24,9 @@ static const char help[] =
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
 static json_t *vec3(const arbor_real v[3]) {
-    return json_pack("[o,o,o]", cli_json_real(v[0]), cli_json_real(v[1]), cli_json_real(v[2]));
+    double t[3];
+    cli_tidy3(t, v);
+    return json_pack("[o,o,o]", cli_json_real(t[0]), cli_json_real(t[1]), cli_json_real(t[2]));
 }
 
 int cmd_cull(int argc, char **argv) {

@@ -401,7 +401,7 @@ static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) 
             }
             /* a back face: clockwise on screen (pixel y points down), mirrored worlds flip it */
             double area = (tri.xy[2] - tri.xy[0]) * (tri.xy[5] - tri.xy[1]) - (tri.xy[4] - tri.xy[0]) * (tri.xy[3] - tri.xy[1]);
-            if (behind || (!two_sided && (area > 0) != mirrored)) continue;
+            if (behind || fabs(area) < 1e-9 || (!two_sided && (area > 0) != mirrored)) continue; /* edge-on: nothing to see */
             for (int a = 0; a < 3; a++) {
                 e1[a] = world[3 * k[1] + a] - world[3 * k[0] + a];
                 e2[a] = world[3 * k[2] + a] - world[3 * k[0] + a];

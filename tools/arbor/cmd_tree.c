@@ -45,7 +45,9 @@ static void print_node(const cli_file *f, arbor_node n, uint32_t level) {
     if (arbor_node_light(s, n, &light) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", light");
     if (skin >= 0) used += (size_t)snprintf(carried + used, sizeof carried - used, ", skin %d", (int)skin);
     if (used) printf("  [%s]", carried + 2);
-    printf("  at (%g, %g, %g)\n", cli_tidy(w[12]), cli_tidy(w[13]), cli_tidy(w[14]));
+    double at[3];
+    cli_tidy3(at, w + 12);
+    printf("  at (%g, %g, %g)\n", at[0], at[1], at[2]);
 }
 
 static json_t *node_json(const cli_file *f, arbor_node n) {
@@ -58,13 +60,15 @@ static json_t *node_json(const cli_file *f, arbor_node n) {
     arbor_node parent = arbor_node_parent(s, n);
     int32_t mesh = arbor_node_mesh(s, n), skin = arbor_gltf_node_skin(f->doc, n);
     const char *name = arbor_node_name(s, n);
+    double at[3];
+    cli_tidy3(at, w + 12);
     return json_pack("{s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:b, s:b, s:[o,o,o]}", "index", (json_int_t)arbor_gltf_index(f->doc, n),
                      "name", name ? json_string(name) : json_null(), "path", cli_node_path(f, n, path, sizeof path), "depth",
                      (int)arbor_node_depth(s, n), "parent",
                      arbor_node_is_none(parent) ? json_null() : json_integer((json_int_t)arbor_gltf_index(f->doc, parent)), "children",
                      (int)arbor_node_child_count(s, n), "mesh", mesh >= 0 ? json_integer(mesh) : json_null(), "skin",
                      skin >= 0 ? json_integer(skin) : json_null(), "camera", arbor_node_camera(s, n, &camera) == ARBOR_OK, "light",
-                     arbor_node_light(s, n, &light) == ARBOR_OK, "position", cli_json_real(w[12]), cli_json_real(w[13]), cli_json_real(w[14]));
+                     arbor_node_light(s, n, &light) == ARBOR_OK, "position", cli_json_real(at[0]), cli_json_real(at[1]), cli_json_real(at[2]));
 }
 
 int cmd_tree(int argc, char **argv) {

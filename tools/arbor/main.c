@@ -342,6 +342,11 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
 
 double cli_tidy(arbor_real v) { return fabs((double)v) < 1e-6 ? 0.0 : (double)v; }
 
+void cli_tidy3(double out[3], const arbor_real v[3]) {
+    double largest = fmax(fabs((double)v[0]), fmax(fabs((double)v[1]), fabs((double)v[2])));
+    for (int i = 0; i < 3; i++) out[i] = fabs((double)v[i]) < 1e-5 * largest ? 0.0 : cli_tidy(v[i]);
+}
+
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]) {
     const char *name = arbor_node_name(f->scene, n);
     if (name) return name;
