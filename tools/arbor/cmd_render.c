@@ -17,7 +17,8 @@ static const char help[] =
     "\n"
     "Draws one glTF scene (FILE - reads standard input): its meshes as flat-shaded triangles\n"
     "from the file's own vertex data where it can be read (triangle, strip and fan primitives,\n"
-    "through each node's world matrix, drawn far to near; a skinned mesh in its bind pose), else\n"
+    "through each node's world matrix; a skinned mesh in its bind pose; PNG through a depth\n"
+    "buffer, SVG as polygons drawn far to near by their centres), else\n"
     "each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line from\n"
     "each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z (blue)\n"
     "axes; a frustum at each camera and a symbol at each light (a sun for directional, rays for\n"
@@ -317,6 +318,7 @@ static void depth_colour(uint32_t depth, double alpha, double out[4]) {
 
 typedef struct triangle {
     float xy[6];
+    float z[3];        /* the corners' normalized device depth (-1 near .. 1 far) */
     float depth;       /* clip w of the centre: larger is farther */
     float rgb[3];
 } triangle;
@@ -395,6 +397,7 @@ static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) 
                 to_clip(c->v, q, clip);
                 if (clip[3] < NEAR_W) behind = true;
                 to_pixels(c->p, clip, &x, &y);
+                tri.z[j] = (float)(clip[2] / clip[3]);
                 tri.xy[2 * j] = (float)x;
                 tri.xy[2 * j + 1] = (float)y;
                 for (int a = 0; a < 3; a++) centre[a] += q[a] / 3;
@@ -541,6 +544,52 @@ static void draw_ground(const canvas *c, const double lo[3], const double hi[3])
     }
 }
 
+/* PNG: the triangles through a depth buffer (exact occlusion, where sorting far to near
+   fails for large triangles beside small ones), painted as one image. */
+static int rasterize(const pen *p, const triangle *t, uint32_t count) {
+    int w = (int)p->width, h = (int)p->height;
+    cairo_surface_t *image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    float *depth = malloc((size_t)w * (size_t)h * sizeof *depth);
+    if (!depth || cairo_surface_status(image) != CAIRO_STATUS_SUCCESS) {
+        free(depth);
+        cairo_surface_destroy(image);
+        return 1;
+    }
+    cairo_surface_flush(image);
+    unsigned char *pixels = cairo_image_surface_get_data(image);
+    int stride = cairo_image_surface_get_stride(image);
+    memset(pixels, 0, (size_t)stride * (size_t)h); /* transparent where nothing is drawn */
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) depth[i] = INFINITY;
+    for (uint32_t k = 0; k < count; k++) {
+        const float *xy = t[k].xy;
+        double area = (xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[4] - xy[0]) * (xy[3] - xy[1]);
+        int x0 = (int)fmax(0, floor(fmin(xy[0], fmin(xy[2], xy[4])))), x1 = (int)fmin(w - 1, ceil(fmax(xy[0], fmax(xy[2], xy[4]))));
+        int y0 = (int)fmax(0, floor(fmin(xy[1], fmin(xy[3], xy[5])))), y1 = (int)fmin(h - 1, ceil(fmax(xy[1], fmax(xy[3], xy[5]))));
+        uint32_t colour = 0xFF000000u | (uint32_t)lround(t[k].rgb[0] * 255) << 16 | (uint32_t)lround(t[k].rgb[1] * 255) << 8 |
+                          (uint32_t)lround(t[k].rgb[2] * 255);
+        for (int y = y0; y <= y1; y++) {
+            for (int x = x0; x <= x1; x++) {
+                double px = x + 0.5, py = y + 0.5; /* barycentric weights of the pixel's centre */
+                double b0 = ((xy[2] - px) * (xy[5] - py) - (xy[4] - px) * (xy[3] - py)) / area;
+                double b1 = ((xy[4] - px) * (xy[1] - py) - (xy[0] - px) * (xy[5] - py)) / area;
+                double b2 = 1 - b0 - b1;
+                if (b0 < -1e-9 || b1 < -1e-9 || b2 < -1e-9) continue;
+                float z = (float)(b0 * t[k].z[0] + b1 * t[k].z[1] + b2 * t[k].z[2]);
+                float *d = &depth[(size_t)y * (size_t)w + (size_t)x];
+                if (z >= *d || z < -1) continue;
+                *d = z;
+                memcpy(pixels + (size_t)y * (size_t)stride + 4 * (size_t)x, &colour, 4);
+            }
+        }
+    }
+    cairo_surface_mark_dirty(image);
+    cairo_set_source_surface(p->cr, image, 0, 0);
+    cairo_paint(p->cr);
+    cairo_surface_destroy(image);
+    free(depth);
+    return 0;
+}
+
 typedef enum { LABELS_NONE, LABELS_ROOTS, LABELS_ALL, LABELS_DEFAULT } labels;
 
 static int draw(const canvas *c, cli_file *f, const unsigned char *in, const double lo[3], const double hi[3], labels which,
@@ -554,7 +603,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
     draw_ground(c, lo, hi);
     double size = 0;
     for (int k = 0; k < 3; k++) size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
-    size = fmax(sqrt(size) * 0.06, 1e-3);
+    size = fmax(sqrt(size) * 0.03, 1e-3); /* a frustum's length: small beside the scene */
 
     /* Meshes first (far to near), then what is drawn over them. */
     tri_list tris = { 0 };
@@ -564,8 +613,13 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
         arbor_node n = arbor_gltf_node(f->doc, i);
         if (in[i] && !arbor_node_is_none(n)) meshed[i] = add_mesh(f, c, n, &tris);
     }
-    qsort(tris.t, tris.count, sizeof *tris.t, far_first);
-    for (uint32_t t = 0; t < tris.count; t++) {
+    if (c->p->cr && rasterize(c->p, tris.t, tris.count)) {
+        free(tris.t);
+        free(meshed);
+        return 1;
+    }
+    if (!c->p->cr) qsort(tris.t, tris.count, sizeof *tris.t, far_first);
+    for (uint32_t t = 0; !c->p->cr && t < tris.count; t++) {
         double xy[6], rgba[4] = { tris.t[t].rgb[0], tris.t[t].rgb[1], tris.t[t].rgb[2], 1 };
         for (int k = 0; k < 6; k++) xy[k] = tris.t[t].xy[k];
         pen_fill(c->p, xy, 3, rgba);
@@ -616,7 +670,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
         if (clip[3] < NEAR_W) continue;
         to_pixels(c->p, clip, &x, &y);
         depth_colour(arbor_node_depth(s, n), 1, rgba);
-        pen_dot(c->p, x, y, 2.5, rgba);
+        pen_dot(c->p, x, y, members > 100 ? 1.5 : 2.5, rgba);
         bool root = arbor_node_is_none(arbor_node_parent(s, n));
         if (which == LABELS_ALL || (which == LABELS_ROOTS && root)) {
             char buf[32];
