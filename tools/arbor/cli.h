@@ -83,6 +83,16 @@ int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wante
    seconds (held at the ends) and updates the scene: 0, or 1 after saying why. */
 int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
 
+/* Long work said on stderr when it is a terminal: "arbor: loading robot.glb (120 MB) ..." when
+   `big` (work likely over a second), then " done in 2.1 s" at cli_progress_end. Silent
+   otherwise, so pipes and tests see nothing. */
+typedef struct cli_progress {
+    bool shown;
+    double start;
+} cli_progress;
+void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes);
+void cli_progress_end(cli_progress *p);
+
 /* Loads path ("-": standard input; strict unless lenient): 0, or 1 after printing the error to
    stderr (a missing file, a directory and an unreadable file each said as such). */
 int cli_load(cli_file *f, const char *path, bool lenient);

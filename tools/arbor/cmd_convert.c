@@ -43,7 +43,11 @@ int cmd_convert(int argc, char **argv) {
         if (!strcmp(args.files[0], "-")) return cli_usage_error("convert: --scene with standard input: read it from a file");
         if (cli_load_scene(&f, args.files[0], args.lenient, scene)) return 1;
     }
-    if (arbor_gltf_save_with(f.scene, f.doc, args.files[1], &options) != ARBOR_OK) {
+    cli_progress saving;
+    cli_progress_begin(&saving, f.size > (32u << 20), "saving", args.files[1], f.size / 1048576.0);
+    arbor_result saved = arbor_gltf_save_with(f.scene, f.doc, args.files[1], &options);
+    cli_progress_end(&saving);
+    if (saved != ARBOR_OK) {
         fprintf(stderr, "arbor: %s\n", arbor_last_error());
         status = 1;
     }

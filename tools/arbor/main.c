@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,6 +87,23 @@ static void log_warning(void *user, arbor_log_level level, const char *message) 
     fprintf(stderr, "arbor: %s: %s\n", level == ARBOR_LOG_WARN ? "warning" : "error", message);
 }
 
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes) {
+    p->shown = big && isatty(STDERR_FILENO);
+    p->start = seconds();
+    if (p->shown) fprintf(stderr, "arbor: %s %s (%.0f MB) ...", what, name, megabytes);
+}
+
+void cli_progress_end(cli_progress *p) {
+    if (p->shown) fprintf(stderr, " done in %.1f s\n", seconds() - p->start);
+    p->shown = false;
+}
+
 /* Reads all of stream into *bytes: false on a read error or no memory. */
 static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
     size_t cap = 1 << 16, used = 0;
@@ -151,8 +171,12 @@ int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
     options.scene = scene;
     /* A file loads from its path (its messages name it, its URIs resolve beside it); standard
        input from its bytes, URIs resolving from the working directory. */
+    /* about 30 MB a second on a slow machine: bigger files say so */
+    cli_progress progress;
+    cli_progress_begin(&progress, f->size > (32u << 20), "loading", f->path, f->size / 1048576.0);
     arbor_result r = strcmp(path, "-") ? arbor_gltf_load(f->scene, path, &options, &f->doc)
                                        : arbor_gltf_load_memory(f->scene, f->bytes, f->size, ".", &options, &f->doc);
+    cli_progress_end(&progress);
     if (r != ARBOR_OK) {
         fprintf(stderr, "arbor: %s\n", arbor_last_error()[0] ? arbor_last_error() : arbor_result_string(arbor_last_error_info().code));
         cli_close(f);
