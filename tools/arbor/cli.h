@@ -146,6 +146,11 @@ arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count);
 /* Pre-order walk of the subtree of top without recursion: the node after n, ARBOR_NONE at the end. */
 arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node n);
 
+/* A world matrix no TRS holds: its columns are not orthogonal, judged as arbor_mat4_decompose
+   does in float builds (1e-4 of the column lengths) whatever arbor_real is, since file data
+   carries float precision and a double build's 1e-9 would flag good files. */
+bool cli_sheared(const arbor_real w[16]);
+
 /* A coordinate to print: without a "-0" or a rounding residue such as 1e-17 next to real
    values (below 1e-6 is 0). */
 double cli_tidy(arbor_real v);

@@ -34,23 +34,6 @@ static const char help[] =
     "                  a name the file does not give is null\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
-/* A world matrix no TRS holds: its columns are not orthogonal, judged as arbor_mat4_decompose
-   does in float builds (1e-4 of the column lengths) whatever arbor_real is, since file data
-   carries float precision and a double build's 1e-9 would flag good files. */
-static bool sheared(const arbor_real w[16]) {
-    for (int a = 0; a < 3; a++) {
-        for (int b = a + 1; b < 3; b++) {
-            double dot = 0, la = 0, lb = 0;
-            for (int r = 0; r < 3; r++) {
-                dot += (double)w[4 * a + r] * w[4 * b + r];
-                la += (double)w[4 * a + r] * w[4 * a + r];
-                lb += (double)w[4 * b + r] * w[4 * b + r];
-            }
-            if (fabs(dot) > 1e-4 * sqrt(la * lb)) return true;
-        }
-    }
-    return false;
-}
 
 /* Grows [min, max] by the node's local box moved into the world (its 8 corners). */
 static void add_world_box(arbor_scene *s, arbor_node n, const arbor_real w[16], double min[3], double max[3]) {
@@ -364,7 +347,7 @@ int cmd_info(int argc, char **argv) {
             uint32_t d = arbor_node_depth(f.scene, n) + 1;
             if (d > depth) depth = d;
             add_world_box(f.scene, n, w, min, max);
-            if (sheared(w)) json_array_append_new(shear, json_string(cli_node_path(&f, n, path, sizeof path)));
+            if (cli_sheared(w)) json_array_append_new(shear, json_string(cli_node_path(&f, n, path, sizeof path)));
             if (arbor_mat4_determinant3(w) < 0) json_array_append_new(mirrored, json_string(cli_node_path(&f, n, path, sizeof path)));
         }
     }

@@ -31,21 +31,6 @@ static const char help[] =
     "                  \"static\", \"shared_mesh_nodes\", \"instanced_nodes\", \"instances\"\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
-/* Columns not orthogonal within 1e-4 of their lengths (judged in double). */
-static bool sheared(const arbor_real w[16]) {
-    for (int a = 0; a < 3; a++) {
-        for (int b = a + 1; b < 3; b++) {
-            double dot = 0, la = 0, lb = 0;
-            for (int r = 0; r < 3; r++) {
-                dot += (double)w[4 * a + r] * w[4 * b + r];
-                la += (double)w[4 * a + r] * w[4 * a + r];
-                lb += (double)w[4 * b + r] * w[4 * b + r];
-            }
-            if (fabs(dot) > 1e-4 * sqrt(la * lb)) return true;
-        }
-    }
-    return false;
-}
 
 /* Marks the nodes animation channels target (a node index, or a KHR_animation_pointer
    "/nodes/N/..."). */
@@ -133,7 +118,7 @@ int cmd_stats(int argc, char **argv) {
         children_total += fan;
         matrix += json_object_get(gnode, "matrix") != NULL;
         mirrored += arbor_mat4_determinant3(w) < 0;
-        shear += sheared(w);
+        shear += cli_sheared(w);
         moving += animated[i];
         if (json_is_integer(mesh) && mesh_users[json_integer_value(mesh)] > 1) shared++;
         json_t *gpu = json_object_get(json_object_get(json_object_get(gnode, "extensions"), "EXT_mesh_gpu_instancing"), "attributes");

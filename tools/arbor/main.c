@@ -298,7 +298,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
         } else if ((options & CLI_OPT_SCENE) && !strcmp(a, "--scene")) {
             if (i + 1 >= argc) return cli_usage_error("%s: --scene needs a scene index (0, 1, ...) or name", cmd);
             args->scene = argv[++i];
-        } else if (a[0] == '-' && a[1] && !(a[1] == '-' && !a[2])) {
+        } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("%s: unknown option '%s'", cmd, a);
         } else if (args->file_count == max_files) {
             return cli_usage_error("%s: '%s' is one operand too many", cmd, a);
@@ -362,6 +362,21 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
         n = arbor_node_parent(s, n);
     }
     return ARBOR_NONE;
+}
+
+bool cli_sheared(const arbor_real w[16]) {
+    for (int a = 0; a < 3; a++) {
+        for (int b = a + 1; b < 3; b++) {
+            double dot = 0, la = 0, lb = 0;
+            for (int r = 0; r < 3; r++) {
+                dot += (double)w[4 * a + r] * w[4 * b + r];
+                la += (double)w[4 * a + r] * w[4 * a + r];
+                lb += (double)w[4 * b + r] * w[4 * b + r];
+            }
+            if (fabs(dot) > 1e-4 * sqrt(la * lb)) return true;
+        }
+    }
+    return false;
 }
 
 double cli_tidy(arbor_real v) { return fabs((double)v) < 1e-6 ? 0.0 : (double)v; }
