@@ -364,8 +364,10 @@ static void test_stats_json(void **state) {
         if (table[t].matrices >= 0) assert_int_equal(matrices, table[t].matrices);
         assert_int_equal(json_integer_value(json_object_get(r, "matrix_nodes")), matrices);
         assert_int_equal(json_integer_value(json_object_get(r, "trs_nodes")), count - matrices);
-        if (!json_object_get(g, "extensionsUsed") || !strstr(json_dumps(json_object_get(g, "extensionsUsed"), 0), "KHR_animation_pointer"))
-            assert_int_equal(json_integer_value(json_object_get(r, "animated")), moving);
+        /* (KHR_animation_pointer channels animate nodes too: those files are left out here) */
+        char *used = json_dumps(json_object_get(g, "extensionsUsed"), JSON_ENCODE_ANY);
+        if (!used || !strstr(used, "KHR_animation_pointer")) assert_int_equal(json_integer_value(json_object_get(r, "animated")), moving);
+        free(used);
         free(animated);
         free(order);
         free(depth);
