@@ -777,6 +777,18 @@ static void test_render(void **state) {
     assert_int_equal(run("render '%s' -o '%s' --scene 0", multiple, OUT_DIR "/s0.svg"), 0);
     assert_int_equal(run("render '%s' -o '%s' --scene 1", multiple, OUT_DIR "/s1.svg"), 0);
     assert_false(same_file(OUT_DIR "/s0.svg", OUT_DIR "/s1.svg"));
+    /* the Fox's skinned mesh follows its joints: its polygons move between two times */
+    assert_int_equal(run("render '%s' -o '%s' --labels none --animation Run --time 0", SAMPLES_DIR "/Fox/Fox.glb", OUT_DIR "/run0.svg"), 0);
+    assert_int_equal(run("render '%s' -o '%s' --labels none --animation Run --time 0.3", SAMPLES_DIR "/Fox/Fox.glb", OUT_DIR "/run1.svg"), 0);
+    char *a = read_file(OUT_DIR "/run0.svg", NULL), *b = read_file(OUT_DIR "/run1.svg", NULL);
+    assert_non_null(a);
+    assert_non_null(b);
+    char *pa = strstr(a, "<polygon points") , *pb = strstr(b, "<polygon points");
+    assert_non_null(pa = strstr(pa + 1, "<polygon points")); /* past the background */
+    assert_non_null(pb = strstr(pb + 1, "<polygon points"));
+    assert_true(strncmp(pa, pb, 200) != 0);
+    free(a);
+    free(b);
     /* the Fox's mesh: 576 triangles (its JSON), about half facing the viewer */
     assert_int_equal(run("render '%s' -o '%s' --labels none", SAMPLES_DIR "/Fox/Fox.glb", OUT_DIR "/fox.svg"), 0);
     polygons = count_of(OUT_DIR "/fox.svg", "<polygon") - 1;

@@ -17,7 +17,7 @@ static const char help[] =
     "\n"
     "Draws one glTF scene (FILE - reads standard input): its meshes as flat-shaded triangles\n"
     "from the file's own vertex data where it can be read (triangle, strip and fan primitives,\n"
-    "through each node's world matrix; a skinned mesh in its bind pose; PNG through a depth\n"
+    "through each node's world matrix, skinned meshes posed by their joints; PNG through a depth\n"
     "buffer, SVG as polygons drawn far to near by their centres), else\n"
     "each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line from\n"
     "each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z (blue)\n"
@@ -346,6 +346,62 @@ typedef struct tri_list {
     bool full;
 } tri_list;
 
+/* The primitive's vertices posed by node n's skin (glTF: the sum of each joint's world matrix
+   times its inverse bind matrix, by the vertex's weights; the node's own transform is not
+   used) into world; false when n has no skin or the primitive no JOINTS_0 and WEIGHTS_0 that
+   can be read. */
+static bool skinned(cli_file *f, arbor_node n, json_t *prim, const float *v, uint32_t nv, double *world) {
+    int32_t skin = arbor_gltf_node_skin(f->doc, n);
+    json_t *attributes = json_object_get(prim, "attributes");
+    json_t *ji = json_object_get(attributes, "JOINTS_0"), *wi = json_object_get(attributes, "WEIGHTS_0");
+    uint32_t count = 0, nj = 0, nw = 0;
+    if (skin < 0 || !json_is_integer(ji) || !json_is_integer(wi) ||
+        arbor_gltf_skin(f->doc, (uint32_t)skin, NULL, NULL, 0, NULL, &count) != ARBOR_OK || !count)
+        return false;
+    arbor_node *joints = malloc(count * sizeof *joints);
+    float *ibm = malloc((size_t)count * 16 * sizeof *ibm);
+    double *palette = malloc((size_t)count * 16 * sizeof *palette);
+    float *jv = cli_accessor_floats(f, (uint32_t)json_integer_value(ji), 4, &nj);
+    float *wv = cli_accessor_floats(f, (uint32_t)json_integer_value(wi), 4, &nw);
+    bool ok = joints && ibm && palette && jv && wv && nj == nv && nw == nv &&
+              arbor_gltf_skin(f->doc, (uint32_t)skin, joints, ibm, count, NULL, &count) == ARBOR_OK;
+    for (uint32_t j = 0; ok && j < count; j++) { /* palette_j = world(joint j) * ibm_j */
+        arbor_real jw[16];
+        if (arbor_node_is_none(joints[j])) {
+            ok = false;
+            break;
+        }
+        arbor_node_world_matrix(f->scene, joints[j], jw);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                double sum = 0;
+                for (int k = 0; k < 4; k++) sum += (double)jw[4 * k + r] * ibm[16 * j + 4 * c + k];
+                palette[16 * j + 4 * c + r] = sum;
+            }
+    }
+    for (uint32_t i = 0; ok && i < nv; i++) {
+        double out[3] = { 0, 0, 0 };
+        for (int k = 0; k < 4; k++) {
+            double weight = wv[4 * i + k];
+            uint32_t j = (uint32_t)jv[4 * i + k];
+            if (weight == 0) continue;
+            if (j >= count) {
+                ok = false;
+                break;
+            }
+            const double *m = palette + 16 * j;
+            for (int r = 0; r < 3; r++) out[r] += weight * (m[r] * v[3 * i] + m[4 + r] * v[3 * i + 1] + m[8 + r] * v[3 * i + 2] + m[12 + r]);
+        }
+        memcpy(world + 3 * i, out, sizeof out);
+    }
+    free(joints);
+    free(ibm);
+    free(palette);
+    free(jv);
+    free(wv);
+    return ok;
+}
+
 /* Adds node n's mesh's triangles (true when some were readable). */
 static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) {
     json_t *gltf = cli_json(f);
@@ -372,10 +428,11 @@ static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) 
         double base[3];
         bool two_sided = material_colour(gltf, prim, base);
         double *world = malloc((size_t)nv * 3 * sizeof *world);
-        for (uint32_t i = 0; world && i < nv; i++) {
-            double q[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };
-            transform(w, q, world + 3 * i);
-        }
+        if (world && !skinned(f, n, prim, v, nv, world))
+            for (uint32_t i = 0; i < nv; i++) {
+                double q[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };
+                transform(w, q, world + 3 * i);
+            }
         for (uint32_t t = 0; world && t < tris; t++) {
             uint32_t k[3];
             for (int j = 0; j < 3; j++) {
