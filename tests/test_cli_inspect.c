@@ -308,6 +308,51 @@ static void test_info_json(void **state) {
     json_decref(r);
     json_decref(g);
 
+    /* instances (EXT_mesh_gpu_instancing: the attributes' count per node), hidden nodes
+       (KHR_node_visibility visible false), MSFT_lod groups (nodes with MSFT_lod), from the JSON */
+    static const char *const extension_files[] = { "instancing_teapots_galore/teapots_galore.gltf", "lod_Torus/Torus.gltf",
+                                                   "visibility_BowShooting/BowShooting.glb" };
+    for (size_t e = 0; e < sizeof extension_files / sizeof extension_files[0]; e++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/gltf/extensions/%s", ARBOR_SHARED_DIR, extension_files[e]);
+        g = gltf_json(path);
+        json_int_t instanced = 0, instances = 0, hidden = 0, lods = 0;
+        json_t *node;
+        size_t i;
+        json_array_foreach(json_object_get(g, "nodes"), i, node) {
+            json_t *ext = json_object_get(node, "extensions");
+            json_t *gpu = json_object_get(json_object_get(ext, "EXT_mesh_gpu_instancing"), "attributes");
+            if (gpu) {
+                const char *key;
+                json_t *accessor;
+                json_int_t most = 0;
+                json_object_foreach(gpu, key, accessor) if (accessor_count(g, accessor) > most) most = accessor_count(g, accessor);
+                instanced++;
+                instances += most;
+            }
+            hidden += json_is_false(json_object_get(json_object_get(ext, "KHR_node_visibility"), "visible"));
+            lods += json_object_get(ext, "MSFT_lod") != NULL;
+        }
+        assert_int_equal(run("info '%s' --json", path), 0);
+        r = stdout_json();
+        assert_int_equal(json_integer_value(json_object_get(r, "instanced_nodes")), instanced);
+        assert_int_equal(json_integer_value(json_object_get(r, "instances")), instances);
+        assert_int_equal(json_integer_value(json_object_get(r, "hidden_nodes")), hidden);
+        assert_int_equal(json_integer_value(json_object_get(r, "lod_groups")), lods);
+        assert_true(instanced + hidden + lods > 0);
+        json_decref(r);
+        assert_int_equal(run("tree '%s' --json", path), 0); /* tree marks them too (the scene's nodes) */
+        r = stdout_json();
+        json_int_t tree_hidden = 0, tree_instances = 0;
+        json_array_foreach(json_object_get(r, "nodes"), i, node) {
+            tree_hidden += json_is_false(json_object_get(node, "visible"));
+            tree_instances += json_integer_value(json_object_get(node, "instances"));
+        }
+        assert_true(tree_hidden <= hidden && tree_instances <= instances);
+        assert_true(tree_hidden + tree_instances > 0 || lods > 0);
+        json_decref(g);
+    }
+
     /* the text report names them too */
     assert_int_equal(run("info '%s'", SAMPLES_DIR "/Fox/Fox.glb"), 0);
     assert_contains(STDOUT_FILE, "    Walk: ");

@@ -19,6 +19,8 @@ static const char help[] =
     "  animations  name, duration in seconds, channels and keyframes (the channels' input counts)\n"
     "  skins       name and joint count; cameras and lights with their type and parameters\n"
     "  extensions  used and required; buffers and images with their sizes in bytes\n"
+    "  instancing  nodes with EXT_mesh_gpu_instancing and their instances, nodes hidden by\n"
+    "              KHR_node_visibility, MSFT_lod groups\n"
     "  warnings    nodes of the shown scene whose world matrix is sheared (no TRS holds it) or\n"
     "              mirrored (negative determinant), and what the load warned about\n"
     "\n"
@@ -30,7 +32,8 @@ static const char help[] =
     "                  \"images\" (\"bytes\", \"width\", \"height\"), \"animations\" (each with\n"
     "                  \"name\", \"duration\", \"channels\", \"keyframes\"), \"skins\" (\"joints\"),\n"
     "                  \"cameras\", \"lights\", \"extensions_used\", \"extensions_required\",\n"
-    "                  \"buffers\" (\"bytes\"), \"sheared\", \"mirrored\" (node paths), \"warnings\";\n"
+    "                  \"buffers\" (\"bytes\"), \"hidden_nodes\", \"instanced_nodes\", \"instances\",\n"
+    "                  \"lod_groups\", \"sheared\", \"mirrored\" (node paths), \"warnings\";\n"
     "                  a name the file does not give is null\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
@@ -265,6 +268,8 @@ static void print_report(json_t *r) {
         if (json_object_get(item, "range")) printf(", range %g", num(item, "range"));
         putchar('\n');
     }
+    printf("  instancing  %d nodes draw %.0f instances; %d hidden nodes; %d LOD groups\n", (int)num(r, "instanced_nodes"),
+           num(r, "instances"), (int)num(r, "hidden_nodes"), (int)num(r, "lod_groups"));
     print_names(json_object_get(r, "extensions_used"), "ext. used");
     print_names(json_object_get(r, "extensions_required"), "ext. req.");
     list = json_object_get(r, "buffers");
@@ -398,6 +403,20 @@ int cmd_info(int argc, char **argv) {
                                                  "where", !uri ? "GLB chunk" : !strncmp(uri, "data:", 5) ? "data URI" : uri));
     }
     json_object_set_new(r, "buffers", buffers);
+    /* instancing, visibility and levels of detail, as the scene holds them */
+    uint32_t hidden = 0, instanced = 0;
+    uint64_t instances = 0;
+    for (uint32_t i = 0, count = arbor_gltf_node_count(f.doc); i < count; i++) {
+        arbor_node n = arbor_gltf_node(f.doc, i);
+        if (arbor_node_is_none(n)) continue;
+        hidden += !arbor_node_visible(f.scene, n);
+        instanced += arbor_node_instance_count(f.scene, n) > 0;
+        instances += arbor_node_instance_count(f.scene, n);
+    }
+    json_object_set_new(r, "hidden_nodes", json_integer(hidden));
+    json_object_set_new(r, "instanced_nodes", json_integer(instanced));
+    json_object_set_new(r, "instances", json_integer((json_int_t)instances));
+    json_object_set_new(r, "lod_groups", json_integer(arbor_gltf_lod_count(f.doc)));
     json_object_set_new(r, "sheared", shear);
     json_object_set_new(r, "mirrored", mirrored);
     json_object_set_new(r, "warnings", json_integer(f.warnings));

@@ -9,7 +9,8 @@ static const char help[] =
     "usage: arbor tree FILE [--scene N|NAME] [--json] [--lenient]\n"
     "\n"
     "The hierarchy of a glTF file's scene as an indented tree, children in order: each node's\n"
-    "name (or #index when it has none), what it carries (mesh N, camera, light, skin N) and its\n"
+    "name (or #index when it has none), what it carries (mesh N, camera, light, skin N, N\n"
+    "instances, hidden) and its\n"
     "world position. FILE - reads standard input.\n"
     "\n"
     "  --scene N|NAME  the glTF scene to show (0-based index or name; default: the file's)\n"
@@ -17,7 +18,8 @@ static const char help[] =
     "                  with \"index\" (in the file), \"name\" (null when none), \"path\",\n"
     "                  \"depth\" (a root has 0), \"parent\" (an index, null for a root),\n"
     "                  \"children\", \"mesh\", \"skin\" (null when none), \"camera\", \"light\"\n"
-    "                  (true or false) and \"position\" (the world position)\n"
+    "                  (true or false), \"position\" (the world position), \"visible\" (its own\n"
+    "                  KHR_node_visibility) and \"instances\" (EXT_mesh_gpu_instancing, 0: none)\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
 /* Deeper levels are not indented further (a million-deep chain stays printable): the depth is
@@ -44,6 +46,9 @@ static void print_node(const cli_file *f, arbor_node n, uint32_t level) {
     if (arbor_node_camera(s, n, &camera) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", camera");
     if (arbor_node_light(s, n, &light) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", light");
     if (skin >= 0) used += (size_t)snprintf(carried + used, sizeof carried - used, ", skin %d", (int)skin);
+    uint32_t instances = arbor_node_instance_count(s, n);
+    if (instances) used += (size_t)snprintf(carried + used, sizeof carried - used, ", %u instances", instances);
+    if (!arbor_node_visible(s, n)) used += (size_t)snprintf(carried + used, sizeof carried - used, ", hidden");
     if (used) printf("  [%s]", carried + 2);
     double at[3];
     cli_tidy3(at, w + 12);
@@ -62,13 +67,14 @@ static json_t *node_json(const cli_file *f, arbor_node n) {
     const char *name = arbor_node_name(s, n);
     double at[3];
     cli_tidy3(at, w + 12);
-    return json_pack("{s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:b, s:b, s:[o,o,o]}", "index", (json_int_t)arbor_gltf_index(f->doc, n),
+    return json_pack("{s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:b, s:b, s:[o,o,o], s:b, s:i}", "index", (json_int_t)arbor_gltf_index(f->doc, n),
                      "name", name ? json_string(name) : json_null(), "path", cli_node_path(f, n, path, sizeof path), "depth",
                      (int)arbor_node_depth(s, n), "parent",
                      arbor_node_is_none(parent) ? json_null() : json_integer((json_int_t)arbor_gltf_index(f->doc, parent)), "children",
                      (int)arbor_node_child_count(s, n), "mesh", mesh >= 0 ? json_integer(mesh) : json_null(), "skin",
                      skin >= 0 ? json_integer(skin) : json_null(), "camera", arbor_node_camera(s, n, &camera) == ARBOR_OK, "light",
-                     arbor_node_light(s, n, &light) == ARBOR_OK, "position", cli_json_real(at[0]), cli_json_real(at[1]), cli_json_real(at[2]));
+                     arbor_node_light(s, n, &light) == ARBOR_OK, "position", cli_json_real(at[0]), cli_json_real(at[1]), cli_json_real(at[2]), "visible",
+                     arbor_node_visible(s, n), "instances", (int)arbor_node_instance_count(s, n));
 }
 
 int cmd_tree(int argc, char **argv) {
