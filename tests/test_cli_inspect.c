@@ -350,6 +350,7 @@ static void test_info_json(void **state) {
         }
         assert_true(tree_hidden <= hidden && tree_instances <= instances);
         assert_true(tree_hidden + tree_instances > 0 || lods > 0);
+        json_decref(r);
         json_decref(g);
     }
 
