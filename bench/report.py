@@ -26,8 +26,8 @@ def peer_rank(name):
              ("memory bound", 5)]
     for prefix, rank in order:
         if name.startswith(prefix):
-            return (rank, "bulk" in name, name)
-    return (9, False, name)
+            return (rank, "bulk" in name, "pose" in name, name)
+    return (9, False, False, name)
 
 
 def fmt(v):
@@ -50,7 +50,7 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--meta", required=True)
     ap.add_argument("--profiles")
-    ap.add_argument("--analysis", help="a hand-written ANALYSIS.md to copy in, if it exists")
+    ap.add_argument("--analysis", help="a hand-written ANALYSIS.md to point to, if it exists")
     ap.add_argument("--out", required=True)
     ap.add_argument("--chart-data", required=True)
     args = ap.parse_args()
@@ -93,7 +93,7 @@ def main():
     w("# arbor benchmark results")
     w("")
     w("Written by `bench/run" + (" --quick" if quick else "") + "` from the JSON lines in `results.jsonl` beside "
-      "this file; do not edit by hand (rerun it; explanations go in `bench/ANALYSIS.md`, which is copied in). "
+      "this file; do not edit by hand (rerun it; explanations go in `bench/ANALYSIS.md`). "
       "Workloads: `../shared/bench/WORKLOADS.md`; what each peer is: `bench/README.md`.")
     w("")
     if quick:
@@ -107,7 +107,7 @@ def main():
     w(f"- CPU: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; memory {meta.get('memory', '?')}; "
       f"Linux {meta.get('kernel', '?')}")
     w(f"- Load average (1, 5, 15 min) before the run: {meta.get('load_before', '?')}; after: "
-      f"{meta.get('load_after', '?')} (the machine is shared: other work inflates figures)")
+      f"{meta.get('load_after', '?')}")
     w(f"- Compiler: {meta.get('cc', '?')}; every C program: `{meta.get('cflags', '?')}` (no -march: the SSE2 "
       f"baseline; arbor may choose wider SIMD at run time)")
     w(f"- arbor: {arbor_base or '?'} at commit {meta.get('commit', '?')}, {meta.get('arbor_flags', '?')}; "
@@ -219,12 +219,41 @@ def main():
     w("")
     w(f"{summary['met']} met, {summary['missed']} missed.")
     w("")
+
+    # ---- Targets of issue 14: the pose path, the setters against the C loop, scaling --------
+    p1, p2 = t1 + " pose", t2 + " pose"
+    mbt2 = "memory bound t2"
+    summary = {"met": 0, "missed": 0}
+    w("## Targets (issue 14)")
+    w("")
+    w("| target | shape | figure | value | target | verdict |")
+    w("|---|---|---|---:|---:|---|")
+    for shape in SHAPES:
+        target("animate via the pose path ≤ 3× the memory bound", shape, "pose: arbor t1 / memory bound t1",
+               ratio(val(p1, shape, "animate"), val(mb1, shape, "animate")), 3)
+    for shape in SHAPES:
+        if plain:
+            target("plain 3x4 C loop ≥ 2× the pose path", shape, f"{plain} / arbor t1 pose",
+                   ratio(val(plain, shape, "animate"), val(p1, shape, "animate")), 2, at_most=False)
+    for shape in SHAPES:
+        if plain:
+            target("per-node setters ≤ 1.0× the C loop", shape, f"arbor t1 / {plain}",
+                   ratio(val(t1, shape, "animate"), val(plain, shape, "animate")), 1)
+    for shape in SHAPES:
+        gain = ratio(val(mb1, shape, "animate"), val(mbt2, shape, "animate"))
+        target("two threads, pose path ≥ 0.85× the memory bound's gain", shape,
+               "(arbor t1 pose / arbor t2 pose) / (memory bound t1 / memory bound t2)",
+               ratio(ratio(val(p1, shape, "animate"), val(p2, shape, "animate")), gain), 0.85, at_most=False)
+    target("peak bytes a node ≤ 160 (skeletons)", "skeletons", "arbor t1 peak RSS / nodes (B/node)",
+           val(t1, "skeletons", "memory"), 160)
+    w("")
+    w(f"{summary['met']} met, {summary['missed']} missed.")
+    w("")
     mbt2 = "memory bound t2"
     scal = [f"{s}: {fmt(ratio(val(mb1, s, 'animate'), val(mbt2, s, 'animate')))}×" for s in SHAPES
             if val(mb1, s, "animate") is not None]
     if scal:
-        w("For scale: the memory bound itself goes " + ", ".join(scal) +
-          " faster on two threads than on one in this run (issue 4 expects about 1.77×).")
+        w("The memory bound itself: " + ", ".join(scal) + " faster on two threads than on one in this run.")
         w("")
 
     # ---- Same work --------------------------------------------------------------------------
@@ -275,14 +304,8 @@ def main():
                 w("```")
                 w("")
 
-    analysis = args.analysis
-    if analysis and os.path.isfile(analysis):
-        w("## Analysis")
-        w("")
-        w("(from `bench/ANALYSIS.md`, written by hand about an earlier run)")
-        w("")
-        with open(analysis) as f:
-            w(f.read().rstrip())
+    if args.analysis and os.path.isfile(args.analysis):
+        w("Explanations of the figures, with the run each explains: `bench/ANALYSIS.md`.")
         w("")
 
     w("## Chart")

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
-# cmake -DNM=<nm> -DLIBRARY=<libarbor.so> -P check_exports.cmake
+# cmake -DNM=<nm> -DLIBRARY=<libarbor.so> [-DALLOW=<file>] -P check_exports.cmake
 # Fails when the shared library exports a symbol that is not a public arbor_ name: an arbor__
-# internal, or anything without the prefix (names starting with '_' belong to the toolchain).
+# internal (but those listed in ALLOW, one a line, # comments), or anything without the prefix
+# (names starting with '_' belong to the toolchain).
+cmake_policy(VERSION 3.25)
 if(NOT NM OR NOT LIBRARY)
     message(FATAL_ERROR "usage: cmake -DNM=nm -DLIBRARY=libarbor.so -P check_exports.cmake")
 endif()
@@ -11,12 +13,16 @@ if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${NM} failed on ${LIBRARY}")
 endif()
 string(REPLACE "\n" ";" lines "${out}")
+set(allowed "")
+if(ALLOW)
+    file(STRINGS "${ALLOW}" allowed REGEX "^arbor__")
+endif()
 set(bad "")
 set(good 0)
 foreach(line IN LISTS lines)
     if(line MATCHES "^[0-9a-fA-F]* *[A-Za-z] ([^ @]+)")
         set(name "${CMAKE_MATCH_1}")
-        if(name MATCHES "^_")
+        if(name MATCHES "^_" OR name IN_LIST allowed)
             continue()
         elseif(name MATCHES "^arbor_[A-Za-z0-9]")
             math(EXPR good "${good} + 1")
@@ -27,10 +33,10 @@ foreach(line IN LISTS lines)
 endforeach()
 if(bad)
     list(JOIN bad "\n  " bad_text)
-    message(FATAL_ERROR "libarbor exports names that are not public arbor_ API:\n  ${bad_text}\n"
+    message(FATAL_ERROR "${LIBRARY} exports names that are not public arbor_ API:\n  ${bad_text}\n"
                         "Make them static, or keep them out of the ARBOR_API visibility.")
 endif()
 if(good EQUAL 0)
-    message(FATAL_ERROR "libarbor exports no arbor_ symbol at all")
+    message(FATAL_ERROR "${LIBRARY} exports no arbor_ symbol at all")
 endif()
-message(STATUS "libarbor exports ${good} arbor_ symbols, nothing else")
+message(STATUS "${LIBRARY} exports ${good} arbor_ symbols, nothing else")

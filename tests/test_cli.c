@@ -321,6 +321,42 @@ static void test_validate(void **state) {
     assert_int_equal(run(args), 1);
     assert_output_contains(STDOUT_FILE, "robot_arm.gltf: ok");
     assert_output_contains(STDERR_FILE, "node_loop.gltf");
+
+    /* every error, and --json in the Khronos validator's shape */
+    const char *three = OUT_DIR "/three_errors.gltf";
+    FILE *f = fopen(three, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"rotation\":[0,0,0,3]},{\"children\":[5]},{\"mesh\":1}]}", f);
+    fclose(f);
+    snprintf(args, sizeof args, "validate '%s'", three);
+    assert_int_equal(run(args), 1);
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/0/rotation: ");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/1/children/0: node 5 does not exist");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/2/mesh: mesh 1 does not exist");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: 3 errors");
+    snprintf(args, sizeof args, "validate --json '%s'", three);
+    assert_int_equal(run(args), 1);
+    json_t *report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_non_null(report);
+    json_t *issues = json_object_get(report, "issues"), *messages = json_object_get(issues, "messages");
+    assert_int_equal(json_integer_value(json_object_get(issues, "numErrors")), 3);
+    assert_int_equal(json_array_size(messages), 3);
+    assert_true(json_is_false(json_object_get(issues, "truncated")));
+    static const char *const pointers[] = { "/nodes/0/rotation", "/nodes/1/children/0", "/nodes/2/mesh" };
+    for (size_t i = 0; i < 3; i++) {
+        json_t *m = json_array_get(messages, i);
+        assert_string_equal(json_string_value(json_object_get(m, "pointer")), pointers[i]);
+        assert_string_equal(json_string_value(json_object_get(m, "code")), "INVALID_GLTF");
+        assert_int_equal(json_integer_value(json_object_get(m, "severity")), 0);
+        assert_true(json_string_length(json_object_get(m, "message")) > 0);
+    }
+    json_decref(report);
+    snprintf(args, sizeof args, "validate --json '%s' '%s'", EXAMPLE, three);
+    assert_int_equal(run(args), 1);
+    report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_int_equal(json_array_size(report), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(report, 0), "issues"), "numErrors")), 0);
+    json_decref(report);
 }
 
 /* ---- convert ------------------------------------------------------------------------------------ */
@@ -356,6 +392,28 @@ static void test_convert_round_trip(void **state) {
     free_samples(paths, names, count);
 }
 
+/* convert to .glb: one self-contained file; --external keeps the images beside it */
+static void test_convert_self_contained(void **state) {
+    (void)state;
+    const char *shoe = ARBOR_SHARED_DIR "/gltf/extensions/variants_MaterialsVariantsShoe/MaterialsVariantsShoe.gltf";
+    struct stat st;
+    if (stat(shoe, &st) != 0) {
+        print_message("skipped: %s is absent\n", shoe);
+        skip();
+    }
+    const char *dirs[] = { OUT_DIR "/alone", OUT_DIR "/external" };
+    for (int k = 0; k < 2; k++) {
+        char args[2 * PATH_MAX], count_cmd[PATH_MAX];
+        make_dir(dirs[k]);
+        snprintf(args, sizeof args, "convert '%s' '%s/shoe.glb'%s", shoe, dirs[k], k ? " --external" : "");
+        assert_int_equal(run(args), 0);
+        snprintf(args, sizeof args, "validate '%s/shoe.glb'", dirs[k]);
+        assert_int_equal(run(args), 0);
+        snprintf(count_cmd, sizeof count_cmd, "test $(ls -A '%s' | wc -l) -%s 1", dirs[k], k ? "gt" : "eq");
+        if (system(count_cmd) != 0) fail_msg("%s: %s", dirs[k], k ? "no image beside the .glb" : "more than the .glb");
+    }
+}
+
 /* ---- tree, info, dot ----------------------------------------------------------------------------- */
 
 static void test_tree_info_dot(void **state) {
@@ -366,8 +424,7 @@ static void test_tree_info_dot(void **state) {
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) assert_output_contains(STDOUT_FILE, lines[i]);
 
     assert_int_equal(run("info '" EXAMPLE "'"), 0);
-    assert_output_contains(STDOUT_FILE, "nodes       8 (8 in this scene)");
-    assert_output_contains(STDOUT_FILE, "depth       5");
+    assert_output_contains(STDOUT_FILE, "scene 0: 8 of 8 nodes, 1 roots, depth 5");
     assert_output_contains(STDOUT_FILE, "meshes      3");
     assert_output_contains(STDOUT_FILE, "4 nodes with a mirrored");
     assert_output_contains(STDOUT_FILE, "bounds      min (");
@@ -381,7 +438,7 @@ static void test_tree_info_dot(void **state) {
     struct stat st;
     if (stat(multiple, &st) != 0) TEST_SKIP_SHARED(multiple);
     assert_int_equal(run("info '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf'"), 0);
-    assert_output_contains(STDOUT_FILE, "showing scene 1");
+    assert_output_contains(STDOUT_FILE, "showing     scene 1");
     assert_int_equal(run("tree '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf' --scene 0"), 0);
     assert_output_contains(STDOUT_FILE, "scene 0");
     assert_int_equal(run("info '" SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf' --scene 2"), 2);
@@ -533,7 +590,7 @@ static void test_cull_and_render(void **state) {
     assert_int_equal(run("cull '" EXAMPLE "'"), 0);
     assert_output_contains(STDOUT_FILE, "visible: 5 of 5 nodes with bounds, in 1 box test (a test per box: 5)");
     assert_output_contains(STDOUT_FILE, "one made to frame the scene");
-    assert_output_contains(STDOUT_FILE, "  hand2  mesh 2  (");
+    assert_output_contains(STDOUT_FILE, "  base/mirror/joint2/arm2/hand2  #7  mesh 2  (");
 
     /* The eye sees the left arm and hand: the tree and the base's own box (rejected), the
        joint's and the arm's subtrees, the arm's own box, the hand, the mirror's subtree
@@ -548,9 +605,9 @@ static void test_cull_and_render(void **state) {
        prints (tolerance: half a unit of the last digit): arm [-0.919, 0.140], hand [-1.102, ..] */
     char *text = read_file(STDOUT_FILE, NULL);
     assert_non_null(text);
-    const char *arm = assert_number_after(text, "\n  arm  mesh 1  (", -0.919, TEST_TOL_3DP / 2);
+    const char *arm = assert_number_after(text, "\n  base/joint/arm  #2  mesh 1  (", -0.919, TEST_TOL_3DP / 2);
     assert_number_after(arm, ") .. (", 0.140, TEST_TOL_3DP / 2);
-    assert_number_after(text, "\n  hand  mesh 2  (", -1.102, TEST_TOL_3DP / 2);
+    assert_number_after(text, "\n  base/joint/arm/hand  #3  mesh 2  (", -1.102, TEST_TOL_3DP / 2);
     free(text);
     assert_int_equal(run("cull '" OUT_DIR "/robot_arm_eye.gltf' --camera eye"), 0);
     assert_output_contains(STDOUT_FILE, "visible: 2 of 5");
@@ -570,7 +627,7 @@ static void test_cull_and_render(void **state) {
     /* IHDR: 960 x 720 (the framing camera's 4:3) */
     assert_int_equal((head[16] << 24) | (head[17] << 16) | (head[18] << 8) | head[19], 960);
     assert_int_equal((head[20] << 24) | (head[21] << 16) | (head[22] << 8) | head[23], 720);
-    assert_int_equal(run("render '" OUT_DIR "/robot_arm_eye.gltf' -o '" OUT_DIR "/robot_arm_eye.svg'"), 0);
+    assert_int_equal(run("render '" OUT_DIR "/robot_arm_eye.gltf' -o '" OUT_DIR "/robot_arm_eye.svg' --view camera"), 0);
     assert_output_contains(OUT_DIR "/robot_arm_eye.svg", "<svg");
     assert_output_contains(OUT_DIR "/robot_arm_eye.svg", "viewBox=\"0 0 960 2133\""); /* aspect 0.9 / 2: tall */
     assert_int_equal(run("render '" EXAMPLE "' -o '" OUT_DIR "/robot_arm.jpg'"), 2);
@@ -589,6 +646,7 @@ int main(void) {
         cmocka_unit_test(test_dump_json),
         cmocka_unit_test(test_dump_million_deep_chain),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_convert_self_contained),
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),
         cmocka_unit_test(test_edit_command),

@@ -464,6 +464,25 @@ static arbor_result op_writes(arbor_scene *s, fault_case *c) {
     if (!r) r = arbor_node_set_mesh(s, c->h[1], -1);
     return r;
 }
+/* A pose of six nodes (an unlocked matrix-backed one among them, a child under a node outside
+   it) made, written, applied on the pool and destroyed: out of memory in the making or the
+   apply changes nothing. */
+static arbor_result op_pose(arbor_scene *s, fault_case *c) {
+    const arbor_node nodes[6] = {c->h[6], c->h[0], c->h[2], c->h[3], c->h[4], c->h[5]};
+    arbor_pose *pose;
+    arbor_result r = arbor_pose_create(s, nodes, 6, &pose);
+    if (r) return r;
+    arbor_trs *trs = arbor_pose_trs(pose);
+    for (int i = 0; i < 6; i++) {
+        trs[i].rotation[0] = (arbor_real)i;
+        trs[i].rotation[3] = 1;
+        trs[i].translation[1] = (arbor_real)(2 * i);
+    }
+    arbor_executor ex = arbor_pool_executor(g_pool);
+    r = arbor_pose_apply(pose, &ex);
+    arbor_pose_destroy(pose);
+    return r;
+}
 static arbor_result op_reads(arbor_scene *s, fault_case *c) {
     (void)c;
     arbor_real w[16];
@@ -656,6 +675,7 @@ static void test_scene_operations(void **state) {
         {"arbor_scene_clear", op_clear, false},
         {"writes (TRS, matrix, bulk, name and mesh off)", op_writes, false},
         {"world matrix and version reads", op_reads, false},
+        {"arbor_pose_create, arbor_pose_apply", op_pose, true},
         {"arbor_scene_update", op_update, false},
         {"arbor_scene_update_parallel (pool of 3)", op_update_parallel, false},
     };
@@ -829,6 +849,32 @@ static void test_gltf_extensions(void **state) {
     }
 }
 
+/* Files of the extension corpus that take the meshopt paths (decoding, fallback buffers) and
+   the image embedding of a .glb. */
+static void test_gltf_extension_files(void **state) {
+    (void)state;
+    static const char *const files[] = {"meshopt_BoxMeshopt/BoxMeshopt.gltf", "meshopt_BoxTextured/BoxTextured_meshopt.glb",
+                                        "draco_BoxMetaDraco/BoxMetaDraco.gltf"};
+    make_dir(OUT_DIR);
+    int tried = 0;
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[PATH_MAX], name[PATH_MAX + 32], out[PATH_MAX];
+        snprintf(path, sizeof path, "%s/gltf/extensions/%s", ARBOR_SHARED_DIR, files[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fclose(f);
+        snprintf(name, sizeof name, "arbor_gltf_load %s", files[i]);
+        fault_case load = {.name = name, .setup = setup_small, .op = op_load, .allocates = true, .in = path};
+        sweep(&load);
+        snprintf(name, sizeof name, "arbor_gltf_save %s as .glb", files[i]);
+        snprintf(out, sizeof out, "%s/extension_%zu.glb", OUT_DIR, i);
+        fault_case save = {.name = name, .setup = setup_load, .op = op_save, .allocates = true, .in = path, .out = out};
+        sweep(&save);
+        tried++;
+    }
+    if (!tried) skip();
+}
+
 int main(void) {
     test_check_real_size();
     /* Before any JSON exists: jansson's blocks are then all ours, and all freed through us. */
@@ -840,6 +886,7 @@ int main(void) {
         cmocka_unit_test(test_gltf_memory),
         cmocka_unit_test(test_gltf_samples),
         cmocka_unit_test(test_gltf_extensions),
+        cmocka_unit_test(test_gltf_extension_files),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("faults: %llu operations, %llu faults injected and survived\n", (unsigned long long)g_operations,

@@ -38,7 +38,7 @@
 
 /* Set to 1 once EXT_meshopt_compression decoding (branch i15a) is merged. */
 #ifndef MESHOPT_DECODED
-#define MESHOPT_DECODED 0
+#define MESHOPT_DECODED 1
 #endif
 
 #if ARBOR_REAL_IS_DOUBLE

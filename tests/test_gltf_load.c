@@ -1262,8 +1262,9 @@ static void test_required_extensions(void **state)
                                             "KHR_texture_transform",      "KHR_mesh_quantization",
                                             "KHR_draco_mesh_compression", "KHR_animation_pointer",
                                             "KHR_node_visibility",        "KHR_texture_basisu",
-                                            "EXT_mesh_gpu_instancing" };
-    static const char *const refused[] = { "EXT_meshopt_compression", "EXT_unknown_thing" };
+                                            "EXT_mesh_gpu_instancing",    "EXT_meshopt_compression",
+                                            "KHR_meshopt_compression" };
+    static const char *const refused[] = { "EXT_unknown_thing" };
     char json[512];
     for (size_t i = 0; i < sizeof accepted / sizeof *accepted; i++) {
         snprintf(json, sizeof json,
@@ -1293,6 +1294,107 @@ static void test_required_extensions(void **state)
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"extensions\":{\"EXT_x\":{}}}]}", NULL,
                    ARBOR_ERR_PARSE, "/nodes/0/extensions/EXT_x", "extensionsUsed");
     arbor_scene_destroy(s);
+}
+
+/* arbor_gltf_validate: every breach, each with its pointer; the first is the strict load's error. */
+static void test_validate_every_error(void **state)
+{
+    (void)state;
+    make_dir(OUT_DIR);
+    const char *path = OUT_DIR "/five_errors.gltf";
+    write_text(path, "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,9]}],\"nodes\":["
+                     "{\"rotation\":[0,0,0,2],\"children\":[1]},"
+                     "{\"children\":[7]},"
+                     "{\"scale\":\"big\"},"
+                     "{\"mesh\":4}]}");
+    static const char *const want[][2] = {
+        { "/nodes/0/rotation", "not a unit quaternion" },
+        { "/nodes/1/children/0", "node 7 does not exist" },
+        { "/nodes/2/scale", "scale must be an array of 3 numbers" },
+        { "/nodes/3/mesh", "mesh 4 does not exist" },
+        { "/scenes/0/nodes/1", "node 9 does not exist" },
+    };
+    arbor_gltf_issue issues[8];
+    uint32_t count = 99;
+    assert_int_equal(arbor_gltf_validate(path, NULL, issues, 8, &count), ARBOR_ERR_PARSE);
+    for (uint32_t i = 0; i < count; i++) print_message("  %s: %s\n", issues[i].pointer, issues[i].message);
+    assert_int_equal(count, 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_int_equal(issues[i].code, ARBOR_ERR_PARSE);
+        assert_string_equal(issues[i].pointer, want[i][0]);
+        if (!strstr(issues[i].message, want[i][1])) fail_msg("issue %u: \"%s\" lacks \"%s\"", i, issues[i].message, want[i][1]);
+    }
+    /* a smaller cap keeps the first ones and still counts them all */
+    arbor_gltf_issue two[2];
+    assert_int_equal(arbor_gltf_validate(path, NULL, two, 2, &count), ARBOR_ERR_PARSE);
+    assert_int_equal(count, 5);
+    assert_string_equal(two[1].pointer, want[1][0]);
+    assert_int_equal(arbor_gltf_validate(path, NULL, NULL, 0, &count), ARBOR_ERR_PARSE);
+    assert_int_equal(count, 5);
+    /* a good file, a missing one, bad arguments */
+    write_text(OUT_DIR "/good.gltf", "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}]}");
+    assert_int_equal(arbor_gltf_validate(OUT_DIR "/good.gltf", NULL, issues, 8, &count), ARBOR_OK);
+    assert_int_equal(count, 0);
+    assert_int_equal(arbor_gltf_validate(OUT_DIR "/no_such_file.gltf", NULL, issues, 8, &count), ARBOR_ERR_IO);
+    assert_int_equal(count, 1);
+    assert_int_equal(issues[0].code, ARBOR_ERR_IO);
+    assert_int_equal(arbor_gltf_validate(NULL, NULL, issues, 8, &count), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_validate(path, NULL, NULL, 8, &count), ARBOR_ERR_INVALID_ARGUMENT);
+
+    /* the validator's invalid files: the same verdict as a strict load, whose error is the first
+       issue; count how many of the Khronos report's error pointers arbor names too */
+    NEED_SHARED();
+    load_corpus();
+    size_t files = 0, several = 0, total = 0, khronos = 0, shared = 0;
+    for (size_t f = 0; f < g_corpus.count; f++) {
+        const char *file = g_corpus.files[f];
+        log_capture log = { 0 };
+        arbor_scene *s = new_scene(&log);
+        arbor_gltf *doc = NULL;
+        arbor_result strict = arbor_gltf_load(s, file, NULL, &doc);
+        char message[1024];
+        arbor_error_info e = arbor_last_error_info();
+        snprintf(message, sizeof message, "%s", strict ? e.message : "");
+        const char *pointer = strict && e.pointer ? e.pointer : "";
+        char strict_pointer[256];
+        snprintf(strict_pointer, sizeof strict_pointer, "%s", pointer);
+        arbor_gltf_destroy(doc);
+        arbor_scene_destroy(s);
+        arbor_gltf_issue found[64];
+        arbor_result r = arbor_gltf_validate(file, NULL, found, 64, &count);
+        if (r != strict) fail_msg("%s: validate says %d, a strict load %d (%s)", file, (int)r, (int)strict, message);
+        if (!r) {
+            assert_int_equal(count, 0);
+            continue;
+        }
+        size_t n = strlen(message), reason = strlen(found[0].message);
+        if (strcmp(found[0].pointer, strict_pointer) || n < reason || strcmp(message + n - reason, found[0].message))
+            fail_msg("%s: the first issue \"%s: %s\" is not the load's error \"%s\"", file, found[0].pointer,
+                     found[0].message, message);
+        files++;
+        several += count > 1;
+        total += count;
+        char report_path[600];
+        snprintf(report_path, sizeof report_path, "%s.report.json", file);
+        json_t *report = json_load_file(report_path, 0, NULL), *m;
+        size_t k;
+        json_array_foreach(json_object_get(json_object_get(report, "issues"), "messages"), k, m)
+        {
+            const char *ptr = json_string_value(json_object_get(m, "pointer"));
+            if (json_integer_value(json_object_get(m, "severity")) != 0 || !ptr) continue;
+            khronos++;
+            for (uint32_t i = 0; i < count && i < 64; i++)
+                if (!strcmp(found[i].pointer, ptr)) {
+                    shared++;
+                    break;
+                }
+        }
+        json_decref(report);
+    }
+    print_message("%zu invalid files refused, %zu of them with several issues, %zu issues in all; "
+                  "arbor names %zu of the %zu error pointers of the Khronos reports\n",
+                  files, several, total, shared, khronos);
+    assert_true(several > 0);
 }
 
 /* Allocations fail after a budget: every failure must leave the scene as it was, and leak nothing. */
@@ -1385,6 +1487,7 @@ int main(void)
         cmocka_unit_test(test_spec_breaches),
         cmocka_unit_test(test_lenient_repairs),
         cmocka_unit_test(test_required_extensions),
+        cmocka_unit_test(test_validate_every_error),
         cmocka_unit_test(test_atomic_under_failing_allocations),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,9 @@
  *   dropped, and the nodes keep their world matrices;
  * - a scene built in code, saved without a document: cameras, lights, matrix nodes, one scene
  *   holding every root; mesh indices are left out with a warning;
+ * - a .glb stands alone: the images of the files that have them beside them are in its BIN chunk
+ *   (the source files' bytes, a bufferView and a mimeType each), nothing else is written; with
+ *   external_images they are copied beside it;
  * - refusals: a bad extension, a folder that does not exist (nothing left behind);
  * - a chain a million nodes deep saves and loads back.
  */
@@ -357,6 +360,100 @@ static void assert_animations_remapped(json_t *in, json_t *out, const json_int_t
     assert_int_equal(json_array_size(anims_out), next);
 }
 
+/* ---- a .glb stands alone ----------------------------------------------------------------------- */
+
+/* Files of ../shared/gltf whose images are files beside them. */
+static const char *const with_images[] = {
+    "samples/VC/VC.gltf",
+    "samples/bevy_PalmTree/PalmTree.gltf",
+    "samples/BlenderIO_24_animation_pointer/24_animation_pointer.gltf",
+    "extensions/variants_MaterialsVariantsShoe/MaterialsVariantsShoe.gltf",
+    "extensions/draco_BoxMetaDraco/BoxMetaDraco.gltf",
+};
+
+/* The files in dir other than the ones named "keep". */
+static int other_files(const char *dir, const char *keep) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && strcmp(e->d_name, keep)) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_glb_embeds_images(void **state) {
+    (void)state;
+    int tried = 0;
+    for (size_t f = 0; f < sizeof with_images / sizeof *with_images; f++) {
+        char source[PATH_MAX], dir[PATH_MAX], out[PATH_MAX + 32], source_dir[PATH_MAX];
+        snprintf(source, sizeof source, "%s/gltf/%s", ARBOR_SHARED_DIR, with_images[f]);
+        if (!file_exists(source)) continue;
+        snprintf(source_dir, sizeof source_dir, "%.*s", (int)(strrchr(source, '/') - source), source);
+        json_t *src = read_json(source);
+        json_t *images = json_object_get(src, "images");
+        size_t external = 0;
+        for (size_t i = 0; i < json_array_size(images); i++) {
+            const char *uri = json_string_value(json_object_get(json_array_get(images, i), "uri"));
+            external += uri && strncmp(uri, "data:", 5);
+        }
+        assert_true(external > 0);
+        loaded a = load_ok(source);
+        for (int mode = 0; mode < 2; mode++) { /* embedded, then external_images */
+            snprintf(dir, sizeof dir, "%s/alone_%zu_%d", OUT_DIR, f, mode);
+            make_dir(OUT_DIR);
+            make_dir(dir);
+            snprintf(out, sizeof out, "%s/out.glb", dir);
+            arbor_gltf_save_options o = { .external_images = mode == 1 };
+            if (arbor_gltf_save_with(a.s, a.doc, out, &o)) fail_msg("%s: %s", out, arbor_last_error());
+            loaded b = load_ok(out);
+            assert_same_document(&a, &b, out);
+            unload(&b);
+            assert_glb_layout(out);
+            if (mode == 1) { /* the images beside it */
+                assert_true(other_files(dir, "out.glb") > 0);
+                continue;
+            }
+            assert_int_equal(other_files(dir, "out.glb"), 0); /* nothing but the .glb */
+            /* each image: a bufferView of the BIN chunk holding the source file's bytes */
+            size_t size;
+            unsigned char *glb = (unsigned char *)read_file(out, &size);
+            uint32_t json_len;
+            memcpy(&json_len, glb + 12, 4);
+            const unsigned char *bin = glb + 20 + json_len + 8;
+            json_t *root = read_json(out), *views = json_object_get(root, "bufferViews");
+            json_t *out_images = json_object_get(root, "images");
+            assert_int_equal(json_array_size(out_images), json_array_size(images));
+            for (size_t i = 0; i < json_array_size(images); i++) {
+                json_t *in = json_array_get(images, i), *img = json_array_get(out_images, i);
+                const char *uri = json_string_value(json_object_get(in, "uri"));
+                if (!uri || !strncmp(uri, "data:", 5)) continue;
+                assert_null(json_object_get(img, "uri"));
+                const char *mime = json_string_value(json_object_get(img, "mimeType"));
+                assert_non_null(mime);
+                json_t *view = json_array_get(views, (size_t)json_integer_value(json_object_get(img, "bufferView")));
+                assert_int_equal(json_integer_value(json_object_get(view, "buffer")), 0);
+                char image_path[2 * PATH_MAX];
+                snprintf(image_path, sizeof image_path, "%s/%s", source_dir, uri); /* plain names in these files */
+                size_t image_size = 0;
+                char *image = read_file(image_path, &image_size);
+                assert_non_null(image);
+                assert_int_equal(json_integer_value(json_object_get(view, "byteLength")), image_size);
+                size_t at = (size_t)json_integer_value(json_object_get(view, "byteOffset"));
+                assert_true(at + image_size <= size);
+                assert_memory_equal(bin + at, image, image_size);
+                assert_string_equal(mime, ends_with(uri, ".png") ? "image/png" : "image/jpeg");
+                free(image);
+            }
+            json_decref(root);
+            free(glb);
+        }
+        unload(&a);
+        json_decref(src);
+        tried++;
+    }
+    if (!tried) skip();
+}
+
 static void test_delete_and_create_remap(void **state) {
     (void)state;
     char *paths[MAX_SAMPLES], *names[MAX_SAMPLES];
@@ -695,6 +792,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_samples_round_trip),
         cmocka_unit_test(test_delete_and_create_remap),
+        cmocka_unit_test(test_glb_embeds_images),
         cmocka_unit_test(test_scene_without_document),
         cmocka_unit_test(test_random_trs_bit_exact),
         cmocka_unit_test(test_empty_scene),

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h" /* generation counters, to wrap one without 2^32 creations */
+#include "scene/scene_internal.h" /* generation counters, to wrap one without 2^32 creations */
 #include "support/dump.h"
 #include "test_samples.h"
 

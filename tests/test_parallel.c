@@ -17,7 +17,7 @@
 #include <stdatomic.h>
 
 #include "test_util.h"
-#include "internal.h" /* a retired id: its generation set to its last value */
+#include "scene/scene_internal.h" /* a retired id: its generation set to its last value */
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h"

@@ -5,7 +5,7 @@
  * joint matrix; the figure is nanoseconds per joint per frame. bench/crowd/three.mjs runs the
  * same crowd in three.js (AnimationMixer, updateMatrixWorld, Skeleton.update).
  *
- *   crowd fox FILE [--instances N] [--threads T] [--frames F]
+ *   crowd fox FILE [--instances N] [--threads T] [--frames F] [--path pose|players]
  *       copies of the glTF character in FILE (Fox.glb), playing its first animation
  *   crowd skeleton [--instances N] [--threads T] [--frames F]
  *       copies of the 59-bone skeleton of WORKLOADS.md (its TRS drawn as `skeletons 1`), playing a
@@ -13,10 +13,12 @@
  *       times k / 29 s (k = 0..29); one skin over the 59 bones whose inverse bind matrices are the
  *       inverses of the drawn pose, under a mesh node of its own (a root)
  *
+ * The clips' samples go through an arbor_pose of every node of the scene (arbor_players_apply_pose:
+ * no call per joint), or with --path players through arbor_players_apply (the bulk writes).
  * Instance i starts at (i * 0.618034) mod duration and moves 1/30 s per frame (looping). With
  * --threads T > 1 the sampling, the update (arbor_scene_update_parallel) and the joint matrices
  * run on an arbor_pool of T threads. One JSON line: {"peer":"arbor 0.1.0 float t1",
- * "workload":"fox","instances":1000,"joints":24000,"metric":"crowd","value":...,
+ * "workload":"fox","path":"pose","instances":1000,"joints":24000,"metric":"crowd","value":...,
  * "unit":"ns/joint","min":...,"frames":...,"checksum":...}.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -141,12 +143,18 @@ static void build_skeleton(crowd *c) {
 
 int main(int argc, char **argv) {
     if (argc < 2 || (strcmp(argv[1], "fox") && strcmp(argv[1], "skeleton")) || (!strcmp(argv[1], "fox") && argc < 3)) {
-        fputs("usage: crowd fox FILE | skeleton [--instances N] [--threads T] [--frames F]\n", stderr);
+        fputs("usage: crowd fox FILE | skeleton [--instances N] [--threads T] [--frames F] [--path pose|players]\n", stderr);
         return 2;
     }
     bool fox = !strcmp(argv[1], "fox");
     uint32_t instances = 1000, threads = 1, frames = 101;
+    bool posed = true;
     for (int i = fox ? 3 : 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--path")) {
+            if (strcmp(argv[i + 1], "pose") && strcmp(argv[i + 1], "players")) return 2;
+            posed = !strcmp(argv[i + 1], "pose");
+            continue;
+        }
         uint32_t v = (uint32_t)strtoul(argv[i + 1], NULL, 10);
         if (!strcmp(argv[i], "--instances")) instances = v;
         else if (!strcmp(argv[i], "--threads")) threads = v;
@@ -175,12 +183,16 @@ int main(int argc, char **argv) {
     arbor_executor executor = pool ? arbor_pool_executor(pool) : (arbor_executor){ 0 };
     const arbor_executor *ex = pool ? &executor : NULL;
     arbor_scene_update(c.s);
+    arbor_pose *pose = NULL;
+    if (posed && arbor_pose_create(c.s, NULL, 0, &pose)) die("pose");
 
     double *elapsed = malloc((WL_WARMUP + frames) * sizeof *elapsed);
     for (uint32_t f = 0; f < WL_WARMUP + frames; f++) {
         for (uint32_t k = 0; k < instances; k++) c.times[k] = c.start[k] + f / 30.0;
         double t0 = wl_now();
-        if (arbor_players_apply(c.players, c.times, instances, ARBOR_WRAP_LOOP, ex)) die("apply");
+        if (pose ? arbor_players_apply_pose(c.players, c.times, instances, ARBOR_WRAP_LOOP, pose, ex)
+                 : arbor_players_apply(c.players, c.times, instances, ARBOR_WRAP_LOOP, ex))
+            die("apply");
         arbor_scene_update_parallel(c.s, ex);
         if (arbor_skins_compute(c.skins, ARBOR_LAYOUT_MAT4, matrices, joints, ex)) die("skins");
         elapsed[f] = wl_now() - t0;
@@ -189,10 +201,12 @@ int main(int argc, char **argv) {
     for (uint32_t j = 0; j < joints; j++) checksum += matrices[(size_t)j * 16 + 12];
     double scale = 1e9 / joints;
     double median = wl_median(elapsed + WL_WARMUP, frames) * scale, fastest = elapsed[WL_WARMUP] * scale;
-    printf("{\"peer\":\"arbor %s %s t%u\",\"workload\":\"%s\",\"instances\":%u,\"joints\":%u,\"metric\":\"crowd\","
+    printf("{\"peer\":\"arbor %s %s t%u\",\"workload\":\"%s\",\"path\":\"%s\",\"instances\":%u,\"joints\":%u,\"metric\":\"crowd\","
            "\"value\":%.4g,\"unit\":\"ns/joint\",\"min\":%.4g,\"frames\":%u,\"checksum\":%.6g}\n",
-           arbor_version(), arbor_real_size() == 8 ? "double" : "float", threads, argv[1], instances, joints, median,
+           arbor_version(), arbor_real_size() == 8 ? "double" : "float", threads, argv[1], pose ? "pose" : "players", instances,
+           joints, median,
            fastest, frames, checksum);
+    arbor_pose_destroy(pose);
     for (uint32_t k = 0; k < instances; k++) arbor_player_destroy(c.players[k]);
     arbor_skins_destroy(c.skins);
     arbor_clip_destroy(c.clip);

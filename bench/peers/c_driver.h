@@ -10,6 +10,7 @@
  *   peer_set_rotation(p, i, q), peer_set_translation(p, i, t)
  *   peer_update(p)                    world = world[parent] * TRS for every node, index order
  *   peer_world_t(p, i)                pointer to node i's world translation (x, y, z)
+ *   peer_world_mat4(p, i, out)        node i's world matrix copied out as 16 floats, column-major
  *
  * The C loop has no dirty tracking: every frame recomputes every node, as such a loop does.
  * Usage: like `arbor bench` (--shape, --frame, --frames, --size, --length, --json).
@@ -139,7 +140,14 @@ int main(int argc, char **argv) {
         case WL_F_READ_ALL: {
             double sum = 0;
             t0 = wl_now();
-            for (uint32_t i = 0; i < n; i++) sum += peer_world_t(p, i)[0];
+            /* the same work as arbor's read: each node's matrix copied out as 16 floats (the
+               barrier keeps the compiler from copying only the element summed) */
+            for (uint32_t i = 0; i < n; i++) {
+                float m[16];
+                peer_world_mat4(p, i, m);
+                __asm__ volatile("" : : "r"(m) : "memory");
+                sum += m[12];
+            }
             t1 = wl_now();
             sink += sum;
             break;

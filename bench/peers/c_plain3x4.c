@@ -6,6 +6,8 @@
  * c_driver.h.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
+#include <sys/mman.h>
 #include "../workloads.h"
 
 #define PEER_NAME "C loop plain 3x4"
@@ -15,6 +17,20 @@ typedef struct cnode {
     int parent;
     float world[12]; /* column c, row r at [c * 3 + r] */
 } cnode;
+
+/* The reservation arbor's scene gets (src/scene/scene.c): storage sized once for every node, and
+   a large array asked for on huge pages before anything is in it (the kernel's page faults
+   otherwise cost more than making the nodes). */
+static void peer_reserve_like_arbor(void *array, size_t size) {
+#if defined(MADV_HUGEPAGE)
+    if (size >= ((size_t)2 << 20)) {
+        uintptr_t first = ((uintptr_t)array + 4095) & ~(uintptr_t)4095, end = ((uintptr_t)array + size) & ~(uintptr_t)4095;
+        madvise((void *)first, end - first, MADV_HUGEPAGE);
+    }
+#else
+    (void)array, (void)size;
+#endif
+}
 
 typedef struct peer_scene {
     cnode *nodes;
@@ -30,6 +46,7 @@ static peer_scene *peer_alloc(uint32_t n) {
         free(p);
         return NULL;
     }
+    peer_reserve_like_arbor(p->nodes, (size_t)n * sizeof(cnode));
     return p;
 }
 
@@ -91,5 +108,14 @@ static void peer_update(peer_scene *p) {
 }
 
 static inline const float *peer_world_t(peer_scene *p, uint32_t i) { return p->nodes[i].world + 9; }
+
+/* Node i's world matrix as a 4x4, column-major (what arbor_node_world_matrix gives). */
+static inline void peer_world_mat4(peer_scene *p, uint32_t i, float out[16]) {
+    const float *w = p->nodes[i].world;
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++) out[c * 4 + r] = w[c * 3 + r];
+        out[c * 4 + 3] = c == 3 ? 1.0f : 0.0f;
+    }
+}
 
 #include "c_driver.h"

@@ -59,6 +59,7 @@
 
 #include "arbor/bounds.h"
 #include "arbor/parallel.h"
+#include "arbor/pose.h"
 #include "arbor/scene.h"
 
 #ifdef __cplusplus
@@ -169,6 +170,18 @@ ARBOR_API arbor_result arbor_player_apply(arbor_player *player, double time, arb
    player would be. */
 ARBOR_API arbor_result arbor_players_apply(arbor_player *const *players, const double *times, uint32_t count,
                                            arbor_wrap wrap, const arbor_executor *executor);
+
+/* arbor_players_apply through a pose (pose.h): every player sampled (on the executor), the
+   animated components of each driven node written into its entry of `pose` (a pose of the
+   players' scene holding every node they drive; other entries and components stay as they
+   are), then arbor_pose_apply(pose, executor): the driven nodes' world matrices are current
+   after the call, and what the scene shows is what arbor_node_set_trs of those entries would
+   have given (rotations normalised once more, as set_trs does). Refused as arbor_players_apply
+   is, with ARBOR_ERR_INVALID_ARGUMENT for a driven node that is not in the pose, or as
+   arbor_pose_apply is (the scene unchanged; the pose's entries may hold the samples). The first
+   call of a player with a pose allocates its map to the pose's entries (ARBOR_ERR_OUT_OF_MEMORY). */
+ARBOR_API arbor_result arbor_players_apply_pose(arbor_player *const *players, const double *times, uint32_t count,
+                                                arbor_wrap wrap, arbor_pose *pose, const arbor_executor *executor);
 
 /* Samples without writing: for every rig entry the clip animates, the animated components of
    pose[rig index] are overwritten (others left as they were); weights as in apply. pose holds

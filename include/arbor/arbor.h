@@ -2,7 +2,7 @@
 /*
  * arbor: scene graphs in C11. The umbrella header of libarbor: it includes every header of the
  * library. glTF load and save are a library of their own, libarbor-gltf (pkg-config
- * arbor-gltf), with its own header: #include <arbor/gltf.h>.
+ * arbor-gltf), with its own header: `#include <arbor/gltf.h>`.
  *
  * - base.h     arbor_real, result codes, the last error, handles, allocator and log hooks, version
  * - math.h     matrices and quaternions on plain arrays (column-major, glTF conventions)
@@ -11,6 +11,7 @@
  * - bounds.h   meshes and local bounds on nodes, boxes up the tree, culling, instancing
  * - instances.h a node drawn many times, node visibility, levels of detail
  * - parallel.h bulk writes, the parallel update, executors and a small thread pool
+ * - pose.h     many nodes posed in place and brought up to date in one pass
  * - edit.h     the journal (undo, redo, groups), clones, foreign parents, change lists
  * - anim.h     keyframe clips playing on nodes, blends, joint matrices of skins
  *
@@ -64,6 +65,7 @@
 #include "arbor/bounds.h"
 #include "arbor/instances.h"
 #include "arbor/parallel.h"
+#include "arbor/pose.h"
 #include "arbor/edit.h"
 #include "arbor/anim.h"
 #endif

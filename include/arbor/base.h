@@ -53,6 +53,21 @@ typedef double arbor_real;
 typedef float arbor_real;
 #endif
 
+/* A program compiled for one arbor_real cannot link against the library of the other: every
+   file that includes arbor refers to the precision mark of its arbor_real, which only the library
+   of that precision defines. Linking a float program against libarbor64, or a double one against
+   libarbor, fails with "undefined reference to arbor_precision_float" (or _double). */
+#if ARBOR_REAL_IS_DOUBLE
+ARBOR_API extern const int arbor_precision_double;
+#define ARBOR_PRECISION_MARK_ arbor_precision_double
+#else
+ARBOR_API extern const int arbor_precision_float;
+#define ARBOR_PRECISION_MARK_ arbor_precision_float
+#endif
+#if defined(__GNUC__)
+static const int *const arbor_precision_mark_ __attribute__((used)) = &ARBOR_PRECISION_MARK_;
+#endif
+
 /* One list makes both the enum and the words of arbor_result_string(). */
 #define ARBOR_RESULT_LIST(X)                                                              \
     X(ARBOR_OK, "ok")                                                                     \
@@ -114,6 +129,7 @@ typedef struct arbor_node { uint64_t id; } arbor_node;
 #define ARBOR_NONE ((arbor_node){0})
 #endif
 
+/* True when a and b are the same handle (two ARBOR_NONE are equal); true for ARBOR_NONE. */
 static inline bool arbor_node_equal(arbor_node a, arbor_node b) { return a.id == b.id; }
 static inline bool arbor_node_is_none(arbor_node n) { return n.id == 0; }
 

@@ -36,12 +36,18 @@
  *   lights, and the POSITION min and max behind mesh bounds): KHR_lights_punctual,
  *   KHR_animation_pointer, KHR_node_visibility, EXT_mesh_gpu_instancing, KHR_materials_*, KHR_texture_transform,
  *   KHR_texture_basisu, EXT_texture_webp, EXT_texture_avif, KHR_xmp_json_ld,
- *   KHR_mesh_quantization (quantized POSITION min and max are dequantized for the bounds) and
- *   KHR_draco_mesh_compression (its accessors keep count, min and max). Any other required
- *   extension is refused with ARBOR_ERR_UNSUPPORTED, naming it:
- *   EXT_meshopt_compression (the buffer views of skins and animations may be compressed), and
- *   the ones arbor does not know. Used but not required,
+ *   KHR_mesh_quantization (quantized POSITION min and max are dequantized for the bounds),
+ *   KHR_draco_mesh_compression (its accessors keep count, min and max), EXT_meshopt_compression
+ *   and KHR_meshopt_compression (decoded, below). Any other required extension is refused with
+ *   ARBOR_ERR_UNSUPPORTED, naming it: the ones arbor does not know. Used but not required,
  *   any extension loads and passes through.
+ * - EXT_meshopt_compression and KHR_meshopt_compression: each compressed bufferView is checked
+ *   (mode, filter, byteStride and count as the extensions allow them, the compressed bytes
+ *   inside their buffer, fallback buffers used by compressed views only) and decoded; the data
+ *   checks and what arbor reads (inverse bind matrices, animations) read the decoded bytes. A
+ *   stream that does not decode to exactly its view's elements is a breach of the spec, and one
+ *   too short for its count is refused before its decoded bytes are allocated. A save
+ *   writes the compressed bytes unchanged, and a fallback buffer without data stays one.
  * - URIs: a relative URI resolves from the file's folder (load_memory: from base_dir). One that
  *   leads outside it (an absolute path, "..", a scheme other than data:, a query, a symbolic
  *   link out) is refused with ARBOR_ERR_IO unless allow_outside_uris; then file: URIs and
@@ -120,16 +126,46 @@ ARBOR_API arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const a
 ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
                                               const arbor_gltf_options *options, arbor_gltf **out);
 
+/* One problem arbor_gltf_validate found. */
+typedef struct arbor_gltf_issue {
+    arbor_result code;  /* ARBOR_ERR_PARSE: a breach of the spec; else what ended the check
+                           (ARBOR_ERR_IO, ARBOR_ERR_UNSUPPORTED, ...), always the last issue */
+    char pointer[256];  /* JSON pointer, "" when the problem is the file as a whole */
+    char message[400];  /* the reason */
+} arbor_gltf_issue;
+
+/* Checks the file at path as arbor_gltf_load does, without stopping at the first breach of the
+   spec: each is an issue, repaired as a lenient load repairs it, and the check goes on. A
+   problem that ends every load (broken JSON or GLB framing, I/O, an unsupported required
+   extension, no memory) ends the check as its last issue. The first cap issues, in the order
+   found, go into issues (may be NULL when cap is 0); *count (may be NULL) gets how many were
+   found. Returns what arbor_gltf_load would (ARBOR_OK: the file loads strictly; else the first
+   issue's code); options.lenient is ignored. Nothing is loaded anywhere. */
+ARBOR_API arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options,
+                                           arbor_gltf_issue *issues, uint32_t cap, uint32_t *count);
+
 /* Writes the scene as .gltf or .glb (by path's extension). With a document, its nodes are
    written in file order without the deleted ones, then the nodes created since (parents
    before children), and every reference to a node is remapped; everything else of the
    document passes through. Children are listed in sibling order, and the chosen scene's roots
    (its own still roots, and every new root) in the scene graph's order of roots, so a reload
-   has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb holds every
-   buffer in its one BIN chunk; a .gltf written elsewhere than its source writes its buffers
-   beside it, and its images too, so the output stands on its own. A refusal's place in
-   arbor_last_error_info() is the file written. */
+   has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb stands
+   alone: its one BIN chunk holds every buffer that has bytes and every image with a relative URI
+   (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
+   WebP or KTX2 without a mimeType, stays a URI, with a warning). A .gltf written elsewhere than
+   its source writes its buffers beside it, and its images too, so the output stands on its own.
+   A refusal's place in arbor_last_error_info() is the file written. */
 ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path);
+
+/* How arbor_gltf_save_with writes. */
+typedef struct arbor_gltf_save_options { /* all zero: defaults (arbor_gltf_save's) */
+    bool external_images; /* .glb: images with relative URIs stay files beside it (copied there when
+                             it is written elsewhere) instead of going into its BIN chunk */
+} arbor_gltf_save_options;
+
+/* arbor_gltf_save with options (NULL: the defaults). */
+ARBOR_API arbor_result arbor_gltf_save_with(arbor_scene *s, const arbor_gltf *doc, const char *path,
+                                            const arbor_gltf_save_options *options);
 
 /* Frees the document (not the nodes). NULL is allowed. */
 ARBOR_API void arbor_gltf_destroy(arbor_gltf *doc);
@@ -157,6 +193,7 @@ ARBOR_API arbor_result arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t sc
 typedef struct arbor_gltf_counts {
     uint32_t nodes, scenes, meshes, cameras, lights, skins, animations, accessors, buffers;
 } arbor_gltf_counts;
+/* Writes the counts of doc into *out. */
 ARBOR_API void arbor_gltf_counts_get(const arbor_gltf *doc, arbor_gltf_counts *out);
 
 /* The skin of a node (glTF's node.skin), -1 for none or a node not from this file. */

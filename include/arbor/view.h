@@ -35,16 +35,18 @@ extern "C" {
 
 /* ---- Frames ---------------------------------------------------------------------------------- */
 
-/* out = W_to^-1 * W_from: maps points written in from's frame into to's frame (docs/guide.md
-   works an example). ARBOR_NONE for either stands for the world (identity). ARBOR_ERR_DEAD_NODE for a
-   dead handle; ARBOR_ERR_SINGULAR when to's world matrix cannot be inverted. */
+/* out = W_to^-1 * W_from: maps points written in from's frame into to's frame (worked
+   example: docs/guide.md, section 5). ARBOR_NONE for either stands for the world (identity).
+   ARBOR_ERR_DEAD_NODE for a dead handle; ARBOR_ERR_SINGULAR when to's world matrix cannot be
+   inverted. */
 ARBOR_API arbor_result arbor_node_relative_matrix(arbor_scene *s, arbor_node from, arbor_node to, arbor_real out[16]);
 
 /* The node's world matrix read back as TRS, the parts of arbor_mat4_decompose: scale = column
    lengths (a reflection kept as a negative Y scale), rotation from the columns orthonormalised
    by Gram-Schmidt starting at column 0, translation = column 3. *exact (exact may be NULL) is
-   false when a shear (a rotated child under a non-uniformly scaled ancestor; docs/guide.md
-   shows one) means no TRS reproduces the world matrix: the parts are then only the closest reading. */
+   false when a shear (a rotated child under a non-uniformly scaled ancestor;
+   docs/guide.md, section 6, shows one) means no TRS reproduces the world matrix: the parts
+   are then only the closest reading. */
 ARBOR_API arbor_result arbor_node_world_trs(arbor_scene *s, arbor_node n, arbor_trs *out, bool *exact);
 
 /* True when the node's world matrix has a negative determinant (an odd number of mirrors on

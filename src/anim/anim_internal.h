@@ -10,7 +10,8 @@
 #ifndef ARBOR_ANIM_INTERNAL_H
 #define ARBOR_ANIM_INTERNAL_H
 
-#include "internal.h"
+#include "anim/anim_gltf.h"
+#include "scene/scene_internal.h"
 
 /* A run of keyframe times shared by the channels that gave the same times. */
 typedef struct arbor__timeline {
@@ -45,9 +46,6 @@ typedef struct arbor__key {
     arbor_real u, dt;
 } arbor__key;
 
-/* clip.c: everything arbor_clip_create refuses in channel i of a clip (rig_size 0: any target),
-   said through arbor__fail as arbor_clip_create says it. */
-arbor_result arbor__clip_check_channel(const arbor_channel_desc *c, uint32_t i, uint32_t rig_size);
 /* sample.c: the keyframe of t on tl, starting the search at *cursor, which is updated. */
 arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, double t, uint32_t *cursor);
 /* sample.c: the channels[0 .. count) of one path at keys (per timeline) into out: 3 or 4 values
@@ -67,8 +65,6 @@ static inline void *arbor__take(char **at, size_t size) {
     return p;
 }
 
-/* skin.c: drops the skins numbered from count on (an add of many that failed half way). */
-void arbor__skins_truncate(arbor_skins *skins, uint32_t count);
 
 /* The width of a path that has a fixed one (0 for weights). */
 static inline uint32_t arbor__path_width(uint32_t path) {

@@ -37,7 +37,11 @@ struct arbor_player {
     arbor_node *scratch_nodes; /* blend's writes: scratch_cap nodes and 4 values each, made on */
     arbor_real *scratch_values; /* the first blend */
     uint32_t scratch_cap;
+    uint64_t pose_serial;   /* the pose pose_entry maps to (arbor__pose_serial), 0: none */
+    uint32_t *pose_entry;   /* per T, R and S channel, in lane order: its node's pose entry */
 };
+
+static uint32_t trs_channels(const arbor_player *p) { return p->lanes[0].count + p->lanes[1].count + p->lanes[2].count; }
 
 static uint32_t lane_width(int path) { return path == R ? 4 : 3; }
 
@@ -131,6 +135,7 @@ void arbor_player_destroy(arbor_player *p) {
     if (!p) return;
     arbor__free(p->s, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
     arbor__free(p->s, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);
+    arbor__free(p->s, p->pose_entry, (size_t)trs_channels(p) * sizeof *p->pose_entry);
     arbor__free(p->s, p, p->bytes);
 }
 
@@ -239,6 +244,61 @@ arbor_result arbor_players_apply(arbor_player *const *players, const double *tim
         sample_task(&(sample_job){ players, times, count, 1, wrap }, 0);
     for (uint32_t i = 0; i < count; i++) write_lanes(players[i]);
     return ARBOR_OK;
+}
+
+/* Maps the player's T, R and S channels to the pose's entries of their nodes (once per pose;
+   arbor__pose_lookup was called). */
+static arbor_result bind_pose(arbor_player *p, arbor_pose *pose, const char *fn) {
+    uint32_t n = trs_channels(p);
+    if (!p->pose_entry && n && !(p->pose_entry = arbor__alloc(p->s, (size_t)n * sizeof *p->pose_entry)))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a player's map to the pose");
+    for (int q = 0, at = 0; q < 3; at += (int)p->lanes[q].count, q++) {
+        arbor_result r = arbor__pose_entries(pose, p->lanes[q].nodes, p->lanes[q].count, p->pose_entry + at, fn);
+        if (r) return r;
+    }
+    p->pose_serial = arbor__pose_serial(pose);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_players_apply_pose(arbor_player *const *players, const double *times, uint32_t count, arbor_wrap wrap,
+                                      arbor_pose *pose, const arbor_executor *executor) {
+    static const char *const fn = "arbor_players_apply_pose";
+    if (!pose || (count && (!players || !times)))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "players, times and pose are required");
+    uint64_t channels = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_result r = check_call(players[i], times[i], wrap, fn);
+        if (!r && players[i]->s != arbor__pose_scene(pose))
+            r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "players[%u] drives another scene than the pose's", i);
+        if (!r) r = check_nodes(players[i], fn);
+        if (r) return r;
+        channels += players[i]->clip->channel_count;
+    }
+    for (uint32_t i = 0, looked = 0; i < count; i++) {
+        if (players[i]->pose_serial == arbor__pose_serial(pose)) continue;
+        arbor_result r = looked++ ? ARBOR_OK : arbor__pose_lookup(pose, fn);
+        if (!r) r = bind_pose(players[i], pose, fn);
+        if (r) return r;
+    }
+    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap };
+    if (executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)
+        executor->parallel_for(executor->user, job.tasks, sample_task, &job);
+    else if (count)
+        sample_task(&(sample_job){ players, times, count, 1, wrap }, 0);
+    arbor_trs *entries = arbor_pose_trs(pose);
+    for (uint32_t i = 0; i < count; i++) {
+        const arbor_player *p = players[i];
+        for (int q = 0, at = 0; q < 3; at += (int)p->lanes[q].count, q++) {
+            const lane *L = &p->lanes[q];
+            uint32_t w = lane_width(q);
+            for (uint32_t e = 0; e < L->count; e++) {
+                arbor_real *to;
+                trs_part(&entries[p->pose_entry[at + (int)e]], q, &to);
+                memcpy(to, L->values + (size_t)e * w, w * sizeof *to);
+            }
+        }
+    }
+    return arbor_pose_apply(pose, executor);
 }
 
 arbor_result arbor_player_apply(arbor_player *p, double time, arbor_wrap wrap) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bounds up the tree (seed 002 section 11): a node's box in world space, and the box of its
- * subtree, kept per slot in the subtree table (internal.h) and recomputed lazily.
+ * subtree, kept per slot in the subtree table (bounds_internal.h) and recomputed lazily.
  *
  * An edit marks the subtree boxes of the edited node and of its ancestors out of date
  * (arbor__bounds_stale, called where world matrices are invalidated and where links change);
@@ -32,9 +32,21 @@ void arbor__bounds_stale(arbor_scene *s, uint32_t slot) {
 void arbor__bounds_free(arbor_scene *s) {
     arbor__free(s, s->boxes.entry, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
     s->boxes = (arbor__subtree_boxes){0};
+    s->hooks.stale = NULL;
+    s->hooks.renumbered = NULL;
     arbor__free(s, s->instance_table, (size_t)s->instance_table_cap * sizeof(arbor__instance_group));
     s->instance_table = NULL;
     s->instance_table_cap = 0;
+}
+
+/* The renumbered hook: the subtree boxes move with their nodes; a table that does not reach
+   every old slot is forgotten instead (all recomputed at the next query). */
+static void boxes_renumbered(arbor_scene *s, uint32_t *new_slot, uint32_t end) {
+    _Static_assert(sizeof(arbor__subtree_box) <= 12 * sizeof(arbor_real), "arbor__permute holds a local matrix");
+    if (s->boxes.capacity >= end)
+        arbor__permute(s->boxes.entry, sizeof *s->boxes.entry, new_slot, end);
+    else
+        memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
 }
 
 bool arbor__boxes_ready(arbor_scene *s, const char *fn) {
@@ -49,6 +61,10 @@ bool arbor__boxes_ready(arbor_scene *s, const char *fn) {
     memset(grown + old, 0, (size_t)(capacity - old) * sizeof *grown); /* version 0: out of date */
     s->boxes.entry = grown;
     s->boxes.capacity = capacity;
+    /* From now on the scene tells the boxes what goes stale. */
+    s->hooks.stale = arbor__bounds_stale;
+    s->hooks.renumbered = boxes_renumbered;
+    arbor__on_destroy(s, arbor__bounds_free);
     return true;
 }
 

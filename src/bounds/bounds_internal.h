@@ -1,10 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* What the files of src/bounds/ share: boxes as 6 reals (min x y z, max x y z), empty as
-   (+inf, -inf), and the subtree table of internal.h. */
+   (+inf, -inf), and the subtree table. */
 #ifndef ARBOR_BOUNDS_INTERNAL_H
 #define ARBOR_BOUNDS_INTERNAL_H
 
-#include "internal.h"
+#include "bounds/node_instances.h"
+#include "scene/scene_internal.h"
+
+/* Subtree boxes, indexed by slot (the scene keeps the table in its `boxes`): the world box of each node's subtree, for
+   arbor_node_subtree_bounds, arbor_node_subtree_sphere and arbor_scene_cull. Allocated at the
+   first such query of a scene that has bounds (a scene without bounds never holds one), grown
+   to the node storage's capacity at the next query after it grew, freed with the scene.
+   An entry is current when its version is the node's world version and not 0: a change above
+   the node changes that version; a change inside its subtree (a transform, a link, a local
+   box) sets the version of the node and of its ancestors to 0 (arbor__bounds_stale).
+   Invariant: an entry at 0 has only ancestors at 0; slots at or past `capacity` count as 0.
+   Slots renumbered (the renumbered hook): the entries move with their nodes, or are all set to 0
+   (always correct: everything is recomputed at the next query). */
+typedef struct arbor__subtree_box {
+    arbor_real box[6];   /* world min (3), max (3) over the subtree; no bounds: +inf, -inf */
+    uint64_t version;    /* the node's world version when computed; 0: out of date */
+} arbor__subtree_box;
+
+/* The hooks of the scene that bounds.c sets with the table (arbor__hooks). */
+/* Marks the subtree boxes of slot and of its ancestors out of date: something in slot's
+   subtree moved, came or went. O(1) when its parent's is already out of date. */
+void arbor__bounds_stale(arbor_scene *s, uint32_t slot);
+/* Frees the subtree boxes and the instancing table (the scene's end). */
+void arbor__bounds_free(arbor_scene *s);
 
 static inline bool arbor__box_empty(const arbor_real box[6]) { return !(box[0] <= box[3]); }
 
@@ -34,7 +57,7 @@ static inline bool arbor__has_bounds(const arbor_scene *s, uint32_t slot) {
 bool arbor__boxes_ready(arbor_scene *s, const char *fn);
 
 /* Brings the subtree box of top, and of every node below it, up to date: recomputes only
-   entries out of date (internal.h), children first; resolves the world matrices it reads. */
+   entries out of date (above), children first; resolves the world matrices it reads. */
 void arbor__subtree_refresh(arbor_scene *s, uint32_t top);
 
 /* One entry of arbor_scene_gather_instances' open-addressing table (scene->instance_table):

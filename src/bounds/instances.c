@@ -39,6 +39,7 @@ static bool table_room(arbor_scene *s, uint32_t groups) {
     uint32_t stamp = s->instance_stamp;
     s->instance_table = fresh;
     s->instance_table_cap = cap;
+    arbor__on_destroy(s, arbor__bounds_free);
     s->instance_stamp = 1; /* fresh entries hold stamp 0: free */
     for (uint32_t i = 0; i < old_cap; i++)
         if (old[i].stamp == stamp) {

@@ -21,6 +21,7 @@ static void set_free_arrays(arbor_scene *s, arbor__instance_set *set) {
 }
 
 void arbor__instances_release(arbor_scene *s, uint32_t index) {
+    if (index > s->instance_sets.end) return; /* the sets were freed first (the scene's end) */
     arbor__instance_set *set = &s->instance_sets.items[index - 1];
     set_free_arrays(s, set);
     set->next_free = s->instance_sets.free_head;
@@ -32,6 +33,7 @@ void arbor__instances_free(arbor_scene *s) {
     for (uint32_t i = 0; i < t->end; i++) set_free_arrays(s, &t->items[i]);
     arbor__free(s, t->items, (size_t)t->cap * sizeof *t->items);
     *t = (arbor__instance_sets){0};
+    s->hooks.drop_instances = NULL;
 }
 
 /* A free set (1-based index), 0 when out of memory. */
@@ -51,6 +53,9 @@ static uint32_t set_take(arbor_scene *s) {
         t->cap = (uint32_t)cap;
     }
     t->items[t->end] = (arbor__instance_set){0};
+    /* From now on the scene drops the sets of the nodes it destroys, and frees them at its end. */
+    s->hooks.drop_instances = arbor__instances_release;
+    arbor__on_destroy(s, arbor__instances_free);
     return ++t->end;
 }
 

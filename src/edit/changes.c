@@ -11,7 +11,7 @@
      grow with the nodes changed, not with the reads. The update leaves out a noted node it
      computed again (its version is above the clock as the update found it): its subtree
      lists it. */
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 typedef arbor_node lazy_entry;
 
@@ -89,11 +89,16 @@ arbor_result arbor_scene_track_changes(arbor_scene *s, bool on) {
             return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, "arbor_scene_track_changes", "no memory for change lists");
         *c = (arbor__changes){ .since = atomic_load_explicit(&s->clock, memory_order_relaxed) };
         s->changes = c;
+        s->hooks.computed_chain = arbor__changes_note;
+        s->hooks.computed_roots = arbor__changes_collect;
+        arbor__on_destroy(s, arbor__edit_free);
     } else if (!on && c) {
         arbor__free(s, c->list, (size_t)c->cap * sizeof *c->list);
         arbor__free(s, c->lazy, (size_t)c->lazy_cap * sizeof *c->lazy);
         arbor__free(s, c, sizeof *c);
         s->changes = NULL;
+        s->hooks.computed_chain = NULL;
+        s->hooks.computed_roots = NULL;
     }
     return ARBOR_OK;
 }

@@ -3,7 +3,7 @@
    parent is found by climbing the copy as the walk climbs the source), so no map is needed. */
 #include <string.h>
 
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 /* Copies source node `from` of src as the last child of `parent` in dst (0: a root); 0 when out
    of memory for its name or instances (nothing made). */

@@ -4,7 +4,7 @@
    record, so the update's root branch pays one test of s->foreign when none is in use. */
 #include <string.h>
 
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 /* What arbor_node_attach_to gives its provider. */
 typedef struct scene_link { arbor_scene *scene; arbor_node node; } scene_link;
@@ -55,6 +55,15 @@ void arbor__foreign_poll_above(arbor_scene *s, uint32_t slot) {
     t->polling = false;
 }
 
+/* The hooks the scene calls once it has a foreign table (arbor__hooks). */
+static void poll_hook(arbor_scene *s, uint32_t slot) {
+    if (slot)
+        arbor__foreign_poll_above(s, slot);
+    else
+        arbor__foreign_poll(s);
+}
+static const arbor_real *world_hook(const arbor_scene *s, uint32_t slot) { return arbor__foreign_world(s, slot); }
+
 /* Frees entry index (0-based) for reuse. */
 static void free_entry(arbor_scene *s, uint32_t index) {
     arbor__foreign_table *t = s->foreign;
@@ -80,6 +89,10 @@ static bool reserve_entry(arbor_scene *s) {
     if (!s->foreign) {
         if (!(s->foreign = arbor__alloc(s, sizeof *s->foreign))) return false;
         *s->foreign = (arbor__foreign_table){0};
+        s->hooks.foreign_world = world_hook;
+        s->hooks.poll = poll_hook;
+        s->hooks.unparent = arbor__foreign_drop;
+        arbor__on_destroy(s, arbor__edit_free);
     }
     arbor__foreign_table *t = s->foreign;
     if (t->free_head || t->end < t->cap) return true;
@@ -194,4 +207,7 @@ void arbor__edit_free(arbor_scene *s) {
     arbor__free(s, t->items, (size_t)t->cap * sizeof *t->items);
     arbor__free(s, t, sizeof *t);
     s->foreign = NULL;
+    s->hooks.foreign_world = NULL;
+    s->hooks.poll = NULL;
+    s->hooks.unparent = NULL;
 }

@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "edit/edit_internal.h"
 
 enum { LOCAL, NAME, ATTACH, PLACE, LIFE, INSTANCES, INSTANCE };
 
@@ -570,6 +570,9 @@ arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc
         .max_bytes = desc && desc->max_bytes ? desc->max_bytes : ARBOR_JOURNAL_DEFAULT_BYTES,
     };
     s->journal = *out = j;
+    s->hooks.held_count = arbor__journal_held;
+    s->hooks.held_number = arbor__journal_number_held;
+    arbor__on_destroy(s, arbor__edit_free);
     return ARBOR_OK;
 }
 
@@ -580,6 +583,8 @@ void arbor_journal_destroy(arbor_journal *j) {
     arbor__free(s, j->records, (size_t)j->record_cap * sizeof *j->records);
     arbor__free(s, j->steps, (size_t)j->step_cap * sizeof *j->steps);
     s->journal = NULL;
+    s->hooks.held_count = NULL;
+    s->hooks.held_number = NULL;
     arbor__free(s, j, sizeof *j);
 }
 

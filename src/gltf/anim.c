@@ -3,7 +3,7 @@
    and its skins. */
 #include <string.h>
 
-#include "anim/anim_internal.h"
+#include "anim/anim_gltf.h"
 #include "gltf/gltf_internal.h"
 
 static json_t *animation_json(const arbor_gltf *doc, uint32_t animation) {

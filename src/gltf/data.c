@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "anim/anim_internal.h"
+#include "anim/anim_gltf.h"
 #include "gltf/load_internal.h"
 
 
@@ -105,6 +105,7 @@ bool arbor__ld_accessor_layout(ld *L) {
 
 static const uint8_t *view_bytes(const ld *L, uint32_t view) {
     const ld_view *V = &L->views[view];
+    if (V->decoded) return V->decoded;
     const uint8_t *data = V->ok ? L->buffers[V->buffer].data : NULL;
     return data ? data + V->offset : NULL;
 }

@@ -19,6 +19,7 @@ static const char *const passed_through[] = {
     "EXT_mesh_gpu_instancing", /* read: the node's instances */
     "KHR_mesh_quantization", /* POSITION min and max are dequantized for the bounds */
     "KHR_draco_mesh_compression", /* accessors keep count, min and max; only vertex data moves */
+    "EXT_meshopt_compression", "KHR_meshopt_compression", /* decoded (meshopt.c) */
     "KHR_texture_transform",      "KHR_texture_basisu", "EXT_texture_webp",
     "EXT_texture_avif",           "KHR_xmp_json_ld",    "KHR_materials_variants",
 };
@@ -28,8 +29,6 @@ static const char *refusal(const char *name) {
     if (!strncmp(name, "KHR_materials_", 14)) return NULL; /* materials pass through */
     for (size_t i = 0; i < sizeof passed_through / sizeof *passed_through; i++)
         if (!strcmp(name, passed_through[i])) return NULL;
-    if (!strcmp(name, "EXT_meshopt_compression") || !strcmp(name, "KHR_meshopt_compression"))
-        return "buffer views arbor reads (skins, animations) may be compressed";
     return "arbor does not know what it changes";
 }
 

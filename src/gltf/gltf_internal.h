@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "arbor/gltf.h"
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* A buffer's bytes as loaded (from a .bin, a data: URI or the GLB BIN chunk). */
 typedef struct arbor__gltf_buffer {

@@ -20,11 +20,28 @@ const char *arbor__ld_at(ld *L, const char *fmt, ...) {
     return L->ptr;
 }
 
+/* arbor_gltf_validate: one more issue (the first issue_cap are kept). */
+static void add_issue(ld *L, arbor_result code, const char *ptr, const char *reason) {
+    if (!L->issue_count) L->issue_code = code;
+    if (L->issue_count < L->issue_cap) {
+        arbor_gltf_issue *I = &L->issues[L->issue_count];
+        I->code = code;
+        snprintf(I->pointer, sizeof I->pointer, "%s", ptr ? ptr : "");
+        snprintf(I->message, sizeof I->message, "%s", reason);
+    }
+    if (L->issue_count < UINT32_MAX) L->issue_count++;
+}
+
 /* Records the first error as the thread's last error, with its place. */
 static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, va_list ap) {
     if (L->code) return;
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
+    if (L->issues) { /* validating: the last issue */
+        add_issue(L, code, ptr, reason);
+        L->code = code;
+        return;
+    }
     L->code = code;
     arbor__place at = { L->file, ptr, L->line, L->column };
     arbor__fail_at(code, "arbor_gltf_load", &at, "%s", reason);
@@ -41,7 +58,10 @@ bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    arbor__log(L->s, ARBOR_LOG_WARN, "%s: %s: %s", L->file, ptr && ptr[0] ? ptr : "/", reason);
+    if (L->issues)
+        add_issue(L, ARBOR_ERR_PARSE, ptr, reason);
+    else
+        arbor__log(L->s, ARBOR_LOG_WARN, "%s: %s: %s", L->file, ptr && ptr[0] ? ptr : "/", reason);
     return true;
 }
 
@@ -240,6 +260,7 @@ static void free_context(ld *L) {
         for (uint32_t i = 0; i < L->n_buffers; i++) arbor__ld_free(L, L->buffers[i].data, L->buffers[i].size, 1);
         arbor__ld_free(L, L->buffers, L->n_buffers, sizeof *L->buffers);
     }
+    for (uint32_t i = 0; L->views && i < L->n_views; i++) arbor__ld_free(L, L->views[i].decoded, L->views[i].length, 1);
     arbor__ld_free(L, L->views, L->n_views, sizeof *L->views);
     arbor__ld_free(L, L->acc, L->n_accessors, sizeof *L->acc);
     arbor__ld_free(L, L->meshes, L->n_meshes, sizeof *L->meshes);
@@ -309,7 +330,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     }
     if (!(L->root = parse_json(L, json, json_size))) goto done;
     if (!arbor__ld_check(L) || !arbor__ld_links(L) || !arbor__ld_node_ext(L) || !arbor__ld_images(L) ||
-        !arbor__ld_buffers(L) || !arbor__ld_data(L) || !arbor__ld_node_ext_data(L))
+        !arbor__ld_buffers(L) || !arbor__ld_meshopt(L) || !arbor__ld_data(L) || !arbor__ld_node_ext_data(L))
         goto done;
     int32_t scene = arbor__ld_chosen_scene(L);
     if (L->opt.scene >= 0 && (uint32_t)L->opt.scene >= L->n_scenes) {
@@ -342,34 +363,70 @@ static arbor_result refuse_arguments(const char *what) {
     return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", "%s", what);
 }
 
+/* The file at path, loaded with the context begin() made. */
+static arbor_result load_file(ld *L, const char *path, arbor_gltf **out) {
+    /* relative URIs resolve from the file's folder */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = !slash || slash == path ? 1 : (size_t)(slash - path);
+    char dir_buf[256], *dir = dir_len < sizeof dir_buf ? dir_buf : arbor__ld_calloc(L, dir_len + 1, 1);
+    if (!dir) return L->code;
+    memcpy(dir, !slash ? "." : slash == path ? "/" : path, dir_len);
+    dir[dir_len] = 0;
+    L->base_dir = dir;
+    uint8_t *data;
+    size_t size;
+    char reason[400];
+    arbor_result r = arbor__gltf_read_file(L->a, path, &data, &size, reason, sizeof reason);
+    if (r) {
+        arbor__ld_stop(L, r, NULL, "%s", reason);
+    } else {
+        size_t n = strlen(path);
+        bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
+                   has_glb_magic(data, size);
+        r = load(L, data, size, glb, dir, out);
+        arbor__free_with(L->a, data, size);
+    }
+    if (dir != dir_buf) arbor__ld_free(L, dir, dir_len + 1, 1);
+    return L->code;
+}
+
 arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options, arbor_gltf **out) {
     if (out) *out = NULL;
     if (!s || !path || !out) return refuse_arguments("scene, path and out are required");
     ld L;
     begin(&L, s, path, NULL, options);
-    /* relative URIs resolve from the file's folder */
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = !slash || slash == path ? 1 : (size_t)(slash - path);
-    char dir_buf[256], *dir = dir_len < sizeof dir_buf ? dir_buf : arbor__ld_calloc(&L, dir_len + 1, 1);
-    if (!dir) return L.code;
-    memcpy(dir, !slash ? "." : slash == path ? "/" : path, dir_len);
-    dir[dir_len] = 0;
-    L.base_dir = dir;
-    uint8_t *data;
-    size_t size;
-    char reason[400];
-    arbor_result r = arbor__gltf_read_file(L.a, path, &data, &size, reason, sizeof reason);
-    if (r) {
-        arbor__ld_stop(&L, r, NULL, "%s", reason);
-    } else {
-        size_t n = strlen(path);
-        bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
-                   has_glb_magic(data, size);
-        r = load(&L, data, size, glb, dir, out);
-        arbor__free_with(L.a, data, size);
-    }
-    if (dir != dir_buf) arbor__ld_free(&L, dir, dir_len + 1, 1);
-    return L.code;
+    return load_file(&L, path, out);
+}
+
+static void no_log(void *user, arbor_log_level level, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+}
+
+arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options, arbor_gltf_issue *issues,
+                                 uint32_t cap, uint32_t *count) {
+    if (count) *count = 0;
+    if (!path || (cap && !issues)) return refuse_arguments("path is required, and issues when cap > 0");
+    arbor_scene_desc desc = {.log = no_log};
+    arbor_scene *s = NULL;
+    arbor_result made = arbor_scene_create(&desc, &s);
+    if (made) return made;
+    arbor_gltf_issue none;
+    ld L;
+    begin(&L, s, path, NULL, options);
+    L.opt.lenient = true; /* every breach is an issue, and the check goes on */
+    L.issues = cap ? issues : &none;
+    L.issue_cap = cap;
+    arbor_gltf *doc = NULL;
+    load_file(&L, path, &doc);
+    arbor_gltf_destroy(doc);
+    arbor_scene_destroy(s);
+    if (count) *count = L.issue_count;
+    if (L.issue_code)
+        arbor__fail(L.issue_code, "arbor_gltf_validate", "%s: %u issue%s", path, L.issue_count,
+                    L.issue_count == 1 ? "" : "s");
+    return L.issue_code;
 }
 
 arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,

@@ -8,6 +8,7 @@
  * ext.c     extension declarations, required extensions, every "extensions" object
  * links.c   what ties objects together: hierarchy, scenes, skins, animations
  * uri.c     buffers: data: URIs, external files (kept inside the file's folder), GLB BIN chunk
+ * meshopt.c compressed buffer views (EXT_ and KHR_meshopt_compression), decoded
  * data.c    accessor layout, element reading, and the checks on buffer data
  * load.c    the entry points: read, check, then create the nodes (atomic)
  *
@@ -37,6 +38,7 @@ typedef struct ld_view { /* a bufferView */
     uint32_t buffer;
     uint64_t offset, length;
     uint32_t stride; /* 0: not given (tightly packed) */
+    uint8_t *decoded; /* a meshopt-compressed view's bytes (length of them), read instead */
 } ld_view;
 
 typedef struct ld_accessor {
@@ -117,6 +119,11 @@ typedef struct ld {
     arbor_gltf_options opt;
     arbor_result code; /* the first fatal code */
     uint32_t line, column; /* where in the JSON text that error is, when known */
+    /* arbor_gltf_validate: every problem goes here (the first issue_cap), the load goes on as a
+       lenient one does */
+    arbor_gltf_issue *issues;
+    uint32_t issue_cap, issue_count;
+    arbor_result issue_code; /* the first issue's */
     char ptr[320]; /* arbor__ld_at's pointer */
 
     json_t *root;
@@ -231,6 +238,8 @@ static inline int32_t arbor__ld_chosen_scene(const ld *L) {
 }
 /* uri.c: the bytes of every buffer. */
 bool arbor__ld_buffers(ld *L);
+/* meshopt.c: EXT_ and KHR_meshopt_compression checked, and compressed views decoded. */
+bool arbor__ld_meshopt(ld *L);
 /* uri.c: image URIs must stay inside the file's folder too (a save copies them). */
 bool arbor__ld_images(ld *L);
 /* data.c: accessor layout against its bufferView (after check.c). */

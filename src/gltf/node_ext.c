@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounds/node_instances.h"
 #include "gltf/load_internal.h"
 
 enum { T, R, S }; /* the transform attributes */

@@ -274,6 +274,12 @@ typedef struct saver {
     uint64_t bin_size;         /* .glb: the BIN chunk's data, before padding */
     arbor__node_ext_save ext;  /* visibility, instances, levels of detail (save_nodes.c) */
     uint64_t ext_offset;       /* .glb: where ext's new bytes go in the BIN chunk, UINT64_MAX: none */
+    bool external_images;      /* .glb: images stay files beside it (arbor_gltf_save_options) */
+    uint32_t image_count;      /* .glb: the document's images, and of each, when it goes into */
+    char **image_file;         /* the BIN chunk: its file (NULL: not embedded), */
+    uint64_t *image_offset, *image_size; /* where it goes and its size, */
+    const char **image_mime;   /* its media type */
+    uint32_t *image_view;      /* and the bufferView that holds it */
 } saver;
 
 static arbor_result fail(saver *sv, arbor_result code, const char *fmt, ...)
@@ -1098,17 +1104,25 @@ static bool stays_inside(const char *path) {
     return true;
 }
 
-/* Images with relative URIs, copied beside the output when it is written elsewhere than the
-   source, so that they resolve from there. */
+static bool image_embedded(const saver *sv, size_t i);
+
+/* Images with relative URIs (those a .glb does not hold), copied beside the output when it is
+   written elsewhere than the source, so that they resolve from there. */
 static json_t *build_images(saver *sv) {
     json_t *images = top(sv, "images");
     const char *source_dir = !sv->doc || !sv->doc->base_dir ? NULL : sv->doc->base_dir[0] ? sv->doc->base_dir : ".";
     bool copy = source_dir && !same_folder(source_dir, sv->dir);
     json_t *out = copied(sv, true, images);
-    for (size_t i = 0; i < json_array_size(out) && copy && !sv->result; i++) {
+    for (size_t i = 0; i < json_array_size(out) && !sv->result; i++) {
         json_t *image = json_array_get(out, i);
         const char *uri = json_string_value(json_object_get(image, "uri"));
-        if (!uri || is_data_uri(uri) || is_absolute_uri(uri)) continue;
+        if (image_embedded(sv, i)) { /* .glb: in the BIN chunk */
+            json_object_del(image, "uri");
+            put(sv, image, "bufferView", json_integer(sv->image_view[i]));
+            put(sv, image, "mimeType", json_string(sv->image_mime[i]));
+            continue;
+        }
+        if (!copy || !uri || is_data_uri(uri) || is_absolute_uri(uri)) continue;
         char *rel = uri_to_path(sv, uri);
         if (!rel) break;
         /* Kept at the same relative place when it stays in the folder, else beside the output. */
@@ -1152,6 +1166,8 @@ static json_t *build_gltf_buffers(saver *sv) {
     return out;
 }
 
+static void plan_glb_images(saver *sv);
+
 /* .glb: what goes into the one BIN chunk: every buffer that has bytes. */
 static bool buffer_merged(const saver *sv, size_t i) { return i < sv->doc->buffer_count && sv->doc->buffers[i].data; }
 
@@ -1169,10 +1185,6 @@ static void plan_glb_ext(saver *sv) {
 static void plan_glb_buffers(saver *sv) {
     json_t *buffers = top(sv, "buffers");
     uint32_t count = (uint32_t)json_array_size(buffers);
-    if (!count) {
-        plan_glb_ext(sv);
-        return;
-    }
     sv->buffer_offset = zalloc(sv, count, sizeof *sv->buffer_offset);
     sv->buffer_map = zalloc(sv, count, sizeof *sv->buffer_map);
     if (sv->result) return;
@@ -1187,9 +1199,69 @@ static void plan_glb_buffers(saver *sv) {
         sv->bin_size += sv->doc->buffers[i].size;
     }
     plan_glb_ext(sv);
+    plan_glb_images(sv);
     if (!sv->bin_size && uriless) sv->bin_size = 4;
     uint32_t next = sv->bin_size ? 1 : 0;
     for (uint32_t i = 0; i < count; i++) sv->buffer_map[i] = buffer_merged(sv, i) ? 0 : next++;
+}
+
+/* The media type of an image file by its first bytes: PNG, JPEG, WebP, KTX2; NULL otherwise. */
+static const char *sniff_mime(const char *file) {
+    unsigned char h[12] = { 0 };
+    FILE *f = fopen(file, "rb");
+    size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f) fclose(f);
+    if (n >= 8 && !memcmp(h, "\x89PNG\r\n\x1a\n", 8)) return "image/png";
+    if (n >= 3 && h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF) return "image/jpeg";
+    if (n >= 12 && !memcmp(h, "RIFF", 4) && !memcmp(h + 8, "WEBP", 4)) return "image/webp";
+    if (n >= 12 && !memcmp(h, "\xABKTX 20\xBB\r\n\x1a\n", 12)) return "image/ktx2";
+    return NULL;
+}
+
+/* .glb: the images with relative URIs go into the BIN chunk after the buffers, each at a 4-byte
+   boundary, with a bufferView of their own after the document's (unless external_images). One
+   that cannot be read, or whose media type is unknown, stays a URI (copied beside the output). */
+static void plan_glb_images(saver *sv) {
+    json_t *images = top(sv, "images");
+    const char *source_dir = !sv->doc || !sv->doc->base_dir ? NULL : sv->doc->base_dir[0] ? sv->doc->base_dir : ".";
+    uint32_t n = (uint32_t)json_array_size(images);
+    uint32_t views = (uint32_t)(json_array_size(top(sv, "bufferViews")) + json_array_size(sv->ext.views));
+    if (!n || sv->external_images || !source_dir) return;
+    sv->image_count = n; /* what free_saver frees, whichever of these were made */
+    sv->image_file = zalloc(sv, n, sizeof *sv->image_file);
+    sv->image_offset = zalloc(sv, n, sizeof *sv->image_offset);
+    sv->image_size = zalloc(sv, n, sizeof *sv->image_size);
+    sv->image_mime = zalloc(sv, n, sizeof *sv->image_mime);
+    sv->image_view = zalloc(sv, n, sizeof *sv->image_view);
+    if (sv->result) return;
+    for (uint32_t i = 0; i < n && !sv->result; i++) {
+        json_t *image = json_array_get(images, i);
+        const char *uri = json_string_value(json_object_get(image, "uri"));
+        if (!uri || is_data_uri(uri) || is_absolute_uri(uri)) continue;
+        char *rel = uri_to_path(sv, uri), *file = rel ? join_path(sv, source_dir, rel) : NULL;
+        free_string(sv, rel);
+        if (!file) break;
+        struct stat st;
+        const char *mime = json_string_value(json_object_get(image, "mimeType"));
+        if (!mime) mime = sniff_mime(file);
+        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || !mime) {
+            arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /images/%u: %s %s: left as a URI", sv->path, i, file,
+                       !mime ? "is no image arbor knows" : "cannot be read");
+            free_string(sv, file);
+            continue;
+        }
+        sv->bin_size = (sv->bin_size + 3) & ~(uint64_t)3;
+        sv->image_file[i] = file;
+        sv->image_offset[i] = sv->bin_size;
+        sv->image_size[i] = (uint64_t)st.st_size;
+        sv->image_mime[i] = mime;
+        sv->image_view[i] = views++;
+        sv->bin_size += (uint64_t)st.st_size;
+    }
+}
+
+static bool image_embedded(const saver *sv, size_t i) {
+    return i < sv->image_count && sv->image_file && sv->image_file[i];
 }
 
 /* n zero bytes. */
@@ -1212,7 +1284,7 @@ static json_t *build_glb_buffers(saver *sv) {
 }
 
 static json_t *build_glb_buffer_views(saver *sv) {
-    json_t *out = copied(sv, true, top(sv, "bufferViews"));
+    json_t *out = top(sv, "bufferViews") ? copied(sv, true, top(sv, "bufferViews")) : json_array();
     size_t buffer_count = json_array_size(top(sv, "buffers"));
     for (size_t i = 0; i < json_array_size(out); i++) {
         json_t *view = json_array_get(out, i);
@@ -1222,8 +1294,33 @@ static json_t *build_glb_buffer_views(saver *sv) {
         put(sv, view, "buffer", json_integer(sv->buffer_map[bi]));
         uint64_t offset = (uint64_t)number_or(view, "byteOffset", 0) + (buffer_merged(sv, bi) ? sv->buffer_offset[bi] : 0);
         if (offset) put(sv, view, "byteOffset", json_integer((json_int_t)offset));
+        /* a meshopt-compressed view names the buffer of its compressed bytes too */
+        static const char *const meshopt[] = { "EXT_meshopt_compression", "KHR_meshopt_compression" };
+        for (int k = 0; k < 2; k++) {
+            json_t *ext = json_object_get(json_object_get(view, "extensions"), meshopt[k]);
+            int64_t eb = json_index(json_object_get(ext, "buffer"), buffer_count);
+            if (eb < 0) continue;
+            put(sv, ext, "buffer", json_integer(sv->buffer_map[eb]));
+            uint64_t at = (uint64_t)number_or(ext, "byteOffset", 0) + (buffer_merged(sv, (size_t)eb) ? sv->buffer_offset[eb] : 0);
+            if (at) put(sv, ext, "byteOffset", json_integer((json_int_t)at));
+        }
     }
     return out;
+}
+
+/* .glb: the embedded images' bufferViews, after the document's and the node extensions' ones. */
+static void append_image_views(saver *sv, json_t *out) {
+    json_t *views = json_object_get(out, "bufferViews");
+    for (uint32_t i = 0; i < sv->image_count && !sv->result; i++) {
+        if (!image_embedded(sv, i)) continue;
+        if (!views) put(sv, out, "bufferViews", views = json_array());
+        json_t *view = json_object();
+        put(sv, view, "buffer", json_integer(0));
+        put(sv, view, "byteOffset", json_integer((json_int_t)sv->image_offset[i]));
+        put(sv, view, "byteLength", json_integer((json_int_t)sv->image_size[i]));
+        if (json_array_size(views) != sv->image_view[i]) fail(sv, ARBOR_ERR_OUT_OF_MEMORY, "out of memory (JSON)");
+        push(sv, views, view);
+    }
 }
 
 /* ---- the main file ------------------------------------------------------------------------------ */
@@ -1259,7 +1356,9 @@ static json_t *build_top(saver *sv) {
     if (!json_object_get(out, "cameras")) put(sv, out, "cameras", build_cameras(sv));
     if (!json_object_get(out, "extensionsUsed")) put(sv, out, "extensionsUsed", build_extensions_used(sv));
     if (!json_object_get(out, "extensions")) put(sv, out, "extensions", build_extensions(sv));
+    if (sv->glb && sv->bin_size && !json_object_get(out, "buffers")) put(sv, out, "buffers", build_glb_buffers(sv));
     arbor__node_ext_save_append(&sv->ext, out, sv->ext_offset, sv->bin_size);
+    append_image_views(sv, out);
     return out;
 }
 
@@ -1327,6 +1426,22 @@ static void write_main(saver *sv, json_t *out) {
                 fwrite(sv->ext.bin, 1, sv->ext.bin_size, file.f);
                 at = sv->ext_offset + sv->ext.bin_size;
             }
+            for (uint32_t i = 0; i < sv->image_count && !sv->result; i++) {
+                if (!image_embedded(sv, i)) continue;
+                write_zeros(file.f, sv->image_offset[i] - at);
+                FILE *in = fopen(sv->image_file[i], "rb");
+                char chunk[16384];
+                uint64_t copied_bytes = 0;
+                for (size_t n; in && (n = fread(chunk, 1, sizeof chunk, in)) > 0 && copied_bytes < sv->image_size[i];) {
+                    if (n > sv->image_size[i] - copied_bytes) n = (size_t)(sv->image_size[i] - copied_bytes);
+                    fwrite(chunk, 1, n, file.f);
+                    copied_bytes += n;
+                }
+                if (!in || copied_bytes != sv->image_size[i])
+                    fail(sv, ARBOR_ERR_IO, "cannot read %s (it changed while it was being saved?)", sv->image_file[i]);
+                if (in) fclose(in);
+                at = sv->image_offset[i] + sv->image_size[i];
+            }
             write_zeros(file.f, bin_chunk - at);
         }
         put_u32(header, GLB_MAGIC);
@@ -1383,12 +1498,25 @@ static void free_saver(saver *sv) {
     size_t buffers = json_array_size(top(sv, "buffers"));
     arbor__free(s, sv->buffer_offset, buffers * sizeof *sv->buffer_offset);
     arbor__free(s, sv->buffer_map, buffers * sizeof *sv->buffer_map);
+    for (uint32_t i = 0; i < sv->image_count && sv->image_file; i++) free_string(sv, sv->image_file[i]);
+    uint32_t n = sv->image_count;
+    arbor__free(s, sv->image_file, n * sizeof *sv->image_file);
+    arbor__free(s, sv->image_offset, n * sizeof *sv->image_offset);
+    arbor__free(s, sv->image_size, n * sizeof *sv->image_size);
+    arbor__free(s, sv->image_mime, n * sizeof *sv->image_mime);
+    arbor__free(s, sv->image_view, n * sizeof *sv->image_view);
     free_string(sv, sv->dir);
     free_string(sv, sv->stem);
 }
 
 arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) {
-    saver sv = { .s = s, .doc = doc, .path = path ? path : "(null)" };
+    return arbor_gltf_save_with(s, doc, path, NULL);
+}
+
+arbor_result arbor_gltf_save_with(arbor_scene *s, const arbor_gltf *doc, const char *path,
+                                  const arbor_gltf_save_options *options) {
+    saver sv = { .s = s, .doc = doc, .path = path ? path : "(null)",
+                 .external_images = options && options->external_images };
     if (!s) return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "no scene was given");
     bool glb = path && has_extension(path, ".glb");
     if (!path || (!glb && !has_extension(path, ".gltf")))

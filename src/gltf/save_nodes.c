@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bounds/node_instances.h"
 #include "gltf_internal.h"
 
 #define NO_INDEX UINT32_MAX

@@ -100,14 +100,15 @@ ARBOR__HOT arbor__rows arbor__rows_load(const arbor_real a[12]) {
 }
 ARBOR__HOT void arbor__rows_store(arbor_real out[12], arbor__rows m) { memcpy(out, &m, sizeof m); }
 
-ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
+/* One row of the product (rows written out: a loop over them is not always unrolled, and its
+   rows then go through the stack). */
+ARBOR__HOT arbor__v4 arbor__row_mul(arbor__v4 ai, arbor__rows b) {
     const arbor__v4 e = {0, 0, 0, 1};
-    arbor__rows out;
-    for (int i = 0; i < 3; ++i) {
-        const arbor__v4 ai = a.r[i];
-        out.r[i] = ARBOR__SHUF(ai, ai, 0, 0, 0, 0) * b.r[0] + ARBOR__SHUF(ai, ai, 1, 1, 1, 1) * b.r[1] +
-                   ARBOR__SHUF(ai, ai, 2, 2, 2, 2) * b.r[2] + ARBOR__SHUF(ai, ai, 3, 3, 3, 3) * e;
-    }
+    return ARBOR__SHUF(ai, ai, 0, 0, 0, 0) * b.r[0] + ARBOR__SHUF(ai, ai, 1, 1, 1, 1) * b.r[1] +
+           ARBOR__SHUF(ai, ai, 2, 2, 2, 2) * b.r[2] + ARBOR__SHUF(ai, ai, 3, 3, 3, 3) * e;
+}
+ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
+    arbor__rows out = {{arbor__row_mul(a.r[0], b), arbor__row_mul(a.r[1], b), arbor__row_mul(a.r[2], b)}};
     return out;
 }
 
@@ -145,26 +146,44 @@ ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
         m3 = ARBOR__SHUF(t1_, t3_, 2, 3, 6, 7);                                                          \
     } while (0)
 
-ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
-    /* per node: a = (tx ty tz qx), b = (qy qz qw sx), d = (qw sx sy sz); transposed, a lane each */
-    arbor__v4 a0 = arbor__v4_load(trs), a1 = arbor__v4_load(trs + 10), a2 = arbor__v4_load(trs + 20), a3 = arbor__v4_load(trs + 30);
-    arbor__v4 b0 = arbor__v4_load(trs + 4), b1 = arbor__v4_load(trs + 14), b2 = arbor__v4_load(trs + 24), b3 = arbor__v4_load(trs + 34);
-    arbor__v4 d0 = arbor__v4_load(trs + 6), d1 = arbor__v4_load(trs + 16), d2 = arbor__v4_load(trs + 26), d3 = arbor__v4_load(trs + 36);
-    ARBOR__TRANSPOSE4(a0, a1, a2, a3);
-    ARBOR__TRANSPOSE4(b0, b1, b2, b3);
-    const arbor__v4 u = ARBOR__SHUF(d0, d1, 2, 6, 3, 7), v = ARBOR__SHUF(d2, d3, 2, 6, 3, 7);
-    const arbor__v4 x = a3, y = b0, z = b1, w = b2, sx = b3, sy = ARBOR__SHUF(u, v, 0, 1, 4, 5), sz = ARBOR__SHUF(u, v, 2, 3, 6, 7);
+/* The locals of four nodes, one a lane (tx: the four translations' x, and so on): m[3 k + r]
+   is row r of node k. */
+typedef struct arbor__rows4 { arbor__v4 m[12]; } arbor__rows4;
+ARBOR__HOT arbor__rows4 arbor__compose_lanes(arbor__v4 tx, arbor__v4 ty, arbor__v4 tz, arbor__v4 x, arbor__v4 y, arbor__v4 z,
+                                             arbor__v4 w, arbor__v4 sx, arbor__v4 sy, arbor__v4 sz) {
     const arbor__v4 xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
     const arbor__v4 wx = w * x, wy = w * y, wz = w * z;
     const arbor__v4 one = {1, 1, 1, 1}, two = {2, 2, 2, 2};
-    arbor__v4 r00 = (one - two * (yy + zz)) * sx, r01 = (two * (xy - wz)) * sy, r02 = (two * (xz + wy)) * sz, r03 = a0;
-    arbor__v4 r10 = (two * (xy + wz)) * sx, r11 = (one - two * (xx + zz)) * sy, r12 = (two * (yz - wx)) * sz, r13 = a1;
-    arbor__v4 r20 = (two * (xz - wy)) * sx, r21 = (two * (yz + wx)) * sy, r22 = (one - two * (xx + yy)) * sz, r23 = a2;
+    arbor__v4 r00 = (one - two * (yy + zz)) * sx, r01 = (two * (xy - wz)) * sy, r02 = (two * (xz + wy)) * sz, r03 = tx;
+    arbor__v4 r10 = (two * (xy + wz)) * sx, r11 = (one - two * (xx + zz)) * sy, r12 = (two * (yz - wx)) * sz, r13 = ty;
+    arbor__v4 r20 = (two * (xz - wy)) * sx, r21 = (two * (yz + wx)) * sy, r22 = (one - two * (xx + yy)) * sz, r23 = tz;
     ARBOR__TRANSPOSE4(r00, r01, r02, r03); /* r0k: row 0 of node k */
     ARBOR__TRANSPOSE4(r10, r11, r12, r13);
     ARBOR__TRANSPOSE4(r20, r21, r22, r23);
-    const arbor__v4 rows[12] = {r00, r10, r20, r01, r11, r21, r02, r12, r22, r03, r13, r23};
-    memcpy(out, rows, sizeof rows);
+    return (arbor__rows4){{r00, r10, r20, r01, r11, r21, r02, r12, r22, r03, r13, r23}};
+}
+
+/* Four TRS as a scene stores them, 10 reals each, transposed: a node a lane. */
+#define ARBOR__TRS_LANES(trs, tx, ty, tz, x, y, z, w, sx, sy, sz)                                              \
+    arbor__v4 tx = arbor__v4_load(trs), ty = arbor__v4_load((trs) + 10), tz = arbor__v4_load((trs) + 20),      \
+              x = arbor__v4_load((trs) + 30);                                                                \
+    arbor__v4 y = arbor__v4_load((trs) + 4), z = arbor__v4_load((trs) + 14), w = arbor__v4_load((trs) + 24),   \
+              sx = arbor__v4_load((trs) + 34);                                                               \
+    ARBOR__TRANSPOSE4(tx, ty, tz, x); /* per node (tx ty tz qx): now a component a register */             \
+    ARBOR__TRANSPOSE4(y, z, w, sx);   /* per node (qy qz qw sx) */                                         \
+    arbor__v4 sy, sz;                                                                                        \
+    do {                                                                                                     \
+        const arbor__v4 d0_ = arbor__v4_load((trs) + 6), d1_ = arbor__v4_load((trs) + 16);                   \
+        const arbor__v4 d2_ = arbor__v4_load((trs) + 26), d3_ = arbor__v4_load((trs) + 36);                  \
+        const arbor__v4 u_ = ARBOR__SHUF(d0_, d1_, 2, 6, 3, 7), v_ = ARBOR__SHUF(d2_, d3_, 2, 6, 3, 7);      \
+        sy = ARBOR__SHUF(u_, v_, 0, 1, 4, 5);                                                                \
+        sz = ARBOR__SHUF(u_, v_, 2, 3, 6, 7);                                                                \
+    } while (0)
+
+ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
+    ARBOR__TRS_LANES(trs, tx, ty, tz, x, y, z, w, sx, sy, sz);
+    const arbor__rows4 rows = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
+    memcpy(out, rows.m, sizeof rows.m);
 }
 
 ARBOR__HOT void arbor__affine_mul(arbor_real out[12], const arbor_real a[12], const arbor_real b[12]) {

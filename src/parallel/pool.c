@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "arbor/arbor.h"
+#include "base/base_internal.h"
 
 struct arbor_pool {
     pthread_mutex_t lock;

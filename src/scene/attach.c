@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
@@ -18,10 +18,10 @@ void arbor__attachments_free(arbor_scene *s) {
 void arbor__attachment_release(arbor_scene *s, uint32_t slot) {
     uint32_t index = s->n.attachment[slot];
     if (!index) return;
-    if (s->attachments[index].foreign) arbor__foreign_drop(s, slot);
+    if (s->attachments[index].foreign && s->hooks.unparent) s->hooks.unparent(s, slot);
     if (s->attachments[index].has & ARBOR__HAS_BOUNDS) s->bounded--;
     if (s->attachments[index].has & ARBOR__HAS_HIDDEN) s->hidden--;
-    if (s->attachments[index].instances) arbor__instances_release(s, s->attachments[index].instances);
+    if (s->attachments[index].instances && s->hooks.drop_instances) s->hooks.drop_instances(s, s->attachments[index].instances);
     s->attachments[index].instances = 0;
     s->attachments[index].next_free = s->attachment_free;
     s->attachment_free = index;
@@ -77,7 +77,7 @@ bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *ot
     *a = *other;
     uint32_t had = mine.has & ARBOR__HAS_BOUNDS, has = a->has & ARBOR__HAS_BOUNDS;
     s->bounded = s->bounded - (had ? 1 : 0) + (has ? 1 : 0);
-    if (s->boxes.entry && (had || has)) arbor__bounds_stale(s, slot);
+    if (had || has) arbor__notify_stale(s, slot);
     uint32_t was_hidden = mine.has & ARBOR__HAS_HIDDEN, is_hidden = a->has & ARBOR__HAS_HIDDEN;
     s->hidden = s->hidden - (was_hidden ? 1 : 0) + (is_hidden ? 1 : 0);
     if (was_hidden != is_hidden) arbor__visibility_moved(s, slot);
@@ -144,7 +144,7 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
         if (a && (a->has & ARBOR__HAS_BOUNDS)) {
             a->has &= ~(uint32_t)ARBOR__HAS_BOUNDS;
             s->bounded--;
-            if (s->boxes.entry) arbor__bounds_stale(s, slot);
+            arbor__notify_stale(s, slot);
             trim(s, slot);
         }
         return ARBOR_OK;
@@ -161,7 +161,7 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
     memcpy(a->bounds + 3, max, 3 * sizeof *max);
     if (!(a->has & ARBOR__HAS_BOUNDS)) s->bounded++;
     a->has |= ARBOR__HAS_BOUNDS;
-    if (s->boxes.entry) arbor__bounds_stale(s, slot);
+    arbor__notify_stale(s, slot);
     return ARBOR_OK;
 }
 

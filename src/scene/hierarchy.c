@@ -2,7 +2,7 @@
 /* The hierarchy: links, reparenting with sibling order and both modes, and the walks. */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* ---- links ---------------------------------------------------------------------------------- */
 
@@ -14,12 +14,13 @@ void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before
     uint32_t prev = before ? s->n.prev_sibling[before] : *last_of(s, parent);
     if (parent > slot) s->order_inversions++;
     if (!parent) s->root_count++;
+    s->shape++;
     s->n.parent[slot] = parent;
     s->n.prev_sibling[slot] = prev;
     s->n.next_sibling[slot] = before;
     if (prev) s->n.next_sibling[prev] = slot; else *first_of(s, parent) = slot;
     if (before) s->n.prev_sibling[before] = slot; else *last_of(s, parent) = slot;
-    if (s->boxes.entry) arbor__bounds_stale(s, slot); /* the subtree joins its new ancestors' boxes */
+    arbor__notify_stale(s, slot); /* the subtree joins its new ancestors' boxes */
     arbor__visibility_moved(s, slot);                 /* ... and their visibility */
 }
 
@@ -27,7 +28,8 @@ void arbor__unlink(arbor_scene *s, uint32_t slot) {
     uint32_t parent = s->n.parent[slot], prev = s->n.prev_sibling[slot], next = s->n.next_sibling[slot];
     if (parent > slot) s->order_inversions--;
     if (!parent) s->root_count--;
-    if (s->boxes.entry && parent) arbor__bounds_stale(s, parent); /* the subtree leaves its box */
+    s->shape++;
+    if (parent) arbor__notify_stale(s, parent); /* the subtree leaves its box */
     if (prev) s->n.next_sibling[prev] = next; else *first_of(s, parent) = next;
     if (next) s->n.prev_sibling[next] = prev; else *last_of(s, parent) = prev;
     s->n.parent[slot] = s->n.prev_sibling[slot] = s->n.next_sibling[slot] = 0;
@@ -141,7 +143,7 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     arbor__link(s, c, p, b);
     if (depth != s->n.depth[c]) set_subtree_depth(s, c, depth);
     if (mode == ARBOR_KEEP_WORLD) arbor__store_kept_local(s, c, kept);
-    if (p && s->foreign) arbor__foreign_drop(s, c); /* a parent in the scene replaces a foreign one */
+    if (p && s->hooks.unparent) s->hooks.unparent(s, c); /* a parent in the scene replaces a foreign one */
     arbor__invalidate(s, c);
     return ARBOR_OK;
 }

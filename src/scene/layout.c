@@ -10,15 +10,16 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* The slots are permuted in place, cycle by cycle, every moving array at once: no workspace
    beyond the scratch array the node storage already holds (an update allocates nothing). A
-   slot's new number is new_slot[slot], in scratch; a slot done is marked with DONE there. */
+   slot's new number is new_slot[slot], in scratch; a slot done is marked with DONE there.
+   The features' per-slot state (the subtree boxes) moves the same way, through their hook. */
 #define DONE 0x80000000u /* slots stay below ARBOR__FREE_ID */
 
-/* The largest element of a moving array (a local or world matrix), and a subtree box. */
-#define HOLD_BYTES (12 * sizeof(arbor_real) > sizeof(arbor__subtree_box) ? 12 * sizeof(arbor_real) : sizeof(arbor__subtree_box))
+/* The largest element of a moving array (a local or world matrix). */
+#define HOLD_BYTES (12 * sizeof(arbor_real))
 
 /* Swaps hold with element slot of array a. */
 static inline void swap_in(void *a, size_t elem, uint32_t slot, unsigned char *hold) {
@@ -28,6 +29,23 @@ static inline void swap_in(void *a, size_t elem, uint32_t slot, unsigned char *h
     memcpy(hold, t, elem);
 }
 
+void arbor__permute(void *a, size_t elem, uint32_t *new_slot, uint32_t end) {
+    unsigned char hold[HOLD_BYTES];
+    for (uint32_t first = 1; first < end; first++) {
+        if (new_slot[first] & DONE) continue;
+        memcpy(hold, (unsigned char *)a + (size_t)first * elem, elem);
+        uint32_t at = first, to = new_slot[first];
+        do {
+            uint32_t next = new_slot[to] & ~DONE;
+            new_slot[at] = to | DONE;
+            swap_in(a, elem, to, hold);
+            at = to;
+            to = next;
+        } while (at != first);
+    }
+    for (uint32_t i = 1; i < end; i++) new_slot[i] &= ~DONE;
+}
+
 /* A link's new value: the new slot of the node it names. */
 static void renumber_links(uint32_t *links, const uint32_t *new_slot, uint32_t end, uint32_t count) {
     for (uint32_t i = 1; i < end; i++)
@@ -35,7 +53,8 @@ static void renumber_links(uint32_t *links, const uint32_t *new_slot, uint32_t e
 }
 
 bool arbor__relayout(arbor_scene *s) {
-    uint32_t count = s->live + arbor__journal_held(s) + 1; /* slot 0 stays empty */
+    uint32_t held = s->hooks.held_count ? s->hooks.held_count(s) : 0;
+    uint32_t count = s->live + held + 1; /* slot 0 stays empty */
     uint32_t end = s->slot_end, *new_slot = s->n.scratch;
     /* The new order, depth first from each root (what the journal holds moves along, last),
        then the free slots in order. */
@@ -43,7 +62,7 @@ bool arbor__relayout(arbor_scene *s) {
     uint32_t k = 1;
     for (uint32_t root = s->first_root; root && k < count; root = s->n.next_sibling[root])
         for (uint32_t n = root; n && k < count; n = arbor__next_in_subtree(s, root, n, true)) new_slot[n] = k++;
-    k = arbor__journal_number_held(s, new_slot, k, count);
+    if (held) k = s->hooks.held_number(s, new_slot, k, count);
     if (k != count) { /* the links do not reach every live node: corrupt, leave it be */
         arbor__walk_bound(s, "renumbering the slots", count);
         return false; /* the update follows links instead */
@@ -70,10 +89,8 @@ bool arbor__relayout(arbor_scene *s) {
     s->first_root = new_slot[s->first_root];
     s->last_root = new_slot[s->last_root];
 
-    /* The subtree boxes (bounds/) move with their nodes; a table that does not reach every old
-       slot is forgotten instead (all recomputed at the next query). */
-    bool boxes = s->boxes.entry && s->boxes.capacity >= end;
-    if (s->boxes.entry && !boxes) memset(s->boxes.entry, 0, (size_t)s->boxes.capacity * sizeof *s->boxes.entry);
+    /* The features' per-slot state first (the subtree boxes), then the core's arrays. */
+    if (s->hooks.renumbered) s->hooks.renumbered(s, new_slot, end);
     /* Each cycle: the elements of slot `first` are held, then each goes where it belongs,
        taking out the elements it finds there, until the cycle comes back. */
     for (uint32_t first = 1; first < end; first++) {
@@ -85,12 +102,10 @@ bool arbor__relayout(arbor_scene *s) {
 #define ARBOR__HOLD(field, elem, moves) unsigned char hold_##field[moves ? (elem) : 1];
         ARBOR__ARRAYS(ARBOR__HOLD)
 #undef ARBOR__HOLD
-        unsigned char hold_box[sizeof(arbor__subtree_box)];
 #define ARBOR__TAKE(field, elem, moves) \
     if (moves) memcpy(hold_##field, (unsigned char *)s->n.field + (size_t)first * (elem), (elem));
         ARBOR__ARRAYS(ARBOR__TAKE)
 #undef ARBOR__TAKE
-        if (boxes) memcpy(hold_box, &s->boxes.entry[first], sizeof hold_box);
         uint32_t at = first, to = new_slot[first];
         do {
             /* The walk is a chain of loads at random slots: the next slot's number is read
@@ -105,7 +120,6 @@ bool arbor__relayout(arbor_scene *s) {
     if (moves) swap_in(s->n.field, (elem), to, hold_##field);
             ARBOR__ARRAYS(ARBOR__PUT)
 #undef ARBOR__PUT
-            if (boxes) swap_in(s->boxes.entry, sizeof *s->boxes.entry, to, hold_box);
             at = to;
             to = next;
         } while (at != first);
@@ -118,6 +132,7 @@ bool arbor__relayout(arbor_scene *s) {
     s->free_head = 0;
     s->slot_end = count;
     s->order_inversions = 0;
+    s->shape++;
     s->stats.relayouts++;
     return true;
 }

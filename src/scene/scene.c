@@ -4,11 +4,12 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <sys/mman.h>
 #endif
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* ---- storage ---------------------------------------------------------------------------- */
 
@@ -138,14 +139,30 @@ static void free_name(arbor_scene *s, uint32_t slot) {
     s->n.name[slot] = NULL;
 }
 
+/* Out of line and never inlined (scene_internal.h): the writers' test stays one compare. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+void arbor__call_stale(arbor_scene *s, uint32_t slot) { s->hooks.stale(s, slot); }
+
+void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s)) {
+    for (int i = 0; i < ARBOR__DESTROY_HOOKS; i++) {
+        if (s->hooks.destroy[i] == fn) return;
+        if (!s->hooks.destroy[i]) {
+            s->hooks.destroy[i] = fn;
+            return;
+        }
+    }
+    assert(!"more features than ARBOR__DESTROY_HOOKS");
+}
+
 void arbor_scene_destroy(arbor_scene *s) {
     if (!s) return;
-    arbor__edit_free(s);
+    /* The features first (the journal's held nodes, foreign parents, the boxes), then the core. */
+    for (int i = 0; i < ARBOR__DESTROY_HOOKS && s->hooks.destroy[i]; i++) s->hooks.destroy[i](s);
     for (uint32_t slot = 1; slot < s->slot_end; slot++) free_name(s, slot); /* live and held nodes' */
     arbor__attachments_free(s);
-    arbor__instances_free(s);
     arbor__visibility_free(s);
-    arbor__bounds_free(s);
     free_arrays(s);
     arbor__free(s, s, sizeof *s);
 }
@@ -494,7 +511,7 @@ ARBOR__HOT void bulk_write(arbor_scene *s, arbor_node n, const arbor_real *value
     arbor__mark_written(s, slot);
 }
 
-/* The writes of a bulk write, every node checked before (arbor__write_many in internal.h). */
+/* The writes of a bulk write, every node checked before (arbor__write_many in scene_internal.h). */
 ARBOR__HOT void write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count, int offset,
                            int k, bool normalize) {
     /* Writing much of a parents-first scene: invalidate in one pass over memory afterwards
@@ -652,8 +669,14 @@ arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
     ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
-    arbor__compose_local(s, slot);
-    arbor__affine_to_mat4(out, s->n.local + (size_t)slot * 12);
+    /* Composed here when out of date, not cached: reads write nothing (they may run on many
+       threads at once, and a pose leaves its nodes' locals to be composed when needed). */
+    arbor_real local[12];
+    if (s->n.flags[slot] & ARBOR__LOCAL_DIRTY)
+        arbor__rows_store(local, arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS));
+    else
+        memcpy(local, s->n.local + (size_t)slot * 12, sizeof local);
+    arbor__affine_to_mat4(out, local);
     return ARBOR_OK;
 }
 

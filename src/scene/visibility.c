@@ -2,14 +2,14 @@
 /*
  * Visibility (instances.h): a node's own flag lives in its attachment record (ARBOR__HAS_HIDDEN,
  * so the journal, clones and held subtrees carry it as they carry the rest); its effective
- * visibility is cached per slot (internal.h, arbor__visibility). A change pushes "out of date"
+ * visibility is cached per slot (scene/scene_internal.h, arbor__visibility). A change pushes "out of date"
  * down through current entries only, as world matrix invalidation does, and an answer climbs to
  * the nearest current entry and fills the chain below it: after a change, the answers of a
  * whole scene cost O(nodes) in all, and O(1) each once current.
  */
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 void arbor__visibility_free(arbor_scene *s) {
     arbor__free(s, s->visibility.entry, s->visibility.capacity);

@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 static void pending_push(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__PENDING) return;
@@ -42,7 +42,7 @@ void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
         if (f & ARBOR__QUEUED) {
             flags[n] = (uint8_t)(f & ~ARBOR__QUEUED);
             marked++;
-            if (s->boxes.entry) arbor__bounds_stale(s, n); /* a bulk write: here, not on its threads */
+            arbor__notify_stale(s, n); /* a bulk write: here, not on its threads */
             if (!parent_dirty) pending_push(s, n);
         } else if (!(f & ARBOR__WORLD_DIRTY) && parent_dirty) {
             flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
@@ -125,22 +125,15 @@ static inline void compose_local(compute_ctx *c, uint32_t slot) {
     if (c->s->n.flags[slot] & ARBOR__LOCAL_DIRTY) local_rows(c, slot);
 }
 
-void arbor__compose_local(arbor_scene *s, uint32_t slot) {
-    /* Nothing to compose (always so after an update): write nothing, not even the counters, as
-       reads on many threads at once may be doing. */
-    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return;
-    compute_ctx c = ctx_begin(s);
-    local_rows(&c, slot);
-    ctx_end(&c);
-}
-
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
    local goes from its composition to the product in registers. */
 ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
     arbor__rows local = local_rows(c, slot);
     uint32_t parent = s->n.parent[slot];
-    const arbor_real *above = parent ? s->n.world + (size_t)parent * 12 : arbor__foreign_world(s, slot);
+    const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
+                              : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
+                                                       : NULL;
     arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
@@ -152,7 +145,7 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
     uint8_t *flags = s->n.flags;
     /* Out of date: the scene was written since the update, and a foreign parent may have
        moved too. */
-    if (s->foreign) arbor__foreign_poll_above(s, slot);
+    if (s->hooks.poll) s->hooks.poll(s, slot);
     /* Climb to the highest out-of-date ancestor, leaving down-links in scratch. */
     uint32_t top = slot, steps = 0;
     while (s->n.parent[top] && (flags[s->n.parent[top]] & ARBOR__WORLD_DIRTY)) {
@@ -164,7 +157,7 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
         }
     }
     /* Noted before: a node is noted only if nothing computed it since the last update. */
-    if (s->changes) arbor__changes_note(s, top, slot);
+    if (s->hooks.computed_chain) s->hooks.computed_chain(s, top, slot);
     /* Compose down the chain only; siblings stay out of date, reachable through PARTIAL. */
     compute_ctx c = ctx_begin(s);
     for (uint32_t n = top;; n = s->n.scratch[n]) {
@@ -360,7 +353,7 @@ static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool p
 
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
     if (!s) return;
-    if (s->foreign) arbor__foreign_poll(s);
+    if (s->hooks.poll) s->hooks.poll(s, 0);
     uint64_t dirty = s->dirty_count, composed = s->stats.world_composed;
     uint64_t before = atomic_load_explicit(&s->clock, memory_order_relaxed);
     s->dirty_count = 0;
@@ -377,7 +370,8 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
-    if (s->changes) arbor__changes_collect(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed, before);
+    if (s->hooks.computed_roots)
+        s->hooks.computed_roots(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed, before);
 }
 
 arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {

@@ -3,7 +3,7 @@
 #ifndef ARBOR_VIEW_INTERNAL_H
 #define ARBOR_VIEW_INTERNAL_H
 
-#include "internal.h"
+#include "scene/scene_internal.h"
 
 /* The world matrix of a live node given as an argument (4x4); ARBOR_NONE is the world (the
    identity) when none_is_world, else refused as arbor__require refuses it. */

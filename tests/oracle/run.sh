@@ -3,7 +3,8 @@
 # The Khronos glTF validator over what arbor writes: every sample of ../shared/gltf/samples and
 # every file of ../shared/gltf/extensions that arbor loads, saved through `arbor convert` as .gltf
 # and as .glb; the files tests/test_gltf_ext wrote with edits (instances, visibility, levels of
-# detail; run here when built beside ARBOR_CLI); and examples/robot_arm.gltf.
+# detail; run here when built beside ARBOR_CLI); the meshopt files tests/meshopt/run.sh makes
+# (when npm can install it); and examples/robot_arm.gltf.
 #
 #   tests/oracle/run.sh              (ARBOR_CLI: the arbor command; default build/float/arbor,
 #                                     built there when missing)
@@ -69,20 +70,25 @@ if ! [ -d "$samples" ]; then
     note_skip "../shared is absent: only the example was validated, no sample"
     exit "$status"
 fi
-for dir in "$samples"/*/; do
-    name=$(basename "$dir")
-    src=$(find "$dir" -maxdepth 1 \( -name '*.gltf' -o -name '*.glb' \) | sort | head -n 1)
-    [ -n "$src" ] || continue
+# convert_and_validate NAME SOURCE: SOURCE through arbor convert as .gltf and .glb, validated
+convert_and_validate() {
+    local name=$1 src=$2
     mkdir -p "$out/$name"
     if ! "$cli" convert "$src" "$out/$name/$name.gltf" || ! "$cli" convert "$src" "$out/$name/$name.glb"; then
         echo "$name: arbor convert failed"
         status=1
-        continue
+        return
     fi
     node "$oracle/validate.mjs" --against "$src" "$out/$name/$name.gltf" "$out/$name/$name.glb" || status=1
+}
+for dir in "$samples"/*/; do
+    name=$(basename "$dir")
+    src=$(find "$dir" -maxdepth 1 \( -name '*.gltf' -o -name '*.glb' \) | sort | head -n 1)
+    [ -n "$src" ] || continue
+    convert_and_validate "$name" "$src"
 done
 # The extension corpus: each file arbor loads (the meshopt ones need EXT_meshopt_compression
-# decoding, the JSON-only CubeWithLOD has no data: arbor refuses those, and says so).
+# the JSON-only CubeWithLOD has no data: arbor refuses it, and says so).
 for src in "$extensions"/*/*.gltf "$extensions"/*/*.glb; do
     [ -f "$src" ] || continue
     name=$(basename "$(dirname "$src")")_$(basename "$src" | tr . _)
@@ -105,6 +111,18 @@ if [ -x "$ext_test" ] && [ -d "$extensions" ]; then
 else
     echo "no $ext_test: the edited files were not validated"
     [ "${CI:-}" = true ] && status=1
+fi
+# make.mjs's meshopt files (version 1 streams, every filter, fallback buffers)
+rc=0
+tests/meshopt/run.sh "$out/meshopt-made" >/dev/null || rc=$?
+if [ "$rc" -eq 0 ]; then
+    convert_and_validate meshopt_made_khr "$out/meshopt-made/khr.gltf"
+    convert_and_validate meshopt_made_ext "$out/meshopt-made/ext.gltf"
+elif [ "$rc" -eq 77 ]; then
+    echo "tests/meshopt/run.sh: npm unavailable, its files were not validated"
+else
+    echo "tests/meshopt/run.sh failed"
+    status=1
 fi
 if [ "$status" -eq 0 ]; then
     echo "oracle: every file arbor wrote passes the Khronos validator"

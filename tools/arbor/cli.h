@@ -4,6 +4,7 @@
 #define ARBOR_CLI_H
 #include <arbor/arbor.h>
 #include <arbor/gltf.h>
+#include <jansson.h>
 #include <stdio.h>
 
 /* Each command gets the arguments after its name and returns the process's exit code:
@@ -22,8 +23,14 @@ int cmd_cull(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 #endif
 int cmd_animate(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
-/* Prints "arbor: <message>" to stderr and returns exit code 2 (a usage error). */
+/* The command being run ("info"), for usage errors to name its --help. */
+extern const char *cli_command;
+
+/* Prints "arbor: <message>" and "(see arbor CMD --help)" to stderr and returns exit code 2 (a
+   usage error). */
 int cli_usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
@@ -39,19 +46,85 @@ typedef struct cli_file {
     arbor_scene *scene;
     arbor_gltf *doc;
     uint32_t warnings;   /* warnings the scene logged (printed to stderr) */
+    unsigned char *bytes; /* the file's bytes (for its JSON), and their size */
+    size_t size;
+    json_t *json;        /* the file's JSON, parsed on demand by cli_json */
+    struct cli_bytes *buffers; /* the file's buffers, read on demand by cli_buffer */
+    uint32_t buffer_count;
 } cli_file;
 
-/* Loads path (strict unless lenient): 0, or 1 after printing the error to stderr. */
+/* Bytes read from a file's buffer or image (cli_data.c). */
+typedef struct cli_bytes {
+    unsigned char *data;
+    size_t size;
+    bool tried;          /* cli_buffer looked for them (data NULL: not readable) */
+} cli_bytes;
+
+/* Buffer `index` of the file: the GLB BIN chunk, a data: URI or a file beside the glTF file;
+   NULL when it cannot be read (the load already vouched for what arbor reads). */
+const cli_bytes *cli_buffer(cli_file *f, uint32_t index);
+
+/* Image `index`: its size in bytes, and its width and height from a PNG or JPEG header (0
+   when unknown). False when its bytes cannot be had. */
+bool cli_image_size(cli_file *f, uint32_t index, size_t *bytes, uint32_t *width, uint32_t *height);
+
+/* Accessor `index` read as floats (normalized integers converted), `components` a element
+   (1 for SCALAR, 3 for VEC3, ...): a malloc'ed array of count * components, or NULL when the
+   accessor is not one of those or its bytes cannot be had (sparse accessors included). */
+float *cli_accessor_floats(cli_file *f, uint32_t index, uint32_t components, uint32_t *count);
+
+void cli_buffers_free(cli_file *f);
+
+/* The animation `wanted` names (a name, else an index; NULL: the first): its index, or -1 after
+   saying why on stderr (listing the animations there are). */
+int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wanted);
+
+/* Poses the file's nodes with animation `animation` (as cli_pick_animation takes it) at `time`
+   seconds (held at the ends) and updates the scene: 0, or 1 after saying why. */
+int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
+
+/* Long work said on stderr when it is a terminal: "arbor: loading robot.glb (120 MB) ..." when
+   `big` (work likely over a second), then " done in 2.1 s" at cli_progress_end. Silent
+   otherwise, so pipes and tests see nothing. */
+typedef struct cli_progress {
+    bool shown;
+    double start;
+} cli_progress;
+void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes);
+void cli_progress_end(cli_progress *p);
+
+/* Loads path ("-": standard input; strict unless lenient): 0, or 1 after printing the error to
+   stderr (a missing file, a directory and an unreadable file each said as such). */
 int cli_load(cli_file *f, const char *path, bool lenient);
 void cli_close(cli_file *f);
 
+/* cli_load choosing glTF scene `scene` at the load (its roots first; what a save writes as the
+   default), -1 for the file's default. */
+int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene);
+
+/* The file's glTF JSON (of a .glb, its JSON chunk), parsed once; NULL when unreadable (a file
+   arbor_gltf_load accepted is readable). */
+json_t *cli_json(cli_file *f);
+
+/* Writes j to stdout, indented, with a newline: 0, or 1 after saying why not. */
+int cli_print_json(json_t *j);
+
+/* A number as JSON, without float noise (cli_tidy, 7 significant digits as files carry). */
+json_t *cli_json_real(double v);
+
+/* Marks in `in` (one byte per glTF node index, calloc'ed, NULL on no memory) the nodes of glTF
+   scene `scene` (-1: every node). */
+unsigned char *cli_scene_members(const cli_file *f, int32_t scene);
+
+/* The node's path of names from its root ("base/joint/arm"; an unnamed node as #INDEX) in buf. */
+const char *cli_node_path(const cli_file *f, arbor_node n, char *buf, size_t size);
 /* A command's arguments: FILE operands and the options the command takes. */
 enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4, CLI_OPT_CAMERA = 8, CLI_OPT_OUTPUT = 16 };
 typedef struct cli_args {
     char **files;        /* the operands, in order (argv reordered in place) */
     int file_count;
-    bool lenient, json, scene_given;
-    uint32_t scene;      /* --scene N: a 0-based glTF scene index */
+    bool lenient, json;
+    const char *scene;   /* --scene N|NAME: a 0-based glTF scene index or a scene's name */
     const char *camera;  /* --camera NAME, or NULL */
     const char *output;  /* -o FILE, or NULL */
 } cli_args;
@@ -61,8 +134,9 @@ typedef struct cli_args {
 int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int min_files, int max_files,
                    cli_args *args);
 
-/* The glTF scene to show: --scene N (checked against the file), else the file's default
-   (-1 for a file without scenes): 0, or 2 after printing why. */
+/* The glTF scene to show: --scene N or NAME (checked against the file; an unknown one lists the
+   scenes there are), else the file's default (-1 for a file without scenes): 0, or 2 after
+   printing why. */
 int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene);
 
 /* The roots of glTF scene `scene` (-1: every root of the scene graph, for a file without
@@ -72,9 +146,18 @@ arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count);
 /* Pre-order walk of the subtree of top without recursion: the node after n, ARBOR_NONE at the end. */
 arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node n);
 
+/* A world matrix no TRS holds: its columns are not orthogonal, judged as arbor_mat4_decompose
+   does in float builds (1e-4 of the column lengths) whatever arbor_real is, since file data
+   carries float precision and a double build's 1e-9 would flag good files. */
+bool cli_sheared(const arbor_real w[16]);
+
 /* A coordinate to print: without a "-0" or a rounding residue such as 1e-17 next to real
    values (below 1e-6 is 0). */
 double cli_tidy(arbor_real v);
+
+/* A point or vector to print: cli_tidy on each coordinate, and a coordinate below 1e-5 of the
+   largest one printed as 0 (-1.53e-06 beside 2 is float noise, not a position). */
+void cli_tidy3(double out[3], const arbor_real v[3]);
 
 /* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands): 0, or 1
    after saying on stderr that the output could not be written (cmd names the command). */
@@ -93,8 +176,8 @@ typedef struct cli_view {
 } cli_view;
 
 /* The camera named `name` (a node label as cli_node_label gives it: its name or #INDEX), else
-   the file's first camera (in node order), else a perspective camera made to frame every box
-   and node origin of the scene. 0, or 2 after a usage error naming cmd (no such node, or no
+   the first camera of glTF scene `scene` (-1: of the file; in node order), else a perspective
+   camera made to frame every box and node origin of that scene. 0, or 2 after a usage error naming cmd (no such node, or no
    camera on it), or 1 after printing why the view cannot be had (a singular camera). */
-int cli_view_pick(const char *cmd, cli_file *f, const char *name, cli_view *out);
+int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name, cli_view *out);
 #endif

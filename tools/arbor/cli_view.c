@@ -19,10 +19,12 @@ static arbor_node find_label(const cli_file *f, const char *name) {
 /* A perspective camera, made a root of the scene, that frames every world box and node origin:
    it looks at their box's centre from the front, right and above, far enough for the box's
    bounding sphere to fit the vertical field of view. */
-static arbor_node make_framing_camera(cli_file *f) {
+static arbor_node make_framing_camera(cli_file *f, const unsigned char *in) {
     arbor_scene *s = f->scene;
     double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-    for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
+    for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (!in[i] || arbor_node_is_none(n)) continue;
         arbor_real w[16], min[3], max[3];
         arbor_node_world_matrix(s, n, w);
         arbor_node_world_bounds(s, n, min, max);
@@ -53,19 +55,39 @@ static arbor_node make_framing_camera(cli_file *f) {
     return camera;
 }
 
-int cli_view_pick(const char *cmd, cli_file *f, const char *name, cli_view *out) {
+int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name, cli_view *out) {
     *out = (cli_view){ .camera = ARBOR_NONE };
     arbor_camera c;
+    unsigned char *in = cli_scene_members(f, scene);
+    if (!in) {
+        fputs("arbor: out of memory\n", stderr);
+        return 1;
+    }
     if (name) {
+        free(in);
+        in = NULL;
         out->camera = find_label(f, name);
-        if (arbor_node_is_none(out->camera)) return cli_usage_error("%s: %s has no node \"%s\"", cmd, f->path, name);
-        if (arbor_node_camera(f->scene, out->camera, &c))
-            return cli_usage_error("%s: node \"%s\" of %s carries no camera", cmd, name, f->path);
+        if (arbor_node_is_none(out->camera) || arbor_node_camera(f->scene, out->camera, &c)) {
+            /* The names there are: the nodes carrying a camera. */
+            if (arbor_node_is_none(out->camera))
+                fprintf(stderr, "arbor: %s: %s has no node \"%s\"; the cameras are on:", cmd, f->path, name);
+            else
+                fprintf(stderr, "arbor: %s: node \"%s\" of %s carries no camera; the cameras are on:", cmd, name, f->path);
+            uint32_t shown = 0;
+            for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
+                arbor_node n = arbor_gltf_node(f->doc, i);
+                char buf[32], path[512];
+                if (arbor_node_is_none(n) || arbor_node_camera(f->scene, n, &c)) continue;
+                fprintf(stderr, "%s %s (%s)", shown++ ? "," : "", cli_node_label(f, n, buf), cli_node_path(f, n, path, sizeof path));
+            }
+            fprintf(stderr, "%s\n", shown ? "" : " no node");
+            return cli_usage_error("%s: no camera \"%s\"", cmd, name);
+        }
         snprintf(out->what, sizeof out->what, "node \"%s\"", name);
     } else {
         for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
             arbor_node n = arbor_gltf_node(f->doc, i);
-            if (!arbor_node_is_none(n) && arbor_node_camera(f->scene, n, &c) == ARBOR_OK) {
+            if (in[i] && !arbor_node_is_none(n) && arbor_node_camera(f->scene, n, &c) == ARBOR_OK) {
                 char buf[32];
                 out->camera = n;
                 snprintf(out->what, sizeof out->what, "the file's first, node \"%s\"", cli_node_label(f, n, buf));
@@ -73,15 +95,17 @@ int cli_view_pick(const char *cmd, cli_file *f, const char *name, cli_view *out)
             }
         }
     }
-    if (arbor_node_is_none(out->camera)) {
-        out->camera = make_framing_camera(f);
+    if (arbor_node_is_none(out->camera) && in) {
+        out->camera = make_framing_camera(f, in);
         out->made = true;
         if (arbor_node_is_none(out->camera) || arbor_node_camera(f->scene, out->camera, &c)) {
             fprintf(stderr, "arbor: %s: no camera could be made: %s\n", cmd, arbor_last_error());
+            free(in);
             return 1;
         }
-        snprintf(out->what, sizeof out->what, "none in the file, one made to frame the scene");
+        snprintf(out->what, sizeof out->what, "none in the file's scene, one made to frame the scene");
     }
+    free(in);
     out->aspect = c.type == ARBOR_CAMERA_ORTHOGRAPHIC ? c.xmag / c.ymag : c.aspect > 0 ? c.aspect : (arbor_real)4 / 3;
     if (out->aspect < 0) out->aspect = -out->aspect;
     size_t used = strlen(out->what);

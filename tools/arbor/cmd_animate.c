@@ -94,25 +94,6 @@ static int parse(int argc, char **argv, options *o) {
     return 0;
 }
 
-/* The animation asked for: by name first, then by index; -1 after printing why. */
-static int32_t pick(const cli_file *f, const char *wanted) {
-    arbor_gltf_counts counts;
-    arbor_gltf_counts_get(f->doc, &counts);
-    if (counts.animations == 0) {
-        fprintf(stderr, "arbor: animate: %s has no animations\n", f->path);
-        return -1;
-    }
-    if (!wanted) return 0;
-    int32_t found = arbor_gltf_animation_find(f->doc, wanted);
-    if (found >= 0) return found;
-    char *end;
-    unsigned long index = strtoul(wanted, &end, 10);
-    if (end != wanted && !*end && wanted[0] != '-' && index < counts.animations) return (int32_t)index;
-    fprintf(stderr, "arbor: animate: %s has no animation named or numbered '%s' (it has %u)\n", f->path, wanted,
-            counts.animations);
-    return -1;
-}
-
 static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -196,7 +177,7 @@ int cmd_animate(int argc, char **argv) {
     if (status) return status;
     cli_file f;
     if (cli_load(&f, o.file, o.lenient)) return 1;
-    int32_t index = pick(&f, o.animation);
+    int32_t index = cli_pick_animation(&f, "animate", o.animation);
     arbor_clip *clip = NULL;
     arbor_player *player = NULL;
     uint32_t n = arbor_gltf_node_count(f.doc);

@@ -5,7 +5,8 @@
  *
  *   arbor bench --shape skeletons|random|chains
  *               --frame animate|static|move_roots|leaf|read_all|build|memory
- *               [--threads N] [--bulk] [--frames N] [--size N] [--length L] [--json]
+ *               [--threads N] [--bulk|--pose] [--frames N] [--size N] [--length L] [--json]
+ *   arbor bench --nodes N [--threads N] [--frames N] [--json]
  *
  * The workload (bench/workloads.h, shared with the C peers in bench/peers/) is generated before
  * anything is timed; nodes are created in creation order with the drawn TRS. With --threads N > 1
@@ -25,7 +26,8 @@
 static const char bench_help[] =
     "usage: arbor bench --shape skeletons|random|chains\n"
     "                   --frame animate|static|move_roots|leaf|read_all|build|memory\n"
-    "                   [--threads N] [--bulk] [--frames N] [--size N] [--length L] [--json]\n"
+    "                   [--threads N] [--bulk|--pose] [--frames N] [--size N] [--length L] [--json]\n"
+    "       arbor bench --nodes N [--threads N] [--frames N] [--json]\n"
     "\n"
     "Runs one workload of WORKLOADS.md through the public API and prints the median over the\n"
     "timed frames (after 2 warm-up frames):\n"
@@ -44,9 +46,14 @@ static const char bench_help[] =
     "  --threads N    N > 1: arbor_scene_update_parallel on an arbor_pool of N threads (default 1)\n"
     "  --bulk         animate writes with arbor_scene_set_rotations (with --threads N > 1,\n"
     "                 arbor_scene_set_rotations_parallel on the pool) instead of one call per node\n"
+    "  --pose         animate writes the rotations in place into an arbor_pose of every node and\n"
+    "                 applies it (on the pool with --threads N > 1), then the update\n"
     "  --frames N     timed frames (default 31)\n"
     "  --size N       skeletons K, random N or chains C instead of the default (quick runs)\n"
     "  --length L     nodes per chain (default 1000)\n"
+    "  --nodes N      N nodes (skeletons, N / 59 of them) built from the stream, animated through a\n"
+    "                 pose of every node (5 frames unless --frames), every world matrix read: ns/node\n"
+    "                 of each and the peak resident set, in one process\n"
     "  --json         one JSON line: {\"peer\":\"arbor <version> <float|double> t<N>\",\"shape\":...,\n"
     "                 \"metric\":...,\"value\":...,\"unit\":...,\"frames\":...,\"nodes\":...,\"checksum\":...}\n"
     "The checksum is the sum of |x| + |y| + |z| of every world translation after the build: the\n"
@@ -144,6 +151,76 @@ static int run_memory(bench *b, const wl_shape *sh, double *value, double *sum) 
     return 0;
 }
 
+static int usage(const char *fmt, const char *arg);
+
+/* --nodes N: skeletons of WORKLOADS.md (N / 59 of them) built straight from the stream, a pose of
+   every node, `frames` frames of rotations written into it in place, applied and updated, then
+   every world matrix read; ns per node of each phase and the peak resident set, in one process
+   with nothing else of size (the pose's nodes name the handles). */
+static int run_nodes(bench *b, uint32_t count, uint32_t frames, bool json, const char *peer) {
+    wl_shape sh;
+    if (!wl_shape_make("skeletons", count / WL_SKELETON_BONES ? count / WL_SKELETON_BONES : 1, 0, &sh)) return usage("%s", "--nodes: too many");
+    arbor_real table[4][64][4]; /* the rotations a frame writes, cycled over the nodes */
+    wl_rng g = wl_rng_make();
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 64; j++) wl_quat(&g, table[k][j]);
+    double t0 = wl_now();
+    if (arbor_scene_create(&(arbor_scene_desc){ .initial_capacity = sh.count }, &b->scene) != ARBOR_OK)
+        return bench_fail("arbor_scene_create");
+    arbor_node bones[WL_SKELETON_BONES];
+    g = wl_rng_make();
+    for (uint32_t i = 0; i < sh.count; i++) {
+        arbor_real t[3], r[4], s;
+        int32_t parent = wl_draw_node(&g, &sh, i, t, r, &s);
+        arbor_node_desc d = node_desc(parent >= 0 ? bones[(uint32_t)parent % WL_SKELETON_BONES] : ARBOR_NONE, t, r, s);
+        if (arbor_node_create(b->scene, &d, &bones[i % WL_SKELETON_BONES]) != ARBOR_OK) return bench_fail("arbor_node_create");
+    }
+    bench_update(b);
+    double built = wl_now() - t0;
+    arbor_pose *pose;
+    if (arbor_pose_create(b->scene, NULL, 0, &pose) != ARBOR_OK) return bench_fail("arbor_pose_create");
+    double *times = malloc((size_t)(WL_WARMUP + frames) * sizeof *times);
+    if (!times) {
+        arbor_pose_destroy(pose);
+        return bench_fail("buffers");
+    }
+    arbor_trs *trs = arbor_pose_trs(pose);
+    for (uint32_t k = 0; k < WL_WARMUP + frames; k++) {
+        t0 = wl_now();
+        for (uint32_t i = 0; i < sh.count; i++) memcpy(trs[i].rotation, table[k % 4][i % 64], sizeof trs[i].rotation);
+        if (arbor_pose_apply(pose, b->pool ? &b->exec : NULL) != ARBOR_OK) {
+            free(times);
+            arbor_pose_destroy(pose);
+            return bench_fail("arbor_pose_apply");
+        }
+        bench_update(b);
+        times[k] = wl_now() - t0;
+    }
+    double animate = wl_median(times + WL_WARMUP, frames);
+    free(times);
+    const arbor_node *nodes = arbor_pose_nodes(pose);
+    double sum = 0;
+    arbor_real m[16];
+    t0 = wl_now();
+    for (uint32_t i = 0; i < sh.count; i++) {
+        arbor_node_world_matrix(b->scene, nodes[i], m);
+        sum += (double)m[12];
+    }
+    double read = wl_now() - t0, rss = wl_peak_rss();
+    arbor_pose_destroy(pose);
+    double n = sh.count;
+    if (json)
+        printf("{\"peer\":\"%s\",\"shape\":\"skeletons\",\"metric\":\"nodes\",\"nodes\":%u,\"build\":%.4g,"
+               "\"animate\":%.4g,\"read_all\":%.4g,\"unit\":\"ns/node\",\"peak_bytes_per_node\":%.1f,"
+               "\"peak_bytes\":%.0f,\"frames\":%u,\"variant\":\"pose\",\"sum\":%.6g}\n",
+               peer, sh.count, built * 1e9 / n, animate * 1e9 / n, read * 1e9 / n, rss / n, rss, frames, sum);
+    else
+        printf("%s: %u nodes (skeletons): build %.4g ns/node, animate through a pose %.4g ns/node (median of %u "
+               "frames), read_all %.4g ns/node; peak resident %.0f MB, %.1f B/node\n",
+               peer, sh.count, built * 1e9 / n, animate * 1e9 / n, frames, read * 1e9 / n, rss / 1e6, rss / n);
+    return 0;
+}
+
 static bool parse_u32(const char *text, uint32_t min, uint32_t *out) {
     char *end;
     errno = 0;
@@ -163,8 +240,8 @@ static int usage(const char *fmt, const char *arg) {
 int cmd_bench(int argc, char **argv) {
     const char *shape_name = NULL;
     int frame = -1;
-    uint32_t threads = 1, frames = WL_FRAMES, size = 0, length = 0;
-    bool json = false, bulk = false;
+    uint32_t threads = 1, frames = WL_FRAMES, size = 0, length = 0, nodes = 0;
+    bool json = false, bulk = false, posed = false, frames_given = false;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -175,6 +252,8 @@ int cmd_bench(int argc, char **argv) {
             json = true;
         } else if (!strcmp(a, "--bulk")) {
             bulk = true;
+        } else if (!strcmp(a, "--pose")) {
+            posed = true;
         } else if (!strcmp(a, "--shape")) {
             if (!v) return usage("%s needs skeletons, random or chains", a);
             shape_name = argv[++i];
@@ -189,6 +268,11 @@ int cmd_bench(int argc, char **argv) {
             i++;
         } else if (!strcmp(a, "--frames")) {
             if (!v || !parse_u32(v, 1, &frames)) return usage("%s needs a frame count of at least 1", a);
+            frames_given = true;
+            i++;
+        } else if (!strcmp(a, "--nodes")) {
+            if (!v || !parse_u32(v, WL_SKELETON_BONES, &nodes) || nodes > 2000000000u)
+                return usage("%s needs a node count from 59 to 2,000,000,000", a);
             i++;
         } else if (!strcmp(a, "--size")) {
             if (!v || !parse_u32(v, 1, &size)) return usage("%s needs a positive number", a);
@@ -200,17 +284,34 @@ int cmd_bench(int argc, char **argv) {
             return usage("unknown argument '%s'", a);
         }
     }
+    if (nodes) {
+        if (shape_name || frame >= 0 || bulk || posed || size || length)
+            return usage("%s takes --threads, --frames and --json only", "--nodes");
+        char peer[96];
+        snprintf(peer, sizeof peer, "arbor %s %s t%u", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float",
+                 threads);
+        bench b = { 0 };
+        if (threads > 1) {
+            if (arbor_pool_create(threads, &b.pool) != ARBOR_OK) return bench_fail("arbor_pool_create");
+            b.exec = arbor_pool_executor(b.pool);
+        }
+        int rc = run_nodes(&b, nodes, frames_given ? frames : 5, json, peer);
+        arbor_scene_destroy(b.scene);
+        arbor_pool_destroy(b.pool);
+        return rc;
+    }
     if (!shape_name) return usage("%s", "--shape is required (skeletons, random or chains)");
     if (frame < 0) frame = WL_F_ANIMATE;
     wl_shape shape;
     if (!wl_shape_make(shape_name, size, length, &shape))
         return usage("unknown shape '%s', or a size of no node or more than 2^31 nodes", shape_name);
     if (bulk && frame != WL_F_ANIMATE) return usage("%s applies to --frame animate only", "--bulk");
+    if (posed && (frame != WL_F_ANIMATE || bulk)) return usage("%s applies to --frame animate only, without --bulk", "--pose");
 
     char peer[96];
     snprintf(peer, sizeof peer, "arbor %s %s t%u", arbor_version(), arbor_real_size() == sizeof(double) ? "double" : "float",
              threads);
-    wl_report rep = { .peer = peer, .metric = wl_frame_names[frame], .variant = bulk ? "bulk" : NULL, .shape = &shape,
+    wl_report rep = { .peer = peer, .metric = wl_frame_names[frame], .variant = bulk ? "bulk" : posed ? "pose" : NULL, .shape = &shape,
                       .frames = frames, .checksum = -1 };
 
     bench b = { 0 };
@@ -238,6 +339,7 @@ int cmd_bench(int argc, char **argv) {
     double *times = malloc((size_t)total * sizeof *times);
     uint64_t *versions = frame == WL_F_MOVE_ROOTS ? malloc((size_t)n * sizeof *versions) : NULL;
     b.nodes = malloc((size_t)n * sizeof *b.nodes);
+    arbor_pose *pose = NULL;
     if (!times || !b.nodes || (frame == WL_F_MOVE_ROOTS && !versions)) {
         rc = bench_fail("buffers");
         goto done;
@@ -248,6 +350,10 @@ int cmd_bench(int argc, char **argv) {
             goto done;
         }
         rep.checksum = checksum(b.scene, b.nodes, n);
+        if (posed && arbor_pose_create(b.scene, b.nodes, n, &pose) != ARBOR_OK) {
+            rc = bench_fail("arbor_pose_create");
+            goto done;
+        }
     }
 
     volatile double sink = 0;
@@ -257,7 +363,11 @@ int cmd_bench(int argc, char **argv) {
         case WL_F_ANIMATE: {
             const arbor_real *q = w.rot[k % 4];
             t0 = wl_now();
-            if (bulk) {
+            if (pose) {
+                arbor_trs *trs = arbor_pose_trs(pose);
+                for (uint32_t i = 0; i < n; i++, q += 4) memcpy(trs[i].rotation, q, sizeof trs[i].rotation);
+                if (arbor_pose_apply(pose, b.pool ? &b.exec : NULL) != ARBOR_OK) rc = 1;
+            } else if (bulk) {
                 if (arbor_scene_set_rotations_parallel(b.scene, b.nodes, q, n, b.pool ? &b.exec : NULL) != ARBOR_OK) rc = 1;
             } else {
                 for (uint32_t i = 0; i < n; i++, q += 4)
@@ -347,6 +457,7 @@ int cmd_bench(int argc, char **argv) {
     wl_print(&rep, json);
 
 done:
+    arbor_pose_destroy(pose);
     arbor_scene_destroy(b.scene);
     arbor_pool_destroy(b.pool);
     free(b.nodes);

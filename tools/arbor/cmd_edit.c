@@ -21,12 +21,27 @@ static const char help[] =
     "                             move NODE under PARENT (/ makes it a root), last or before a\n"
     "                             child of PARENT, keeping its local (default) or world transform\n"
     "  move NODE X Y Z            set the translation\n"
-    "  rotate NODE X Y Z W        set the rotation (a quaternion, normalised)\n"
+    "  move-by NODE DX DY DZ      add to the translation (a move in the parent's frame)\n"
+    "  rotate NODE ROTATION       set the rotation; ROTATION is one of\n"
+    "                               X Y Z W              a quaternion (normalised)\n"
+    "                               --euler X Y Z        degrees about the parent's X, then Y,\n"
+    "                                                    then Z axis (Euler XYZ, as Blender's)\n"
+    "                               --axis X Y Z DEG     DEG degrees about the axis (X, Y, Z)\n"
+    "  turn NODE ROTATION         turn by ROTATION from where the node is turned now (about\n"
+    "                             the parent's axes)\n"
     "  scale NODE X Y Z           set the scale\n"
     "  matrix NODE M0 ... M15     set the local matrix (column-major, unlocked)\n"
     "  delete NODE                delete NODE and its subtree\n"
     "  clone NODE PARENT          copy NODE's subtree under PARENT (/: as a root), last\n"
     "  rename NODE NAME           rename (quote a NAME with spaces: \"left arm\")\n"
+    "  add NAME PARENT            a new empty node NAME under PARENT (/: as a root), last\n"
+    "  attach-mesh NODE MESH      draw mesh MESH (its index in FILE) at NODE; detach-mesh NODE\n"
+    "  attach-camera NODE perspective YFOV_DEG ZNEAR [ZFAR [ASPECT]]\n"
+    "  attach-camera NODE orthographic XMAG YMAG ZNEAR ZFAR\n"
+    "                             a camera at NODE (looking down its -Z); detach-camera NODE\n"
+    "  attach-light NODE point|spot|directional [INTENSITY [R G B]]\n"
+    "                             a KHR_lights_punctual light at NODE (shining down -Z);\n"
+    "                             detach-light NODE\n"
     "  undo, redo                 take back the last command / apply again the last undone one\n"
     "\n"
     "NODE is a path of names from a root (/base/joint/arm; the first of equal names is taken) or\n"
@@ -40,6 +55,8 @@ static const char help[] =
     "  --lenient        load what can be loaded, with warnings, instead of refusing the file\n";
 
 #define MAX_TOKENS 24
+/* Radians a degree. */
+#define DEGREE (3.14159265358979323846 / 180)
 
 /* One command: its words and where it came from. */
 typedef struct command {
@@ -116,8 +133,25 @@ static arbor_node find_node(const editor *e, const char *word) {
         }
         return n;
     }
-    if (arbor_node_is_none(n = arbor_scene_find(e->f.scene, word))) fail(e, "no node at '%s'", word);
-    return n;
+    if (!arbor_node_is_none(n = arbor_scene_find(e->f.scene, word))) return n;
+    /* The deepest part of the path there is, and the names under it. */
+    char prefix[512];
+    snprintf(prefix, sizeof prefix, "%s", word);
+    arbor_node found = ARBOR_NONE;
+    for (char *slash = strrchr(prefix, '/'); slash; slash = strrchr(prefix, '/')) {
+        *slash = '\0';
+        if (prefix[0] && !arbor_node_is_none(found = arbor_scene_find(e->f.scene, prefix))) break;
+    }
+    fail(e, "no node at '%s'", word);
+    arbor_node child = arbor_node_is_none(found) ? arbor_scene_first_root(e->f.scene) : arbor_node_first_child(e->f.scene, found);
+    fprintf(stderr, "  the names %s %s:", arbor_node_is_none(found) ? "of the roots" : "under", arbor_node_is_none(found) ? "" : prefix);
+    int shown = 0;
+    for (; !arbor_node_is_none(child) && shown < 20; child = arbor_node_next_sibling(e->f.scene, child), shown++) {
+        char label[32];
+        fprintf(stderr, "%s %s", shown ? "," : "", cli_node_label(&e->f, child, label));
+    }
+    fprintf(stderr, "%s\n", !arbor_node_is_none(child) ? ", ..." : shown ? "" : " none");
+    return ARBOR_NONE;
 }
 
 /* A PARENT word: "/" (*out = ARBOR_NONE) or a node; false after printing why. */
@@ -166,6 +200,40 @@ static bool arity(const editor *e, int words) {
     return false;
 }
 
+/* A rotation from words[first...] (a quaternion, --euler X Y Z or --axis X Y Z DEG, to the end
+   of the command) into q; false after printing why. */
+static bool rotation(const editor *e, int first, arbor_real q[4]) {
+    arbor_real v[4];
+    int given = e->count - first;
+    const char *form = given > 0 ? e->words[first] : "";
+    if (!strcmp(form, "--euler")) {
+        if (given != 4) return fail(e, "%s: --euler takes X Y Z (degrees)", e->words[0]), false;
+        if (!numbers(e, first + 1, 3, v)) return false;
+        /* R = Rz Ry Rx: X first, about the parent's axes */
+        arbor_real qx[4], qy[4], qz[4], t[4];
+        arbor_quat_from_axis_angle(qx, (arbor_real[3]){ 1, 0, 0 }, (arbor_real)(v[0] * DEGREE));
+        arbor_quat_from_axis_angle(qy, (arbor_real[3]){ 0, 1, 0 }, (arbor_real)(v[1] * DEGREE));
+        arbor_quat_from_axis_angle(qz, (arbor_real[3]){ 0, 0, 1 }, (arbor_real)(v[2] * DEGREE));
+        arbor_quat_mul(t, qy, qx);
+        arbor_quat_mul(q, qz, t);
+        return true;
+    }
+    if (!strcmp(form, "--axis")) {
+        if (given != 5) return fail(e, "%s: --axis takes X Y Z DEG", e->words[0]), false;
+        if (!numbers(e, first + 1, 4, v)) return false;
+        arbor_real len = (arbor_real)sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        if (!(len > 0)) return fail(e, "%s: --axis (%g, %g, %g) has no direction", e->words[0], (double)v[0], (double)v[1], (double)v[2]), false;
+        arbor_real axis[3] = { v[0] / len, v[1] / len, v[2] / len };
+        arbor_quat_from_axis_angle(q, axis, (arbor_real)(v[3] * DEGREE));
+        return true;
+    }
+    if (given != 4)
+        return fail(e, "%s takes NODE and a quaternion X Y Z W, --euler X Y Z or --axis X Y Z DEG, %d value%s given", e->words[0],
+                    given, given == 1 ? "" : "s"), false;
+    if (!numbers(e, first, 4, q)) return false;
+    return true;
+}
+
 /* Runs the command in e->words: 0, or 1 after printing why. */
 static int run(editor *e) {
     const char *verb = e->words[0];
@@ -190,14 +258,80 @@ static int run(editor *e) {
         }
         return checked(e, arbor_journal_set_parent(j, n, parent, before, mode));
     }
-    if (!strcmp(verb, "move") || !strcmp(verb, "scale") || !strcmp(verb, "rotate")) {
-        bool rotate = verb[0] == 'r';
-        if (!arity(e, rotate ? 6 : 5) || arbor_node_is_none(n = find_node(e, e->words[1])) ||
-            !numbers(e, 2, rotate ? 4 : 3, v) || to_trs(e, n))
-            return 1;
-        if (rotate) return checked(e, arbor_journal_set_rotation(j, n, v[0], v[1], v[2], v[3]));
+    if (!strcmp(verb, "rotate") || !strcmp(verb, "turn")) {
+        arbor_real q[4];
+        if (arbor_node_is_none(n = find_node(e, e->words[1])) || !rotation(e, 2, q) || to_trs(e, n)) return 1;
+        if (verb[0] == 't') { /* after the node's own rotation: q * current */
+            arbor_trs trs;
+            arbor_real now[4];
+            arbor_node_get_trs(e->f.scene, n, &trs);
+            memcpy(now, trs.rotation, sizeof now);
+            arbor_quat_mul(v, q, now);
+            memcpy(q, v, sizeof q);
+        }
+        return checked(e, arbor_journal_set_rotation(j, n, q[0], q[1], q[2], q[3]));
+    }
+    if (!strcmp(verb, "move") || !strcmp(verb, "scale") || !strcmp(verb, "move-by")) {
+        if (!arity(e, 5) || arbor_node_is_none(n = find_node(e, e->words[1])) || !numbers(e, 2, 3, v) || to_trs(e, n)) return 1;
+        if (!strcmp(verb, "move-by")) {
+            arbor_trs trs;
+            arbor_node_get_trs(e->f.scene, n, &trs);
+            return checked(e, arbor_journal_set_translation(j, n, trs.translation[0] + v[0], trs.translation[1] + v[1],
+                                                            trs.translation[2] + v[2]));
+        }
         if (verb[0] == 'm') return checked(e, arbor_journal_set_translation(j, n, v[0], v[1], v[2]));
         return checked(e, arbor_journal_set_scale(j, n, v[0], v[1], v[2]));
+    }
+    if (!strcmp(verb, "add")) {
+        arbor_node made;
+        if (!arity(e, 3) || !find_parent(e, e->words[2], &parent)) return 1;
+        if (checked(e, arbor_journal_create_node(j, &(arbor_node_desc){ .name = e->words[1] }, &made))) return 1;
+        return arbor_node_is_none(parent) ? 0 : checked(e, arbor_journal_set_parent(j, made, parent, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    }
+    if (!strcmp(verb, "attach-mesh")) {
+        arbor_gltf_counts counts;
+        arbor_gltf_counts_get(e->f.doc, &counts);
+        if (!arity(e, 3) || arbor_node_is_none(n = find_node(e, e->words[1])) || !numbers(e, 2, 1, v)) return 1;
+        if (!(v[0] >= 0 && v[0] < counts.meshes && v[0] == floor(v[0])))
+            return fail(e, "attach-mesh: %s has %u meshes (0 to %d), there is no mesh %s", e->f.path, counts.meshes, (int)counts.meshes - 1, e->words[2]);
+        return checked(e, arbor_journal_set_mesh(j, n, (int32_t)v[0]));
+    }
+    if (!strcmp(verb, "detach-mesh") || !strcmp(verb, "detach-camera") || !strcmp(verb, "detach-light")) {
+        if (!arity(e, 2) || arbor_node_is_none(n = find_node(e, e->words[1]))) return 1;
+        if (verb[7] == 'm') return checked(e, arbor_journal_set_mesh(j, n, -1));
+        if (verb[7] == 'c') return checked(e, arbor_journal_set_camera(j, n, NULL));
+        return checked(e, arbor_journal_set_light(j, n, NULL));
+    }
+    if (!strcmp(verb, "attach-camera")) {
+        if (e->count < 3 || arbor_node_is_none(n = find_node(e, e->words[1]))) return fail(e, "attach-camera needs NODE and a type");
+        arbor_camera c = { 0 };
+        if (!strcmp(e->words[2], "perspective") && e->count >= 5 && e->count <= 7) {
+            if (!numbers(e, 3, e->count - 3, v)) return 1;
+            c = (arbor_camera){ ARBOR_CAMERA_PERSPECTIVE, (arbor_real)(v[0] * DEGREE), e->count > 6 ? v[3] : 0, 0, 0, v[1], e->count > 5 ? v[2] : 0 };
+        } else if (!strcmp(e->words[2], "orthographic") && e->count == 7) {
+            if (!numbers(e, 3, 4, v)) return 1;
+            c = (arbor_camera){ ARBOR_CAMERA_ORTHOGRAPHIC, 0, 0, v[0], v[1], v[2], v[3] };
+        } else {
+            return fail(e, "attach-camera: perspective YFOV_DEG ZNEAR [ZFAR [ASPECT]] or orthographic XMAG YMAG ZNEAR ZFAR");
+        }
+        return checked(e, arbor_journal_set_camera(j, n, &c));
+    }
+    if (!strcmp(verb, "attach-light")) {
+        static const char *const types[] = { "point", "spot", "directional" };
+        static const arbor_light_type values[] = { ARBOR_LIGHT_POINT, ARBOR_LIGHT_SPOT, ARBOR_LIGHT_DIRECTIONAL };
+        if (e->count < 3 || arbor_node_is_none(n = find_node(e, e->words[1]))) return fail(e, "attach-light needs NODE and a type");
+        int type = -1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(e->words[2], types[k])) type = k;
+        if (type < 0 || (e->count != 3 && e->count != 4 && e->count != 7))
+            return fail(e, "attach-light: point, spot or directional, then [INTENSITY [R G B]]");
+        arbor_light l = { .type = values[type], .color = { 1, 1, 1 }, .intensity = 1 };
+        if (e->count > 3) {
+            if (!numbers(e, 3, e->count - 3, v)) return 1;
+            l.intensity = v[0];
+            if (e->count == 7) memcpy(l.color, v + 1, sizeof l.color);
+        }
+        return checked(e, arbor_journal_set_light(j, n, &l));
     }
     if (!strcmp(verb, "matrix")) {
         if (!arity(e, 18) || arbor_node_is_none(n = find_node(e, e->words[1])) || !numbers(e, 2, 16, v)) return 1;
@@ -315,7 +449,11 @@ int cmd_edit(int argc, char **argv) {
                 if (group && !status) arbor_journal_commit(e.j);
             }
         }
-        if (!status && arbor_gltf_save(e.f.scene, e.f.doc, out) != ARBOR_OK) {
+        cli_progress saving;
+        cli_progress_begin(&saving, !status && e.f.size > (32u << 20), "saving", out, e.f.size / 1048576.0);
+        arbor_result saved = !status ? arbor_gltf_save(e.f.scene, e.f.doc, out) : ARBOR_OK;
+        cli_progress_end(&saving);
+        if (!status && saved != ARBOR_OK) {
             fprintf(stderr, "arbor: %s\n", arbor_last_error());
             status = 1;
         }

@@ -1,156 +1,741 @@
 /* SPDX-License-Identifier: MIT */
-/* arbor render: the scene as a camera sees it, drawn with cairo so a person can see the
-   hierarchy: each node's world box, a line from each parent to each child, names. Built only
-   when cairo is found (Debian: libcairo2-dev). */
-#include <cairo-svg.h>
+/* arbor render: a picture of a glTF scene worth looking at: flat-shaded meshes from the file's
+   own vertex data, oriented boxes, the hierarchy's links, a ground grid and axes, camera
+   frustums and light symbols, names. PNG through cairo; SVG written directly so its text stays
+   text. Built only when cairo is found (Debian: libcairo2-dev). */
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor render FILE -o OUT.svg|OUT.png [--camera NAME] [--lenient]\n"
+    "usage: arbor render FILE -o OUT.png|OUT.svg [--view V] [--size WxH] [--time T]\n"
+    "                    [--animation A] [--labels none|roots|all] [--scene N|NAME] [--lenient]\n"
     "\n"
-    "Draws a glTF file's scene as a camera sees it, to show its hierarchy: each node's world box\n"
-    "(its mesh's POSITION min and max through its world matrix), a line from each parent's\n"
-    "origin to each child's, a dot at each origin and the node's name; colours follow depth.\n"
-    "The format follows OUT's extension (.svg or .png); the picture is 960 pixels wide.\n"
+    "Draws one glTF scene (FILE - reads standard input): its meshes as flat-shaded triangles\n"
+    "from the file's own vertex data where it can be read (triangle, strip and fan primitives,\n"
+    "through each node's world matrix, skinned meshes posed by their joints; PNG through a depth\n"
+    "buffer, SVG as polygons drawn far to near by their centres), else\n"
+    "each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line from\n"
+    "each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z (blue)\n"
+    "axes; a frustum at each camera and a symbol at each light (a sun for directional, rays for\n"
+    "point, a cone for spot); node names. The format follows OUT's extension; -o - writes SVG to\n"
+    "standard output. In SVG, names are <text> elements.\n"
     "\n"
     "  -o OUT          the picture to write\n"
-    "  --camera NAME   the node carrying the camera: its name, or #INDEX for a node without one\n"
-    "                  (default: the file's first camera, else one made to frame the scene)\n"
+    "  --view V        where from: auto (default: perspective from the front, right and above,\n"
+    "                  framing the whole scene from outside it), top (down -Y), front (down -Z),\n"
+    "                  side (down -X), iso (isometric, down (-1, -1, -1)): orthographic views\n"
+    "                  that frame the scene; camera (the scene's first camera) or camera:NODE\n"
+    "                  (the camera on NODE: its name or #INDEX)\n"
+    "  --camera NODE   the same as --view camera:NODE\n"
+    "  --size WxH      the picture's size in pixels (default 960x720; a camera's aspect ratio\n"
+    "                  sets the height when only --view camera is given)\n"
+    "  --time T        pose the scene with an animation at T seconds (held at its ends)\n"
+    "  --animation A   that animation, by name or index (default: the first; without --time,\n"
+    "                  at time 0)\n"
+    "  --labels L      which names to draw: none, roots, all (default: all up to 60 nodes, else\n"
+    "                  roots)\n"
+    "  --scene N|NAME  the glTF scene to draw (0-based index or name; default: the file's)\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
-#define WIDTH 960.0
-/* Names are drawn up to this many nodes; past it they would cover the picture. */
-#define MAX_LABELS 400
+/* Triangles drawn at most (a picture of more is no clearer, and far slower). */
+#define MAX_TRIANGLES 400000
 /* Points closer to the camera plane than this (clip w) are cut off the segments. */
 #define NEAR_W 1e-6
 
-typedef struct canvas {
-    cairo_t *cr;
-    const arbor_real *vp;
+/* ---- a pen: the same drawing to cairo (PNG) or to SVG text -------------------------------- */
+
+typedef struct pen {
+    cairo_t *cr;   /* PNG */
+    FILE *svg;     /* SVG */
     double width, height;
-} canvas;
+} pen;
 
-/* p through the view-projection: clip coordinates (x, y, w). */
-static void to_clip(const canvas *c, const double p[3], double out[3]) {
-    static const int rows[3] = { 0, 1, 3 };
-    for (int i = 0; i < 3; i++) {
-        int r = rows[i];
-        out[i] = c->vp[r] * p[0] + c->vp[4 + r] * p[1] + c->vp[8 + r] * p[2] + c->vp[12 + r];
+static void svg_colour(FILE *out, const double rgba[4], const char *what) {
+    fprintf(out, " %s=\"#%02x%02x%02x\"", what, (int)lround(rgba[0] * 255), (int)lround(rgba[1] * 255), (int)lround(rgba[2] * 255));
+    if (rgba[3] < 1) fprintf(out, " %s-opacity=\"%.2f\"", what, rgba[3]);
+}
+
+/* A polyline (closed when `closed`), stroked. */
+static void pen_lines(pen *p, const double *xy, int n, bool closed, const double rgba[4], double width) {
+    if (p->cr) {
+        cairo_set_source_rgba(p->cr, rgba[0], rgba[1], rgba[2], rgba[3]);
+        cairo_set_line_width(p->cr, width);
+        cairo_move_to(p->cr, xy[0], xy[1]);
+        for (int i = 1; i < n; i++) cairo_line_to(p->cr, xy[2 * i], xy[2 * i + 1]);
+        if (closed) cairo_close_path(p->cr);
+        cairo_stroke(p->cr);
+        return;
     }
+    fprintf(p->svg, "<%s points=\"", closed ? "polygon" : "polyline");
+    for (int i = 0; i < n; i++) fprintf(p->svg, "%s%.1f,%.1f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+    fprintf(p->svg, "\" fill=\"none\" stroke-width=\"%.1f\"", width);
+    svg_colour(p->svg, rgba, "stroke");
+    fputs("/>\n", p->svg);
 }
 
-static void to_pixels(const canvas *c, const double clip[3], double *x, double *y) {
-    *x = (clip[0] / clip[2] + 1) / 2 * c->width;
-    *y = (1 - clip[1] / clip[2]) / 2 * c->height;
-}
-
-/* The segment a-b, cut where it passes behind the camera. */
-static void segment(const canvas *c, const double a[3], const double b[3]) {
-    double ca[3], cb[3], x, y;
-    to_clip(c, a, ca);
-    to_clip(c, b, cb);
-    if (ca[2] < NEAR_W && cb[2] < NEAR_W) return;
-    if (ca[2] < NEAR_W || cb[2] < NEAR_W) {
-        double *behind = ca[2] < NEAR_W ? ca : cb, *front = ca[2] < NEAR_W ? cb : ca;
-        double t = (NEAR_W - behind[2]) / (front[2] - behind[2]);
-        for (int i = 0; i < 3; i++) behind[i] += t * (front[i] - behind[i]);
+/* A filled polygon (a triangle's edge stroked in its own colour closes the seams). */
+static void pen_fill(pen *p, const double *xy, int n, const double rgba[4]) {
+    if (p->cr) {
+        cairo_set_source_rgba(p->cr, rgba[0], rgba[1], rgba[2], rgba[3]);
+        cairo_move_to(p->cr, xy[0], xy[1]);
+        for (int i = 1; i < n; i++) cairo_line_to(p->cr, xy[2 * i], xy[2 * i + 1]);
+        cairo_close_path(p->cr);
+        cairo_fill_preserve(p->cr);
+        cairo_set_line_width(p->cr, 0.5);
+        cairo_stroke(p->cr);
+        return;
     }
-    to_pixels(c, ca, &x, &y);
-    cairo_move_to(c->cr, x, y);
-    to_pixels(c, cb, &x, &y);
-    cairo_line_to(c->cr, x, y);
+    fputs("<polygon points=\"", p->svg);
+    for (int i = 0; i < n; i++) fprintf(p->svg, "%s%.1f,%.1f", i ? " " : "", xy[2 * i], xy[2 * i + 1]);
+    fputs("\"", p->svg);
+    svg_colour(p->svg, rgba, "fill");
+    svg_colour(p->svg, rgba, "stroke");
+    fputs(" stroke-width=\"0.5\"/>\n", p->svg);
 }
 
-/* The twelve edges of an axis-aligned box. */
-static void box_edges(const canvas *c, const arbor_real lo[3], const arbor_real hi[3]) {
-    for (int axis = 0; axis < 3; axis++)
-        for (int corner = 0; corner < 4; corner++) {
-            double a[3], b[3];
-            int u = (axis + 1) % 3, v = (axis + 2) % 3;
-            a[axis] = lo[axis];
-            b[axis] = hi[axis];
-            a[u] = b[u] = corner & 1 ? hi[u] : lo[u];
-            a[v] = b[v] = corner & 2 ? hi[v] : lo[v];
-            segment(c, a, b);
-        }
+static void pen_dot(pen *p, double x, double y, double r, const double rgba[4]) {
+    if (p->cr) {
+        cairo_set_source_rgba(p->cr, rgba[0], rgba[1], rgba[2], rgba[3]);
+        cairo_arc(p->cr, x, y, r, 0, 6.283185307179586);
+        cairo_fill(p->cr);
+        return;
+    }
+    fprintf(p->svg, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\"", x, y, r);
+    svg_colour(p->svg, rgba, "fill");
+    fputs("/>\n", p->svg);
 }
 
-static void set_depth_colour(cairo_t *cr, uint32_t depth, double alpha) {
-    static const double palette[6][3] = {
-        { 0.12, 0.47, 0.71 }, { 0.85, 0.37, 0.01 }, { 0.17, 0.63, 0.17 },
-        { 0.84, 0.15, 0.16 }, { 0.58, 0.40, 0.74 }, { 0.55, 0.34, 0.29 },
-    };
-    const double *rgb = palette[depth % 6];
-    cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], alpha);
-}
-
-/* cairo takes UTF-8 and refuses invalid strings: anything outside printable ASCII becomes '?'. */
-static void show_text(cairo_t *cr, const char *text) {
+/* Text at (x, y), its baseline; on a white halo so it reads over the drawing. */
+static void pen_text(pen *p, double x, double y, double size, const char *text, const double rgba[4]) {
     char safe[256];
     size_t i = 0;
     for (; text[i] && i + 1 < sizeof safe; i++) safe[i] = text[i] >= 32 && text[i] < 127 ? text[i] : '?';
     safe[i] = '\0';
-    cairo_show_text(cr, safe);
+    if (p->cr) {
+        cairo_set_font_size(p->cr, size);
+        cairo_move_to(p->cr, x, y);
+        cairo_text_path(p->cr, safe);
+        cairo_set_source_rgba(p->cr, 1, 1, 1, 0.85);
+        cairo_set_line_width(p->cr, 3);
+        cairo_stroke_preserve(p->cr);
+        cairo_set_source_rgba(p->cr, rgba[0], rgba[1], rgba[2], rgba[3]);
+        cairo_fill(p->cr);
+        return;
+    }
+    fprintf(p->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"", x, y, size);
+    svg_colour(p->svg, rgba, "fill");
+    fputs(">", p->svg);
+    for (const char *c = safe; *c; c++) {
+        if (*c == '<') fputs("&lt;", p->svg);
+        else if (*c == '>') fputs("&gt;", p->svg);
+        else if (*c == '&') fputs("&amp;", p->svg);
+        else fputc(*c, p->svg);
+    }
+    fputs("</text>\n", p->svg);
 }
 
-static void draw(const canvas *c, cli_file *f, const cli_view *view) {
-    cairo_t *cr = c->cr;
+/* ---- the view: a view-projection in double ------------------------------------------------- */
+
+typedef struct view {
+    double vp[16];           /* column-major */
+    double eye_dir[3];       /* toward the viewer (for shading and sorting) */
+    char what[256];
+} view;
+
+typedef struct canvas {
+    pen *p;
+    const view *v;
+} canvas;
+
+static void to_clip(const view *v, const double q[3], double out[4]) {
+    for (int r = 0; r < 4; r++) out[r] = v->vp[r] * q[0] + v->vp[4 + r] * q[1] + v->vp[8 + r] * q[2] + v->vp[12 + r];
+}
+
+static void to_pixels(const pen *p, const double clip[4], double *x, double *y) {
+    *x = (clip[0] / clip[3] + 1) / 2 * p->width;
+    *y = (1 - clip[1] / clip[3]) / 2 * p->height;
+}
+
+/* The segment a-b, cut where it passes behind the camera. */
+static void segment(const canvas *c, const double a[3], const double b[3], const double rgba[4], double width) {
+    double ca[4], cb[4], xy[4];
+    to_clip(c->v, a, ca);
+    to_clip(c->v, b, cb);
+    if (ca[3] < NEAR_W && cb[3] < NEAR_W) return;
+    if (ca[3] < NEAR_W || cb[3] < NEAR_W) {
+        double *behind = ca[3] < NEAR_W ? ca : cb, *front = ca[3] < NEAR_W ? cb : ca;
+        double t = (NEAR_W - behind[3]) / (front[3] - behind[3]);
+        for (int i = 0; i < 4; i++) behind[i] += t * (front[i] - behind[i]);
+    }
+    to_pixels(c->p, ca, &xy[0], &xy[1]);
+    to_pixels(c->p, cb, &xy[2], &xy[3]);
+    pen_lines(c->p, xy, 2, false, rgba, width);
+}
+
+static void transform(const arbor_real w[16], const double p[3], double out[3]) {
+    for (int r = 0; r < 3; r++) out[r] = w[r] * p[0] + w[4 + r] * p[1] + w[8 + r] * p[2] + w[12 + r];
+}
+
+static void normalize(double v[3]) {
+    double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (l > 0)
+        for (int i = 0; i < 3; i++) v[i] /= l;
+}
+
+static void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* A view matrix looking from eye along -dir... composed with an orthographic or perspective
+   projection. dir points from the scene toward the eye. */
+static void look(view *v, const double center[3], const double dir_in[3], const double up_in[3], double distance, bool ortho,
+                 double half_h, double aspect, double znear, double zfar, double yfov) {
+    double z[3] = { dir_in[0], dir_in[1], dir_in[2] }, x[3], y[3];
+    normalize(z);
+    cross(up_in, z, x);
+    normalize(x);
+    cross(z, x, y);
+    double eye[3] = { center[0] + z[0] * distance, center[1] + z[1] * distance, center[2] + z[2] * distance };
+    double m[16] = { x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, 0, 0, 0, 1 };
+    m[12] = -(x[0] * eye[0] + x[1] * eye[1] + x[2] * eye[2]);
+    m[13] = -(y[0] * eye[0] + y[1] * eye[1] + y[2] * eye[2]);
+    m[14] = -(z[0] * eye[0] + z[1] * eye[1] + z[2] * eye[2]);
+    double p[16] = { 0 };
+    if (ortho) {
+        p[0] = 1 / (half_h * aspect);
+        p[5] = 1 / half_h;
+        p[10] = -2 / (zfar - znear);
+        p[14] = -(zfar + znear) / (zfar - znear);
+        p[15] = 1;
+    } else {
+        double f = 1 / tan(yfov / 2);
+        p[0] = f / aspect;
+        p[5] = f;
+        p[10] = -(zfar + znear) / (zfar - znear);
+        p[11] = -1;
+        p[14] = -2 * zfar * znear / (zfar - znear);
+    }
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double s = 0;
+            for (int k = 0; k < 4; k++) s += p[4 * k + r] * m[4 * c + k];
+            v->vp[4 * c + r] = s;
+        }
+    memcpy(v->eye_dir, z, sizeof z);
+}
+
+/* The scene's world extent: every box corner (oriented) and node origin of its nodes. */
+static bool scene_extent(cli_file *f, const unsigned char *in, double lo[3], double hi[3]) {
+    bool any = false;
+    for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (!in[i] || arbor_node_is_none(n)) continue;
+        arbor_real w[16], bl[3], bh[3];
+        arbor_node_world_matrix(f->scene, n, w);
+        double pts[9][3];
+        int np = 1;
+        pts[0][0] = w[12], pts[0][1] = w[13], pts[0][2] = w[14];
+        if (arbor_node_local_bounds(f->scene, n, bl, bh)) {
+            for (int c = 0; c < 8; c++) {
+                double q[3] = { c & 1 ? bh[0] : bl[0], c & 2 ? bh[1] : bl[1], c & 4 ? bh[2] : bl[2] };
+                transform(w, q, pts[np++]);
+            }
+        }
+        for (int k = 0; k < np; k++)
+            for (int a = 0; a < 3; a++) {
+                if (!isfinite(pts[k][a])) continue;
+                lo[a] = fmin(lo[a], pts[k][a]);
+                hi[a] = fmax(hi[a], pts[k][a]);
+                any = true;
+            }
+    }
+    if (!any)
+        for (int k = 0; k < 3; k++) lo[k] = -1, hi[k] = 1;
+    return any;
+}
+
+/* A named view (auto, top, front, side, iso) framing [lo, hi]. */
+static void frame(view *v, const char *name, const double lo[3], const double hi[3], double aspect) {
+    double center[3], radius = 0;
+    for (int k = 0; k < 3; k++) {
+        center[k] = (lo[k] + hi[k]) / 2;
+        radius += (hi[k] - lo[k]) * (hi[k] - lo[k]) / 4;
+    }
+    radius = radius > 1e-12 ? sqrt(radius) : 1;
+    static const struct { const char *name; double dir[3], up[3]; } views[] = {
+        { "auto", { 0.45, 0.4, 0.8 }, { 0, 1, 0 } }, { "top", { 0, 1, 0 }, { 0, 0, -1 } },
+        { "front", { 0, 0, 1 }, { 0, 1, 0 } },       { "side", { 1, 0, 0 }, { 0, 1, 0 } },
+        { "iso", { 1, 1, 1 }, { 0, 1, 0 } },
+    };
+    int which = 0;
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(name, views[i].name)) which = i;
+    if (which == 0) {
+        const double yfov = 0.8;
+        /* the sphere fits both the vertical and the horizontal field of view */
+        double half = fmin(yfov / 2, atan(tan(yfov / 2) * aspect));
+        double distance = 1.08 * radius / sin(half);
+        look(v, center, views[0].dir, views[0].up, distance, false, 0, aspect, fmax(distance - 1.5 * radius, distance * 1e-3),
+             distance + 1.5 * radius, yfov);
+        snprintf(v->what, sizeof v->what, "auto (perspective, framing the scene)");
+        return;
+    }
+    /* orthographic: the box's corners seen along the direction set the extent */
+    view probe;
+    look(&probe, center, views[which].dir, views[which].up, 2 * radius, true, 1, 1, 0.5 * radius, 3.5 * radius, 0);
+    double w = 0, h = 0;
+    for (int c = 0; c < 8; c++) {
+        double q[3] = { c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2] }, clip[4];
+        to_clip(&probe, q, clip);
+        w = fmax(w, fabs(clip[0]));
+        h = fmax(h, fabs(clip[1]));
+    }
+    double half_h = fmax(h, w / aspect) * 1.08;
+    if (half_h < 1e-9) half_h = 1;
+    look(v, center, views[which].dir, views[which].up, 2 * radius, true, half_h, aspect, 0.5 * radius * 1e-3, 4 * radius, 0);
+    snprintf(v->what, sizeof v->what, "%s (orthographic)", name);
+}
+
+/* ---- drawing --------------------------------------------------------------------------------- */
+
+static const double palette[6][3] = {
+    { 0.12, 0.47, 0.71 }, { 0.85, 0.37, 0.01 }, { 0.17, 0.63, 0.17 },
+    { 0.84, 0.15, 0.16 }, { 0.58, 0.40, 0.74 }, { 0.55, 0.34, 0.29 },
+};
+
+static void depth_colour(uint32_t depth, double alpha, double out[4]) {
+    memcpy(out, palette[depth % 6], 3 * sizeof *out);
+    out[3] = alpha;
+}
+
+typedef struct triangle {
+    float xy[6];
+    float z[3];        /* the corners' normalized device depth (-1 near .. 1 far) */
+    float depth;       /* clip w of the centre: larger is farther */
+    float rgb[3];
+} triangle;
+
+static int far_first(const void *a, const void *b) {
+    float x = ((const triangle *)a)->depth, y = ((const triangle *)b)->depth;
+    return (x < y) - (x > y);
+}
+
+/* The material's base colour (its baseColorFactor), else a light grey; whether it is
+   double-sided (else back faces are not drawn, as glTF says). */
+static bool material_colour(json_t *gltf, json_t *prim, double rgb[3]) {
+    rgb[0] = rgb[1] = rgb[2] = 0.78;
+    json_t *m = json_array_get(json_object_get(gltf, "materials"), (size_t)json_integer_value(json_object_get(prim, "material")));
+    if (!json_is_integer(json_object_get(prim, "material"))) m = NULL;
+    json_t *factor = json_object_get(json_object_get(m, "pbrMetallicRoughness"), "baseColorFactor");
+    if (json_is_integer(json_object_get(prim, "material")) && json_array_size(factor) >= 3)
+        for (int k = 0; k < 3; k++) rgb[k] = 0.25 + 0.75 * json_number_value(json_array_get(factor, k));
+    return json_is_true(json_object_get(m, "doubleSided"));
+}
+
+typedef struct tri_list {
+    triangle *t;
+    uint32_t count, cap;
+    bool full;
+} tri_list;
+
+/* The primitive's vertices posed by node n's skin (glTF: the sum of each joint's world matrix
+   times its inverse bind matrix, by the vertex's weights; the node's own transform is not
+   used) into world; false when n has no skin or the primitive no JOINTS_0 and WEIGHTS_0 that
+   can be read. */
+static bool skinned(cli_file *f, arbor_node n, json_t *prim, const float *v, uint32_t nv, double *world) {
+    int32_t skin = arbor_gltf_node_skin(f->doc, n);
+    json_t *attributes = json_object_get(prim, "attributes");
+    json_t *ji = json_object_get(attributes, "JOINTS_0"), *wi = json_object_get(attributes, "WEIGHTS_0");
+    uint32_t count = 0, nj = 0, nw = 0;
+    if (skin < 0 || !json_is_integer(ji) || !json_is_integer(wi) ||
+        arbor_gltf_skin(f->doc, (uint32_t)skin, NULL, NULL, 0, NULL, &count) != ARBOR_OK || !count)
+        return false;
+    arbor_node *joints = malloc(count * sizeof *joints);
+    float *ibm = malloc((size_t)count * 16 * sizeof *ibm);
+    double *palette = malloc((size_t)count * 16 * sizeof *palette);
+    float *jv = cli_accessor_floats(f, (uint32_t)json_integer_value(ji), 4, &nj);
+    float *wv = cli_accessor_floats(f, (uint32_t)json_integer_value(wi), 4, &nw);
+    bool ok = joints && ibm && palette && jv && wv && nj == nv && nw == nv &&
+              arbor_gltf_skin(f->doc, (uint32_t)skin, joints, ibm, count, NULL, &count) == ARBOR_OK;
+    for (uint32_t j = 0; ok && j < count; j++) { /* palette_j = world(joint j) * ibm_j */
+        arbor_real jw[16];
+        if (arbor_node_is_none(joints[j])) {
+            ok = false;
+            break;
+        }
+        arbor_node_world_matrix(f->scene, joints[j], jw);
+        for (int c = 0; c < 4; c++)
+            for (int r = 0; r < 4; r++) {
+                double sum = 0;
+                for (int k = 0; k < 4; k++) sum += (double)jw[4 * k + r] * ibm[16 * j + 4 * c + k];
+                palette[16 * j + 4 * c + r] = sum;
+            }
+    }
+    for (uint32_t i = 0; ok && i < nv; i++) {
+        double out[3] = { 0, 0, 0 };
+        for (int k = 0; k < 4; k++) {
+            double weight = wv[4 * i + k];
+            uint32_t j = (uint32_t)jv[4 * i + k];
+            if (weight == 0) continue;
+            if (j >= count) {
+                ok = false;
+                break;
+            }
+            const double *m = palette + 16 * j;
+            for (int r = 0; r < 3; r++) out[r] += weight * (m[r] * v[3 * i] + m[4 + r] * v[3 * i + 1] + m[8 + r] * v[3 * i + 2] + m[12 + r]);
+        }
+        memcpy(world + 3 * i, out, sizeof out);
+    }
+    free(joints);
+    free(ibm);
+    free(palette);
+    free(jv);
+    free(wv);
+    return ok;
+}
+
+/* Adds node n's mesh's triangles (true when some were readable). */
+static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) {
+    json_t *gltf = cli_json(f);
+    int32_t mesh = arbor_node_mesh(f->scene, n);
+    json_t *prims = json_object_get(json_array_get(json_object_get(gltf, "meshes"), (size_t)mesh), "primitives"), *prim;
+    if (mesh < 0 || !prims) return false;
+    arbor_real w[16];
+    arbor_node_world_matrix(f->scene, n, w);
+    bool mirrored = arbor_mat4_determinant3(w) < 0, any = false;
+    size_t pi;
+    json_array_foreach(prims, pi, prim) {
+        json_t *mode_j = json_object_get(prim, "mode"), *pos = json_object_get(json_object_get(prim, "attributes"), "POSITION");
+        json_int_t mode = json_is_integer(mode_j) ? json_integer_value(mode_j) : 4;
+        if ((mode != 4 && mode != 5 && mode != 6) || !json_is_integer(pos)) continue;
+        uint32_t nv, ni = 0;
+        float *v = cli_accessor_floats(f, (uint32_t)json_integer_value(pos), 3, &nv), *ix = NULL;
+        if (!v) continue;
+        if (json_is_integer(json_object_get(prim, "indices")) &&
+            !(ix = cli_accessor_floats(f, (uint32_t)json_integer_value(json_object_get(prim, "indices")), 1, &ni))) {
+            free(v);
+            continue;
+        }
+        uint32_t corners = ix ? ni : nv, tris = mode == 4 ? corners / 3 : corners > 2 ? corners - 2 : 0;
+        double base[3];
+        bool two_sided = material_colour(gltf, prim, base);
+        double *world = malloc((size_t)nv * 3 * sizeof *world);
+        if (world && !skinned(f, n, prim, v, nv, world))
+            for (uint32_t i = 0; i < nv; i++) {
+                double q[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };
+                transform(w, q, world + 3 * i);
+            }
+        for (uint32_t t = 0; world && t < tris; t++) {
+            uint32_t k[3];
+            for (int j = 0; j < 3; j++) {
+                uint32_t at = mode == 4 ? 3 * t + (uint32_t)j : mode == 5 ? t + (uint32_t)j : j == 0 ? 0 : t + (uint32_t)j;
+                k[j] = ix ? (uint32_t)ix[at] : at;
+            }
+            if (mode == 5 && (t & 1)) { uint32_t swap = k[1]; k[1] = k[2]; k[2] = swap; }
+            if (k[0] >= nv || k[1] >= nv || k[2] >= nv) continue;
+            if (out->count == MAX_TRIANGLES) {
+                out->full = true;
+                break;
+            }
+            triangle tri;
+            double clip[4], centre[3] = { 0, 0, 0 }, e1[3], e2[3], normal[3];
+            bool behind = false;
+            for (int j = 0; j < 3; j++) {
+                const double *q = world + 3 * k[j];
+                double x, y;
+                to_clip(c->v, q, clip);
+                if (clip[3] < NEAR_W) behind = true;
+                to_pixels(c->p, clip, &x, &y);
+                tri.z[j] = (float)(clip[2] / clip[3]);
+                tri.xy[2 * j] = (float)x;
+                tri.xy[2 * j + 1] = (float)y;
+                for (int a = 0; a < 3; a++) centre[a] += q[a] / 3;
+            }
+            /* a back face: clockwise on screen (pixel y points down), mirrored worlds flip it */
+            double area = (tri.xy[2] - tri.xy[0]) * (tri.xy[5] - tri.xy[1]) - (tri.xy[4] - tri.xy[0]) * (tri.xy[3] - tri.xy[1]);
+            if (behind || fabs(area) < 1e-9 || (!two_sided && (area > 0) != mirrored)) continue; /* edge-on: nothing to see */
+            for (int a = 0; a < 3; a++) {
+                e1[a] = world[3 * k[1] + a] - world[3 * k[0] + a];
+                e2[a] = world[3 * k[2] + a] - world[3 * k[0] + a];
+            }
+            cross(e1, e2, normal);
+            if (mirrored)
+                for (int a = 0; a < 3; a++) normal[a] = -normal[a];
+            normalize(normal);
+            /* a light from the viewer's upper left, both sides lit (files differ on winding) */
+            static const double light[3] = { -0.35, 0.8, 0.5 };
+            double lambert = fabs(normal[0] * light[0] + normal[1] * light[1] + normal[2] * light[2]) / 1.0062;
+            double facing = fabs(normal[0] * c->v->eye_dir[0] + normal[1] * c->v->eye_dir[1] + normal[2] * c->v->eye_dir[2]);
+            double shade = 0.35 + 0.45 * lambert + 0.2 * facing;
+            to_clip(c->v, centre, clip);
+            tri.depth = (float)clip[3];
+            for (int a = 0; a < 3; a++) tri.rgb[a] = (float)fmin(1, base[a] * shade);
+            if (out->count == out->cap) {
+                uint32_t cap = out->cap ? out->cap * 2 : 4096;
+                triangle *grown = realloc(out->t, cap * sizeof *grown);
+                if (!grown) {
+                    out->full = true;
+                    break;
+                }
+                out->t = grown;
+                out->cap = cap;
+            }
+            out->t[out->count++] = tri;
+            any = true;
+        }
+        free(world);
+        free(v);
+        free(ix);
+    }
+    return any;
+}
+
+/* A frustum at a camera node: its apex at the origin, opening down -Z, `size` long. */
+static void draw_camera(const canvas *c, cli_file *f, arbor_node n, double size) {
+    arbor_camera cam;
+    arbor_real w[16];
+    arbor_node_camera(f->scene, n, &cam);
+    arbor_node_world_matrix(f->scene, n, w);
+    double hx, hy;
+    if (cam.type == ARBOR_CAMERA_PERSPECTIVE) {
+        hy = tan(cam.yfov / 2) * size;
+        hx = hy * (cam.aspect > 0 ? cam.aspect : 4.0 / 3);
+    } else {
+        double m = fmax(cam.xmag, cam.ymag);
+        hx = m > 0 ? size * cam.xmag / m / 2 : size / 2;
+        hy = m > 0 ? size * cam.ymag / m / 2 : size / 2;
+    }
+    /* the world matrix's scale is taken out: a frustum keeps its size on scaled nodes */
+    double apex[3], corner[4][3], sx = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    double sy = sqrt(w[4] * w[4] + w[5] * w[5] + w[6] * w[6]), sz = sqrt(w[8] * w[8] + w[9] * w[9] + w[10] * w[10]);
+    if (!(sx > 0) || !(sy > 0) || !(sz > 0)) return;
+    double zero[3] = { 0, 0, 0 };
+    transform(w, zero, apex);
+    for (int k = 0; k < 4; k++) {
+        double q[3] = { (k == 0 || k == 3 ? -hx : hx) / sx, (k < 2 ? -hy : hy) / sy, -size / sz };
+        transform(w, q, corner[k]);
+    }
+    const double ink[4] = { 0.25, 0.25, 0.3, 0.9 };
+    for (int k = 0; k < 4; k++) {
+        segment(c, apex, corner[k], ink, 1.2);
+        segment(c, corner[k], corner[(k + 1) % 4], ink, 1.2);
+    }
+    double top[3], q[3] = { 0, hy * 1.4 / sy, -size / sz };
+    transform(w, q, top); /* a tick above the frame: which way is up */
+    segment(c, corner[2], top, ink, 1.2);
+    segment(c, corner[3], top, ink, 1.2);
+}
+
+/* A light: a sun (directional), a star of rays (point), a cone (spot); and its direction. */
+static void draw_light(const canvas *c, cli_file *f, arbor_node n, double size) {
+    arbor_light l;
+    arbor_real w[16];
+    arbor_node_light(f->scene, n, &l);
+    arbor_node_world_matrix(f->scene, n, w);
+    const double ink[4] = { 0.93, 0.62, 0.0, 1 };
+    double o[3], clip[4], x, y, zero[3] = { 0, 0, 0 };
+    transform(w, zero, o);
+    to_clip(c->v, o, clip);
+    if (clip[3] < NEAR_W) return;
+    to_pixels(c->p, clip, &x, &y);
+    pen_dot(c->p, x, y, 5, ink);
+    for (int k = 0; k < 8 && l.type == ARBOR_LIGHT_POINT; k++) {
+        double a = k * 0.785398163, xy[4] = { x + 7 * cos(a), y + 7 * sin(a), x + 12 * cos(a), y + 12 * sin(a) };
+        pen_lines(c->p, xy, 2, false, ink, 1.5);
+    }
+    if (l.type == ARBOR_LIGHT_POINT) return;
+    double d[3] = { 0, 0, -1 }, tip[3], len = size;
+    arbor_real sx = (arbor_real)sqrt(w[8] * w[8] + w[9] * w[9] + w[10] * w[10]);
+    if (!(sx > 0)) return;
+    for (int k = 0; k < 3; k++) d[k] = -w[8 + k] / sx * len;
+    for (int k = 0; k < 3; k++) tip[k] = o[k] + d[k];
+    segment(c, o, tip, ink, 2);
+    if (l.type == ARBOR_LIGHT_SPOT) { /* the outer cone's edges in the light's XZ and YZ planes */
+        double cone = l.outer_cone > 0 ? l.outer_cone : 0.785398163, r = tan(cone) * len;
+        for (int k = 0; k < 4; k++) {
+            double q[3] = { k == 0 ? r : k == 1 ? -r : 0, k == 2 ? r : k == 3 ? -r : 0, -len }, e[3], lq[3];
+            /* in the light's frame without its scale */
+            for (int a = 0; a < 3; a++)
+                lq[a] = q[a] / sqrt(w[4 * a] * w[4 * a] + w[4 * a + 1] * w[4 * a + 1] + w[4 * a + 2] * w[4 * a + 2]);
+            transform(w, lq, e);
+            segment(c, o, e, ink, 1);
+        }
+    } else { /* a sun: rays all around */
+        for (int k = 0; k < 12; k++) {
+            double a = k * 0.523598776, xy[4] = { x + 8 * cos(a), y + 8 * sin(a), x + 13 * cos(a), y + 13 * sin(a) };
+            pen_lines(c->p, xy, 2, false, ink, 1.5);
+        }
+    }
+}
+
+/* A grid on y = 0 over the scene's XZ extent, lines a round step apart, and the axes. */
+static void draw_ground(const canvas *c, const double lo[3], const double hi[3]) {
+    double span = fmax(fmax(hi[0] - lo[0], hi[2] - lo[2]), 1e-6), step = pow(10, floor(log10(span / 4)));
+    if (span / step > 24) step *= 5;
+    else if (span / step > 12) step *= 2;
+    /* at least a step either side of the origin, so a flat scene still has a grid */
+    double x0 = floor(fmin(lo[0], -step) / step) * step, x1 = ceil(fmax(hi[0], step) / step) * step;
+    double z0 = floor(fmin(lo[2], -step) / step) * step, z1 = ceil(fmax(hi[2], step) / step) * step;
+    const double grid[4] = { 0.6, 0.6, 0.6, 0.45 };
+    for (int i = 0; i <= 200 && x0 + i * step <= x1 + step / 2; i++) {
+        double a[3] = { x0 + i * step, 0, z0 }, b[3] = { x0 + i * step, 0, z1 };
+        segment(c, a, b, grid, 0.7);
+    }
+    for (int i = 0; i <= 200 && z0 + i * step <= z1 + step / 2; i++) {
+        double a[3] = { x0, 0, z0 + i * step }, b[3] = { x1, 0, z0 + i * step };
+        segment(c, a, b, grid, 0.7);
+    }
+    const double axes[3][4] = { { 0.85, 0.1, 0.1, 1 }, { 0.1, 0.65, 0.1, 1 }, { 0.1, 0.25, 0.9, 1 } };
+    for (int k = 0; k < 3; k++) {
+        double o[3] = { 0, 0, 0 }, e[3] = { 0, 0, 0 };
+        e[k] = 2 * step;
+        segment(c, o, e, axes[k], 2.5);
+    }
+}
+
+/* PNG: the triangles through a depth buffer (exact occlusion, where sorting far to near
+   fails for large triangles beside small ones), painted as one image. */
+static int rasterize(const pen *p, const triangle *t, uint32_t count) {
+    int w = (int)p->width, h = (int)p->height;
+    cairo_surface_t *image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    float *depth = malloc((size_t)w * (size_t)h * sizeof *depth);
+    if (!depth || cairo_surface_status(image) != CAIRO_STATUS_SUCCESS) {
+        free(depth);
+        cairo_surface_destroy(image);
+        return 1;
+    }
+    cairo_surface_flush(image);
+    unsigned char *pixels = cairo_image_surface_get_data(image);
+    int stride = cairo_image_surface_get_stride(image);
+    memset(pixels, 0, (size_t)stride * (size_t)h); /* transparent where nothing is drawn */
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) depth[i] = INFINITY;
+    for (uint32_t k = 0; k < count; k++) {
+        const float *xy = t[k].xy;
+        double area = (xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[4] - xy[0]) * (xy[3] - xy[1]);
+        int x0 = (int)fmax(0, floor(fmin(xy[0], fmin(xy[2], xy[4])))), x1 = (int)fmin(w - 1, ceil(fmax(xy[0], fmax(xy[2], xy[4]))));
+        int y0 = (int)fmax(0, floor(fmin(xy[1], fmin(xy[3], xy[5])))), y1 = (int)fmin(h - 1, ceil(fmax(xy[1], fmax(xy[3], xy[5]))));
+        uint32_t colour = 0xFF000000u | (uint32_t)lround(t[k].rgb[0] * 255) << 16 | (uint32_t)lround(t[k].rgb[1] * 255) << 8 |
+                          (uint32_t)lround(t[k].rgb[2] * 255);
+        for (int y = y0; y <= y1; y++) {
+            for (int x = x0; x <= x1; x++) {
+                double px = x + 0.5, py = y + 0.5; /* barycentric weights of the pixel's centre */
+                double b0 = ((xy[2] - px) * (xy[5] - py) - (xy[4] - px) * (xy[3] - py)) / area;
+                double b1 = ((xy[4] - px) * (xy[1] - py) - (xy[0] - px) * (xy[5] - py)) / area;
+                double b2 = 1 - b0 - b1;
+                if (b0 < -1e-9 || b1 < -1e-9 || b2 < -1e-9) continue;
+                float z = (float)(b0 * t[k].z[0] + b1 * t[k].z[1] + b2 * t[k].z[2]);
+                float *d = &depth[(size_t)y * (size_t)w + (size_t)x];
+                if (z >= *d || z < -1) continue;
+                *d = z;
+                memcpy(pixels + (size_t)y * (size_t)stride + 4 * (size_t)x, &colour, 4);
+            }
+        }
+    }
+    cairo_surface_mark_dirty(image);
+    cairo_set_source_surface(p->cr, image, 0, 0);
+    cairo_paint(p->cr);
+    cairo_surface_destroy(image);
+    free(depth);
+    return 0;
+}
+
+typedef enum { LABELS_NONE, LABELS_ROOTS, LABELS_ALL, LABELS_DEFAULT } labels;
+
+static int draw(const canvas *c, cli_file *f, const unsigned char *in, const double lo[3], const double hi[3], labels which,
+                arbor_node viewer) {
     arbor_scene *s = f->scene;
-    cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_paint(cr);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, 11);
-    bool labels = arbor_scene_node_count(s) <= MAX_LABELS;
-    for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
-        if (view->made && arbor_node_equal(n, view->camera)) continue;
-        if (!arbor_node_effectively_visible(s, n)) continue; /* hidden (KHR_node_visibility): not drawn */
-        arbor_real w[16], lo[3], hi[3];
+    uint32_t count = arbor_gltf_node_count(f->doc), members = 0;
+    for (uint32_t i = 0; i < count; i++) members += in[i];
+    if (which == LABELS_DEFAULT) which = members <= 60 ? LABELS_ALL : LABELS_ROOTS;
+    const double white[4] = { 1, 1, 1, 1 }, all[8] = { 0, 0, c->p->width, 0, c->p->width, c->p->height, 0, c->p->height };
+    pen_fill(c->p, all, 4, white);
+    draw_ground(c, lo, hi);
+    double size = 0;
+    for (int k = 0; k < 3; k++) size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    size = fmax(sqrt(size) * 0.03, 1e-3); /* a frustum's length: small beside the scene */
+
+    /* Meshes first (far to near), then what is drawn over them. */
+    tri_list tris = { 0 };
+    unsigned char *meshed = calloc(count + 1, 1);
+    if (!meshed) return 1;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (in[i] && !arbor_node_is_none(n)) meshed[i] = add_mesh(f, c, n, &tris);
+    }
+    if (c->p->cr && rasterize(c->p, tris.t, tris.count)) {
+        free(tris.t);
+        free(meshed);
+        return 1;
+    }
+    if (!c->p->cr) qsort(tris.t, tris.count, sizeof *tris.t, far_first);
+    for (uint32_t t = 0; !c->p->cr && t < tris.count; t++) {
+        double xy[6], rgba[4] = { tris.t[t].rgb[0], tris.t[t].rgb[1], tris.t[t].rgb[2], 1 };
+        for (int k = 0; k < 6; k++) xy[k] = tris.t[t].xy[k];
+        pen_fill(c->p, xy, 3, rgba);
+    }
+    free(tris.t);
+    if (tris.full) fprintf(stderr, "arbor: render: %s: only the first %d triangles are drawn\n", f->path, MAX_TRIANGLES);
+
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (!in[i] || arbor_node_is_none(n)) continue;
+        arbor_real w[16], bl[3], bh[3];
         uint32_t depth = arbor_node_depth(s, n);
+        double rgba[4];
         arbor_node_world_matrix(s, n, w);
-        double origin[3] = { w[12], w[13], w[14] }, clip[3], x, y;
-        if (arbor_node_local_bounds(s, n, lo, hi)) {
-            arbor_node_world_bounds(s, n, lo, hi);
-            set_depth_colour(cr, depth, 0.55);
-            cairo_set_line_width(cr, 1.0);
-            box_edges(c, lo, hi);
-            cairo_stroke(cr);
+        double origin[3] = { w[12], w[13], w[14] };
+        if (arbor_node_local_bounds(s, n, bl, bh)) { /* the local box through the world matrix */
+            depth_colour(depth, meshed[i] ? 0.2 : 0.7, rgba);
+            double corner[8][3];
+            for (int k = 0; k < 8; k++) {
+                double q[3] = { k & 1 ? bh[0] : bl[0], k & 2 ? bh[1] : bl[1], k & 4 ? bh[2] : bl[2] };
+                transform(w, q, corner[k]);
+            }
+            for (int k = 0; k < 8; k++)
+                for (int bit = 1; bit < 8; bit <<= 1)
+                    if (!(k & bit)) segment(c, corner[k], corner[k | bit], rgba, meshed[i] ? 0.6 : 1.2);
         }
         arbor_node parent = arbor_node_parent(s, n);
         if (!arbor_node_is_none(parent)) {
             arbor_real pw[16];
             arbor_node_world_matrix(s, parent, pw);
-            const double from[3] = { pw[12], pw[13], pw[14] };
-            cairo_set_source_rgba(cr, 0.2, 0.2, 0.2, 0.9);
-            cairo_set_line_width(cr, 1.8);
-            segment(c, from, origin);
-            cairo_stroke(cr);
+            const double from[3] = { pw[12], pw[13], pw[14] }, ink[4] = { 0.15, 0.15, 0.15, 0.55 };
+            segment(c, from, origin, ink, 1.1);
         }
-        to_clip(c, origin, clip);
-        if (clip[2] < NEAR_W) continue;
-        to_pixels(c, clip, &x, &y);
-        set_depth_colour(cr, depth, 1);
-        cairo_arc(cr, x, y, 3, 0, 6.283185307179586);
-        cairo_fill(cr);
-        if (labels) {
+        arbor_camera cam;
+        arbor_light light;
+        if (!arbor_node_equal(n, viewer) && arbor_node_camera(s, n, &cam) == ARBOR_OK) draw_camera(c, f, n, size);
+        if (arbor_node_light(s, n, &light) == ARBOR_OK) draw_light(c, f, n, size);
+    }
+    /* Dots and names last, over everything. */
+    const double ink[4] = { 0.1, 0.1, 0.1, 1 };
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (!in[i] || arbor_node_is_none(n)) continue;
+        arbor_real w[16];
+        arbor_node_world_matrix(s, n, w);
+        double origin[3] = { w[12], w[13], w[14] }, clip[4], x, y, rgba[4];
+        to_clip(c->v, origin, clip);
+        if (clip[3] < NEAR_W) continue;
+        to_pixels(c->p, clip, &x, &y);
+        depth_colour(arbor_node_depth(s, n), 1, rgba);
+        pen_dot(c->p, x, y, members > 100 ? 1.5 : 2.5, rgba);
+        bool root = arbor_node_is_none(arbor_node_parent(s, n));
+        if (which == LABELS_ALL || (which == LABELS_ROOTS && root)) {
             char buf[32];
-            cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-            cairo_move_to(cr, x + 5, y - 5);
-            show_text(cr, cli_node_label(f, n, buf));
+            pen_text(c->p, x + 5, y - 5, root ? 12 : 10.5, cli_node_label(f, n, buf), ink);
         }
     }
-    char camera[256];
-    snprintf(camera, sizeof camera, "camera: %s", view->what);
-    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-    cairo_move_to(cr, 8, c->height - 22);
-    show_text(cr, f->path);
-    cairo_move_to(cr, 8, c->height - 8);
-    show_text(cr, camera);
+    free(meshed);
+    return 0;
 }
 
 static bool ends_with(const char *s, const char *tail) {
@@ -160,39 +745,156 @@ static bool ends_with(const char *s, const char *tail) {
 
 int cmd_render(int argc, char **argv) {
     if (cli_wants_help(argc, argv, help)) return 0;
+    const char *view_name = "auto", *animation = NULL, *camera_node = NULL;
+    double time = 0;
+    bool posed = false;
+    int width = 960, height = 720;
+    bool sized = false;
+    labels which = LABELS_DEFAULT;
+    /* render's own options come out first; the common ones go to cli_parse_args */
+    int kept = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        bool own = !strcmp(a, "--view") || !strcmp(a, "--size") || !strcmp(a, "--time") || !strcmp(a, "--animation") ||
+                   !strcmp(a, "--labels") || !strcmp(a, "--camera");
+        if (!own) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (!value) return cli_usage_error("render: %s needs a value", a);
+        i++;
+        char *end;
+        if (!strcmp(a, "--view")) {
+            view_name = value;
+            if (strcmp(value, "auto") && strcmp(value, "top") && strcmp(value, "front") && strcmp(value, "side") &&
+                strcmp(value, "iso") && strcmp(value, "camera") && strncmp(value, "camera:", 7))
+                return cli_usage_error("render: --view '%s': the views are auto, top, front, side, iso, camera, camera:NODE", value);
+            if (!strncmp(value, "camera:", 7)) camera_node = value + 7;
+        } else if (!strcmp(a, "--camera")) {
+            view_name = "camera";
+            camera_node = value;
+        } else if (!strcmp(a, "--size")) {
+            long w = strtol(value, &end, 10), h = *end == 'x' ? strtol(end + 1, &end, 10) : 0;
+            if (*end || w < 16 || h < 16 || w > 8192 || h > 8192)
+                return cli_usage_error("render: --size '%s': WIDTHxHEIGHT in pixels, each 16 to 8192 (960x720)", value);
+            width = (int)w, height = (int)h, sized = true;
+        } else if (!strcmp(a, "--time")) {
+            time = strtod(value, &end);
+            if (end == value || *end || !isfinite(time)) return cli_usage_error("render: --time '%s' is not a number of seconds", value);
+            posed = true;
+        } else if (!strcmp(a, "--animation")) {
+            animation = value;
+            posed = true;
+        } else {
+            which = !strcmp(value, "none") ? LABELS_NONE : !strcmp(value, "roots") ? LABELS_ROOTS : !strcmp(value, "all") ? LABELS_ALL : LABELS_DEFAULT;
+            if (which == LABELS_DEFAULT) return cli_usage_error("render: --labels '%s': none, roots or all", value);
+        }
+    }
     cli_args args;
     cli_file f;
-    cli_view view;
-    int status = cli_parse_args("render", argc, argv, CLI_OPT_CAMERA | CLI_OPT_OUTPUT | CLI_OPT_LENIENT, 1, 1, &args);
+    int32_t scene;
+    int status = cli_parse_args("render", kept, argv, CLI_OPT_OUTPUT | CLI_OPT_LENIENT | CLI_OPT_SCENE, 1, 1, &args);
     if (status) return status;
     if (!args.output) return cli_usage_error("render: -o OUT.svg or -o OUT.png is required");
-    bool svg = ends_with(args.output, ".svg"), png = ends_with(args.output, ".png");
-    if (!svg && !png) return cli_usage_error("render: %s: the picture's name must end in .svg or .png", args.output);
+    bool to_stdout = !strcmp(args.output, "-"), svg = to_stdout || ends_with(args.output, ".svg"), png = ends_with(args.output, ".png");
+    if (!svg && !png) return cli_usage_error("render: %s: the picture's name must end in .svg or .png (or be -)", args.output);
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    if ((status = cli_view_pick("render", &f, args.camera, &view))) {
+    if ((status = cli_pick_scene("render", &f, &args, &scene)) || (posed && (status = cli_pose(&f, "render", animation, time)))) {
         cli_close(&f);
         return status;
     }
-    canvas c = { .vp = view.view_projection, .width = WIDTH, .height = round(WIDTH / view.aspect) };
-    if (c.height < 16) c.height = 16;
-    if (c.height > 4 * WIDTH) c.height = 4 * WIDTH;
-    cairo_surface_t *surface = svg ? cairo_svg_surface_create(args.output, c.width, c.height)
-                                   : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)c.width, (int)c.height);
-    c.cr = cairo_create(surface);
-    draw(&c, &f, &view);
-    cairo_status_t result = cairo_status(c.cr);
-    cairo_destroy(c.cr);
-    if (result == CAIRO_STATUS_SUCCESS && png) result = cairo_surface_write_to_png(surface, args.output);
-    cairo_surface_finish(surface);
-    if (result == CAIRO_STATUS_SUCCESS) result = cairo_surface_status(surface);
-    cairo_surface_destroy(surface);
-    cairo_debug_reset_static_data();
-    FcFini(); /* after cairo's reset: fontconfig's caches freed, so leak checkers see none */
-    cli_close(&f);
-    if (result != CAIRO_STATUS_SUCCESS) {
-        fprintf(stderr, "arbor: render: %s: %s\n", args.output, cairo_status_to_string(result));
+    unsigned char *in = cli_scene_members(&f, scene);
+    if (!in) {
+        cli_close(&f);
+        fputs("arbor: out of memory\n", stderr);
         return 1;
     }
-    printf("%s: %.0f x %.0f, camera: %s\n", args.output, c.width, c.height, view.what);
+    for (uint32_t i = 0, count = arbor_gltf_node_count(f.doc); i < count; i++) { /* hidden (KHR_node_visibility): not drawn */
+        arbor_node n = arbor_gltf_node(f.doc, i);
+        if (in[i] && !arbor_node_is_none(n) && !arbor_node_effectively_visible(f.scene, n)) in[i] = 0;
+    }
+    double lo[3], hi[3];
+    scene_extent(&f, in, lo, hi);
+    view v = { 0 };
+    arbor_node viewer = ARBOR_NONE;
+    if (!strncmp(view_name, "camera", 6)) {
+        cli_view cv;
+        if ((status = cli_view_pick("render", &f, scene, camera_node, &cv))) {
+            free(in);
+            cli_close(&f);
+            return status;
+        }
+        if (!sized) height = (int)fmin(8192, fmax(16, round(width / cv.aspect)));
+        else if (arbor_camera_view_projection(f.scene, cv.camera, (arbor_real)width / height, cv.view_projection)) {
+            fprintf(stderr, "arbor: render: %s\n", arbor_last_error());
+            free(in);
+            cli_close(&f);
+            return 1;
+        }
+        for (int k = 0; k < 16; k++) v.vp[k] = cv.view_projection[k];
+        arbor_real w[16];
+        arbor_node_world_matrix(f.scene, cv.camera, w);
+        double z[3] = { w[8], w[9], w[10] };
+        normalize(z);
+        memcpy(v.eye_dir, z, sizeof z);
+        snprintf(v.what, sizeof v.what, "camera: %s", cv.what);
+        viewer = cv.camera;
+    } else {
+        frame(&v, view_name, lo, hi, (double)width / height);
+    }
+
+    pen p = { .width = width, .height = height };
+    cairo_surface_t *surface = NULL;
+    FILE *out = NULL;
+    if (png) {
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+        p.cr = cairo_create(surface);
+        cairo_set_line_join(p.cr, CAIRO_LINE_JOIN_ROUND);
+        cairo_set_line_cap(p.cr, CAIRO_LINE_CAP_ROUND);
+        cairo_select_font_face(p.cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    } else {
+        out = to_stdout ? stdout : fopen(args.output, "w");
+        if (!out) {
+            fprintf(stderr, "arbor: render: %s: cannot be written\n", args.output);
+            free(in);
+            cli_close(&f);
+            return 1;
+        }
+        p.svg = out;
+        fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                     "font-family=\"sans-serif\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
+                width, height, width, height);
+    }
+    canvas c = { &p, &v };
+    status = draw(&c, &f, in, lo, hi, which, viewer);
+    const double grey[4] = { 0.3, 0.3, 0.3, 1 };
+    char caption[400];
+    if (posed)
+        snprintf(caption, sizeof caption, "%s at %g s, view %s", f.path, time, v.what);
+    else
+        snprintf(caption, sizeof caption, "%s, view %s", f.path, v.what);
+    pen_text(&p, 8, height - 8, 11, caption, grey);
+    free(in);
+    bool ok = !status;
+    if (png) {
+        ok = ok && cairo_status(p.cr) == CAIRO_STATUS_SUCCESS;
+        cairo_destroy(p.cr);
+        ok = ok && cairo_surface_write_to_png(surface, args.output) == CAIRO_STATUS_SUCCESS;
+        cairo_surface_destroy(surface);
+        cairo_debug_reset_static_data();
+        FcFini(); /* after cairo's reset: fontconfig's caches freed, so leak checkers see none */
+    } else {
+        fputs("</svg>\n", out);
+        ok = ok && !ferror(out);
+        if (to_stdout) ok = !fflush(out) && ok;
+        else ok = !fclose(out) && ok;
+    }
+    cli_close(&f);
+    if (!ok) {
+        fprintf(stderr, "arbor: render: %s: the picture could not be written\n", args.output);
+        return 1;
+    }
+    if (!to_stdout) printf("%s: %d x %d, view %s\n", args.output, width, height, v.what);
     return 0;
 }

@@ -6,14 +6,21 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor tree FILE [--scene N] [--lenient]\n"
+    "usage: arbor tree FILE [--scene N|NAME] [--json] [--lenient]\n"
     "\n"
     "The hierarchy of a glTF file's scene as an indented tree, children in order: each node's\n"
-    "name (or #index when it has none), what it carries (mesh N, camera, light, skin N) and its\n"
-    "world position.\n"
+    "name (or #index when it has none), what it carries (mesh N, camera, light, skin N, N\n"
+    "instances, hidden) and its\n"
+    "world position. FILE - reads standard input.\n"
     "\n"
-    "  --scene N   the glTF scene to show (0-based; default: the file's default scene)\n"
-    "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
+    "  --scene N|NAME  the glTF scene to show (0-based index or name; default: the file's)\n"
+    "  --json          the same as a JSON object: \"scene\", \"nodes\" in the tree's order, each\n"
+    "                  with \"index\" (in the file), \"name\" (null when none), \"path\",\n"
+    "                  \"depth\" (a root has 0), \"parent\" (an index, null for a root),\n"
+    "                  \"children\", \"mesh\", \"skin\" (null when none), \"camera\", \"light\"\n"
+    "                  (true or false), \"position\" (the world position), \"visible\" (its own\n"
+    "                  KHR_node_visibility) and \"instances\" (EXT_mesh_gpu_instancing, 0: none)\n"
+    "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
 /* Deeper levels are not indented further (a million-deep chain stays printable): the depth is
    written instead. */
@@ -39,8 +46,35 @@ static void print_node(const cli_file *f, arbor_node n, uint32_t level) {
     if (arbor_node_camera(s, n, &camera) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", camera");
     if (arbor_node_light(s, n, &light) == ARBOR_OK) used += (size_t)snprintf(carried + used, sizeof carried - used, ", light");
     if (skin >= 0) used += (size_t)snprintf(carried + used, sizeof carried - used, ", skin %d", (int)skin);
+    uint32_t instances = arbor_node_instance_count(s, n);
+    if (instances) used += (size_t)snprintf(carried + used, sizeof carried - used, ", %u instances", instances);
+    if (!arbor_node_visible(s, n)) used += (size_t)snprintf(carried + used, sizeof carried - used, ", hidden");
     if (used) printf("  [%s]", carried + 2);
-    printf("  at (%g, %g, %g)\n", cli_tidy(w[12]), cli_tidy(w[13]), cli_tidy(w[14]));
+    double at[3];
+    cli_tidy3(at, w + 12);
+    printf("  at (%g, %g, %g)\n", at[0], at[1], at[2]);
+}
+
+static json_t *node_json(const cli_file *f, arbor_node n) {
+    arbor_scene *s = f->scene;
+    arbor_real w[16];
+    arbor_camera camera;
+    arbor_light light;
+    char path[512];
+    arbor_node_world_matrix(s, n, w);
+    arbor_node parent = arbor_node_parent(s, n);
+    int32_t mesh = arbor_node_mesh(s, n), skin = arbor_gltf_node_skin(f->doc, n);
+    const char *name = arbor_node_name(s, n);
+    double at[3];
+    cli_tidy3(at, w + 12);
+    return json_pack("{s:I, s:o, s:s, s:i, s:o, s:i, s:o, s:o, s:b, s:b, s:[o,o,o], s:b, s:i}", "index", (json_int_t)arbor_gltf_index(f->doc, n),
+                     "name", name ? json_string(name) : json_null(), "path", cli_node_path(f, n, path, sizeof path), "depth",
+                     (int)arbor_node_depth(s, n), "parent",
+                     arbor_node_is_none(parent) ? json_null() : json_integer((json_int_t)arbor_gltf_index(f->doc, parent)), "children",
+                     (int)arbor_node_child_count(s, n), "mesh", mesh >= 0 ? json_integer(mesh) : json_null(), "skin",
+                     skin >= 0 ? json_integer(skin) : json_null(), "camera", arbor_node_camera(s, n, &camera) == ARBOR_OK, "light",
+                     arbor_node_light(s, n, &light) == ARBOR_OK, "position", cli_json_real(at[0]), cli_json_real(at[1]), cli_json_real(at[2]), "visible",
+                     arbor_node_visible(s, n), "instances", (int)arbor_node_instance_count(s, n));
 }
 
 int cmd_tree(int argc, char **argv) {
@@ -48,7 +82,7 @@ int cmd_tree(int argc, char **argv) {
     cli_args args;
     int32_t scene;
     cli_file f;
-    int status = cli_parse_args("tree", argc, argv, CLI_OPT_SCENE | CLI_OPT_LENIENT, 1, 1, &args);
+    int status = cli_parse_args("tree", argc, argv, CLI_OPT_SCENE | CLI_OPT_LENIENT | CLI_OPT_JSON, 1, 1, &args);
     if (status) return status;
     const char *path = args.files[0];
     if (cli_load(&f, path, args.lenient)) return 1;
@@ -59,11 +93,23 @@ int cmd_tree(int argc, char **argv) {
 
     uint32_t root_count;
     arbor_node *roots = cli_scene_roots(&f, scene, &root_count);
+    if (args.json) {
+        const char *name = scene >= 0 ? arbor_gltf_scene_name(f.doc, (uint32_t)scene) : NULL;
+        json_t *r = json_pack("{s:s, s:o, s:o, s:[]}", "file", f.path, "scene", scene >= 0 ? json_integer(scene) : json_null(),
+                              "scene_name", name ? json_string(name) : json_null(), "nodes");
+        for (uint32_t k = 0; k < root_count; k++)
+            for (arbor_node n = roots[k]; !arbor_node_is_none(n); n = cli_next_in_subtree(f.scene, roots[k], n))
+                json_array_append_new(json_object_get(r, "nodes"), node_json(&f, n));
+        free(roots);
+        status = cli_print_json(r);
+        cli_close(&f);
+        return status;
+    }
     if (scene >= 0) {
         const char *name = arbor_gltf_scene_name(f.doc, (uint32_t)scene);
-        printf("%s: scene %d%s%s%s\n", path, (int)scene, name ? " \"" : "", name ? name : "", name ? "\"" : "");
+        printf("%s: scene %d%s%s%s\n", f.path, (int)scene, name ? " \"" : "", name ? name : "", name ? "\"" : "");
     } else {
-        printf("%s: no scenes, every root\n", path);
+        printf("%s: no scenes, every root\n", f.path);
     }
     for (uint32_t r = 0; r < root_count; r++) {
         uint32_t top_depth = arbor_node_depth(f.scene, roots[r]);

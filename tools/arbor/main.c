@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,50 +19,53 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  demo [--yaw DEG] [--bend DEG] [--save FILE]\n"
-    "                                  build the course's robot arm (base, joint, arm, hand and a\n"
-    "                                  mirrored second arm) and print its world matrices and\n"
-    "                                  positions; without options, at yaw 30 and yaw 90, bend 40;\n"
-    "                                  --save writes it as glTF with a box mesh per part\n"
-    "  info FILE [--scene N]           what a glTF file holds: scenes, nodes, depth, meshes,\n"
-    "                                  cameras, lights, skins, animations, bounds, warnings\n"
-    "  tree FILE [--scene N]           the hierarchy as an indented tree: name, what each node\n"
-    "                                  carries, world position\n"
-    "  dump FILE --json                every node (index order) with parent, children, local\n"
-    "                                  and world matrices, as JSON\n"
-    "  animate FILE --time T [--animation A] [--loop] [--pointer] [--json]\n"
-    "                                  the nodes posed by an animation at T seconds, printed as\n"
-    "                                  dump prints them; with --fps F --frames N instead of\n"
-    "                                  --time, the animation played and timed per frame\n"
-    "  validate FILE... [--lenient]    load each file: \"FILE: ok\", or the reason it is refused\n"
-    "  convert IN OUT                  glTF to GLB and back (by OUT's extension)\n"
+    "                          the course's robot arm: its world matrices and positions\n"
+    "  info FILE [--scene S] [--json]\n"
+    "                          an inspect report: scenes, meshes, materials, textures,\n"
+    "                          animations, skins, cameras, lights, extensions, buffers\n"
+    "  tree FILE [--scene S] [--json]\n"
+    "                          the hierarchy as an indented tree\n"
+    "  stats FILE [--scene S] [--json]\n"
+    "                          depths, fan-out, TRS vs matrix, mirrored, sheared, animated\n"
+    "  diff A B [--scene S] [--tolerance T]\n"
+    "                          nodes added, removed, renamed, moved; transforms that differ\n"
+    "  dump FILE --json        every node with its local and world matrices, as JSON\n"
+    "  animate FILE --time T [--animation A]\n"
+    "                          the nodes posed by an animation (or --fps F --frames N: timed)\n"
+    "  validate FILE... [--scene S]\n"
+    "                          load each file: \"FILE: ok\", or why it is refused\n"
+    "  convert IN OUT [--scene S]\n"
+    "                          glTF to GLB and back (by OUT's extension)\n"
     "  edit FILE -o OUT [-e COMMAND]... [--script FILE]\n"
-    "                                  apply edits (reparent, move, rotate, scale, matrix, delete,\n"
-    "                                  clone, rename, undo, redo) in order and save the result\n"
-    "  dot FILE                        the hierarchy as a Graphviz digraph\n"
-    "  cull FILE [--camera NAME]       what a camera sees, by hierarchical culling: the visible\n"
-    "                                  nodes and how many box tests that took\n"
+    "                          edits (moves, turns in degrees, new nodes, attachments) saved\n"
+    "  dot FILE [--scene S]    the hierarchy as a Graphviz digraph\n"
+    "  cull FILE [--camera NODE] [--scene S] [--json]\n"
+    "                          what a camera sees, by hierarchical culling\n"
 #if defined(ARBOR_HAVE_CAIRO)
-    "  render FILE -o OUT.svg|OUT.png [--camera NAME]\n"
-    "                                  a picture of the scene from a camera: each node's world\n"
-    "                                  box, lines from parents to children, names\n"
+    "  render FILE -o OUT.png|OUT.svg [--view V] [--size WxH] [--time T]\n"
+    "                          a picture: shaded meshes, boxes, grid, cameras, lights, names\n"
 #endif
     "  bench --shape S --frame F [--threads N] [--bulk] [--json]\n"
-    "                                  one benchmark workload of WORKLOADS.md (bench/run runs\n"
-    "                                  them all beside the peers)\n"
+    "                          one benchmark workload of WORKLOADS.md\n"
+    "\n"
+    "FILE - reads standard input. S is a scene's index or name; nodes are named by path\n"
+    "(base/joint/arm) or #INDEX.\n"
     "\n"
     "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
-    "edit failed), 2 usage.\n"
+    "edit failed), 2 usage (diff: 0 same, 1 different, 2 error).\n"
     "\n"
     "options:\n"
     "  -h, --help      this text\n"
     "  -V, --version   the version, the precision of arbor_real and the SIMD path in use\n";
+
+const char *cli_command;
 
 int cli_usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("arbor: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputs("\n(see arbor --help)\n", stderr);
+    fprintf(stderr, "\n(see arbor %s%s--help)\n", cli_command ? cli_command : "", cli_command ? " " : "");
     va_end(ap);
     return 2;
 }
@@ -79,15 +87,97 @@ static void log_warning(void *user, arbor_log_level level, const char *message) 
     fprintf(stderr, "arbor: %s: %s\n", level == ARBOR_LOG_WARN ? "warning" : "error", message);
 }
 
-int cli_load(cli_file *f, const char *path, bool lenient) {
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes) {
+    p->shown = big && isatty(STDERR_FILENO);
+    p->start = seconds();
+    if (p->shown) fprintf(stderr, "arbor: %s %s (%.0f MB) ...", what, name, megabytes);
+}
+
+void cli_progress_end(cli_progress *p) {
+    if (p->shown) fprintf(stderr, " done in %.1f s\n", seconds() - p->start);
+    p->shown = false;
+}
+
+/* Reads all of stream into *bytes: false on a read error or no memory. */
+static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
+    size_t cap = 1 << 16, used = 0;
+    unsigned char *data = malloc(cap);
+    while (data) {
+        used += fread(data + used, 1, cap - used, stream);
+        if (used < cap) break;
+        unsigned char *bigger = cap < SIZE_MAX / 2 ? realloc(data, cap * 2) : NULL;
+        if (!bigger) {
+            free(data);
+            data = NULL;
+        }
+        data = bigger;
+        cap *= 2;
+    }
+    if (!data || ferror(stream)) {
+        free(data);
+        return false;
+    }
+    *bytes = data;
+    *size = used;
+    return true;
+}
+
+/* The file's bytes, or a message that says whether it is missing, a directory or unreadable. */
+static bool read_input(cli_file *f, const char *path) {
+    if (!strcmp(path, "-")) {
+        if (read_all(stdin, &f->bytes, &f->size)) return true;
+        fputs("arbor: cannot read standard input\n", stderr);
+        return false;
+    }
+    struct stat st;
+    if (stat(path, &st)) {
+        fprintf(stderr, "arbor: %s: %s\n", path, errno == ENOENT ? "no such file" : strerror(errno));
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "arbor: %s is a directory, not a glTF file\n", path);
+        return false;
+    }
+    FILE *in = fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
+        return false;
+    }
+    bool ok = read_all(in, &f->bytes, &f->size);
+    fclose(in);
+    if (!ok) fprintf(stderr, "arbor: %s: cannot be read\n", path);
+    return ok;
+}
+
+int cli_load(cli_file *f, const char *path, bool lenient) { return cli_load_scene(f, path, lenient, ARBOR_GLTF_DEFAULT_SCENE); }
+
+int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
     *f = (cli_file){ .path = path };
+    if (!read_input(f, path)) return 1;
+    if (!strcmp(path, "-")) f->path = "(standard input)";
     if (arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f }, &f->scene) != ARBOR_OK) {
         fputs("arbor: out of memory\n", stderr);
+        cli_close(f);
         return 1;
     }
     arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
     options.lenient = lenient;
-    if (arbor_gltf_load(f->scene, path, &options, &f->doc) != ARBOR_OK) {
+    options.scene = scene;
+    /* A file loads from its path (its messages name it, its URIs resolve beside it); standard
+       input from its bytes, URIs resolving from the working directory. */
+    /* about 30 MB a second on a slow machine: bigger files say so */
+    cli_progress progress;
+    cli_progress_begin(&progress, f->size > (32u << 20), "loading", f->path, f->size / 1048576.0);
+    arbor_result r = strcmp(path, "-") ? arbor_gltf_load(f->scene, path, &options, &f->doc)
+                                       : arbor_gltf_load_memory(f->scene, f->bytes, f->size, ".", &options, &f->doc);
+    cli_progress_end(&progress);
+    if (r != ARBOR_OK) {
         fprintf(stderr, "arbor: %s\n", arbor_last_error()[0] ? arbor_last_error() : arbor_result_string(arbor_last_error_info().code));
         cli_close(f);
         return 1;
@@ -96,7 +186,86 @@ int cli_load(cli_file *f, const char *path, bool lenient) {
     return 0;
 }
 
+static uint32_t read_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+json_t *cli_json(cli_file *f) {
+    if (f->json || !f->bytes) return f->json;
+    const unsigned char *text = f->bytes;
+    size_t size = f->size;
+    if (size >= 20 && !memcmp(text, "glTF", 4)) { /* GLB: header, then the JSON chunk */
+        uint32_t length = read_le32(text + 12);
+        if (length > size - 20) return NULL;
+        text += 20;
+        size = length;
+    }
+    f->json = json_loadb((const char *)text, size, 0, NULL);
+    return f->json;
+}
+
+int cli_print_json(json_t *j) {
+    int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
+    json_decref(j);
+    if (!bad) bad = fputc('\n', stdout) == EOF || fflush(stdout);
+    if (bad) fputs("arbor: the JSON could not be written\n", stderr);
+    return bad;
+}
+
+json_t *cli_json_real(double v) {
+    v = cli_tidy((arbor_real)v);
+    char text[32];
+    snprintf(text, sizeof text, "%.7g", v);
+    double r = strtod(text, NULL);
+    return r == floor(r) && fabs(r) < 1e15 ? json_integer((json_int_t)r) : json_real(r);
+}
+
+unsigned char *cli_scene_members(const cli_file *f, int32_t scene) {
+    uint32_t count = arbor_gltf_node_count(f->doc), root_count;
+    unsigned char *in = calloc(count ? count : 1, 1);
+    if (!in) return NULL;
+    if (scene < 0) {
+        memset(in, 1, count);
+        return in;
+    }
+    arbor_node *roots = cli_scene_roots(f, scene, &root_count);
+    for (uint32_t r = 0; r < root_count; r++) {
+        for (arbor_node n = roots[r]; !arbor_node_is_none(n); n = cli_next_in_subtree(f->scene, roots[r], n)) {
+            int64_t i = arbor_gltf_index(f->doc, n);
+            if (i >= 0 && i < count) in[i] = 1;
+        }
+    }
+    free(roots);
+    return in;
+}
+
+const char *cli_node_path(const cli_file *f, arbor_node n, char *buf, size_t size) {
+    /* Written from the leaf backwards into the end of buf, then moved to its start. */
+    size_t at = size - 1;
+    buf[at] = 0;
+    for (arbor_node p = n; !arbor_node_is_none(p); p = arbor_node_parent(f->scene, p)) {
+        char label[32];
+        const char *name = cli_node_label(f, p, label);
+        size_t len = strlen(name) + (arbor_node_equal(p, n) ? 0 : 1);
+        if (len > at) { /* too deep for buf: the path starts with ... */
+            memcpy(buf + (at >= 3 ? at - 3 : 0), "...", 3);
+            at = at >= 3 ? at - 3 : 0;
+            break;
+        }
+        at -= len;
+        memcpy(buf + at, name, strlen(name));
+        if (!arbor_node_equal(p, n)) buf[at + len - 1] = '/';
+    }
+    memmove(buf, buf + at, size - at);
+    return buf;
+}
+
 void cli_close(cli_file *f) {
+    cli_buffers_free(f);
+    json_decref(f->json);
+    free(f->bytes);
+    f->json = NULL;
+    f->bytes = NULL;
     arbor_gltf_destroy(f->doc);
     arbor_scene_destroy(f->scene);
     f->doc = NULL;
@@ -127,9 +296,8 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
             if (i + 1 >= argc) return cli_usage_error("%s: -o needs a file name", cmd);
             args->output = argv[++i];
         } else if ((options & CLI_OPT_SCENE) && !strcmp(a, "--scene")) {
-            if (i + 1 >= argc || !parse_index(argv[++i], &args->scene))
-                return cli_usage_error("%s: --scene needs a scene index (0, 1, ...)", cmd);
-            args->scene_given = true;
+            if (i + 1 >= argc) return cli_usage_error("%s: --scene needs a scene index (0, 1, ...) or name", cmd);
+            args->scene = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("%s: unknown option '%s'", cmd, a);
         } else if (args->file_count == max_files) {
@@ -143,14 +311,26 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
 }
 
 int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene) {
-    uint32_t count = arbor_gltf_scene_count(f->doc);
+    uint32_t count = arbor_gltf_scene_count(f->doc), index;
     *scene = arbor_gltf_loaded_scene(f->doc);
-    if (!args->scene_given) return 0;
-    if (args->scene >= count)
-        return cli_usage_error("%s: %s has %u scene%s, there is no scene %u", cmd, f->path, count, count == 1 ? "" : "s",
-                               args->scene);
-    *scene = (int32_t)args->scene;
-    return 0;
+    if (!args->scene) return 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = arbor_gltf_scene_name(f->doc, i);
+        if (name && !strcmp(name, args->scene)) {
+            *scene = (int32_t)i;
+            return 0;
+        }
+    }
+    if (parse_index(args->scene, &index) && index < count) {
+        *scene = (int32_t)index;
+        return 0;
+    }
+    fprintf(stderr, "arbor: %s: %s has no scene \"%s\"; its scenes:%s\n", cmd, f->path, args->scene, count ? "" : " none");
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = arbor_gltf_scene_name(f->doc, i);
+        fprintf(stderr, "  %u%s%s%s\n", i, name ? " \"" : "", name ? name : "", name ? "\"" : "");
+    }
+    return cli_usage_error("%s: --scene takes a scene index or name", cmd);
 }
 
 arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count) {
@@ -184,7 +364,27 @@ arbor_node cli_next_in_subtree(const arbor_scene *s, arbor_node top, arbor_node 
     return ARBOR_NONE;
 }
 
+bool cli_sheared(const arbor_real w[16]) {
+    for (int a = 0; a < 3; a++) {
+        for (int b = a + 1; b < 3; b++) {
+            double dot = 0, la = 0, lb = 0;
+            for (int r = 0; r < 3; r++) {
+                dot += (double)w[4 * a + r] * w[4 * b + r];
+                la += (double)w[4 * a + r] * w[4 * a + r];
+                lb += (double)w[4 * b + r] * w[4 * b + r];
+            }
+            if (fabs(dot) > 1e-4 * sqrt(la * lb)) return true;
+        }
+    }
+    return false;
+}
+
 double cli_tidy(arbor_real v) { return fabs((double)v) < 1e-6 ? 0.0 : (double)v; }
+
+void cli_tidy3(double out[3], const arbor_real v[3]) {
+    double largest = fmax(fabs((double)v[0]), fmax(fabs((double)v[1]), fabs((double)v[2])));
+    for (int i = 0; i < 3; i++) out[i] = fabs((double)v[i]) < 1e-5 * largest ? 0.0 : cli_tidy(v[i]);
+}
 
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]) {
     const char *name = arbor_node_name(f->scene, n);
@@ -202,7 +402,7 @@ static const command commands[] = {
     { "demo", cmd_demo },         { "info", cmd_info },       { "tree", cmd_tree }, { "dump", cmd_dump },
     { "validate", cmd_validate }, { "convert", cmd_convert }, { "dot", cmd_dot },   { "bench", cmd_bench },
     { "edit", cmd_edit },
-    { "cull", cmd_cull },
+    { "cull", cmd_cull },         { "stats", cmd_stats },     { "diff", cmd_diff },
 #if defined(ARBOR_HAVE_CAIRO)
     { "render", cmd_render },
 #endif
@@ -225,6 +425,12 @@ int main(int argc, char **argv) {
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(name, commands[i].name)) return commands[i].run(argc - 2, argv + 2);
-    return cli_usage_error("unknown command '%s'", name);
+        if (!strcmp(name, commands[i].name)) {
+            cli_command = name;
+            return commands[i].run(argc - 2, argv + 2);
+        }
+    fprintf(stderr, "arbor: unknown command '%s'; the commands:", name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(stderr, " %s", commands[i].name);
+    fputc('\n', stderr);
+    return cli_usage_error("no command '%s'", name);
 }

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the folders of src/ share: the scene's storage and the helpers every part uses.
- * Internal names start with arbor__ (or are static).
+ * The core's private header: the scene's storage, handles, invalidation and the hooks through
+ * which the features built on the scene (src/bounds, src/edit) hear of its changes.
+ * What the folders above the core use of it; each feature keeps its own state and helpers in
+ * its folder's header. Internal names start with arbor__ (or are static).
+ *
+ * A write to an update, in three files: arbor_node_set_rotation (scene.c) stores the TRS and
+ * calls arbor__invalidate (here); arbor_scene_update (world.c) composes what is out of date
+ * with the kernels of math/affine.h.
  */
-#ifndef ARBOR_INTERNAL_H
-#define ARBOR_INTERNAL_H
+#ifndef ARBOR_SCENE_INTERNAL_H
+#define ARBOR_SCENE_INTERNAL_H
 
 #include <stdatomic.h>
 
 #include "arbor/arbor.h"
+#include "base/base_internal.h"
 #include "math/affine.h"
 
 /* Node flags (uint8_t per slot). */
@@ -86,22 +93,10 @@ typedef struct arbor__attachment {
     arbor_light light;
 } arbor__attachment;
 
-/* Subtree boxes (src/bounds/), indexed by slot: the world box of each node's subtree, for
-   arbor_node_subtree_bounds, arbor_node_subtree_sphere and arbor_scene_cull. Allocated at the
-   first such query of a scene that has bounds (a scene without bounds never holds one), grown
-   to the node storage's capacity at the next query after it grew, freed with the scene.
-   An entry is current when its version is the node's world version and not 0: a change above
-   the node changes that version; a change inside its subtree (a transform, a link, a local
-   box) sets the version of the node and of its ancestors to 0 (arbor__bounds_stale).
-   Invariant: an entry at 0 has only ancestors at 0; slots at or past `capacity` count as 0.
-   Slots renumbered (scene/layout.c): the entries move with their nodes, or are all set to 0
-   (always correct: everything is recomputed at the next query). */
-typedef struct arbor__subtree_box {
-    arbor_real box[6];   /* world min (3), max (3) over the subtree; no bounds: +inf, -inf */
-    uint64_t version;    /* the node's world version when computed; 0: out of date */
-} arbor__subtree_box;
+/* Where bounds/ keeps its subtree boxes (bounds/bounds_internal.h). */
+struct arbor__subtree_box;
 typedef struct arbor__subtree_boxes {
-    arbor__subtree_box *entry;  /* NULL until first needed */
+    struct arbor__subtree_box *entry;  /* NULL until first needed */
     uint32_t capacity;          /* entries */
 } arbor__subtree_boxes;
 
@@ -132,6 +127,43 @@ typedef struct arbor__visibility {
     uint32_t capacity;
 } arbor__visibility;
 
+/* The one way the core tells the features built on it (bounds, edit) what it did: each entry
+   NULL until the feature that needs it is first used in the scene, and set (or cleared) by that
+   feature only. The core calls an entry only when it is set, so a scene without the feature
+   pays one test of a pointer where it would be called, and nothing else. */
+#define ARBOR__DESTROY_HOOKS 4
+typedef struct arbor__hooks {
+    /* Something in slot's subtree moved, came or went (bounds: the subtree boxes go stale). */
+    void (*stale)(arbor_scene *s, uint32_t slot);
+    /* The slots are being renumbered in place (scene/layout.c): slot i's node goes to
+       new_slot[i], for i in [1, end); state kept per slot moves along (bounds: the subtree
+       boxes, with arbor__permute). */
+    void (*renumbered)(arbor_scene *s, uint32_t *new_slot, uint32_t end);
+    /* Foreign parents (edit): the world matrix above a root (affine), NULL when it has none; */
+    const arbor_real *(*foreign_world)(const arbor_scene *s, uint32_t slot);
+    /* before world matrices are computed: every provider (slot 0: an update) or the one above
+       slot (a read); */
+    void (*poll)(arbor_scene *s, uint32_t slot);
+    /* slot's record carries a foreign parent that must go (the node got a parent in the scene,
+       or its record is dropped). */
+    void (*unparent)(arbor_scene *s, uint32_t slot);
+    /* A record that carries instance set `index` is dropped (bounds: the set is freed). */
+    void (*drop_instances)(arbor_scene *s, uint32_t index);
+    /* Change lists (edit): a lazy read (or a pose) is about to compute the chain top .. slot
+       (down-links in scratch); an update computed the subtrees of roots[0 .. count) (roots
+       NULL: a sweep of the whole scene), `computed` nodes in all, with versions above `before`
+       (the clock when it began). */
+    void (*computed_chain)(arbor_scene *s, uint32_t top, uint32_t slot);
+    void (*computed_roots)(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed, uint64_t before);
+    /* The journal (edit): how many slots it holds, and their new slots numbered from k on (below
+       end) in new_slot, each held subtree depth first, returning the new k (a renumbering
+       carries them along). */
+    uint32_t (*held_count)(const arbor_scene *s);
+    uint32_t (*held_number)(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
+    /* The scene is being destroyed: each registered feature frees its state (arbor__on_destroy). */
+    void (*destroy[ARBOR__DESTROY_HOOKS])(arbor_scene *s);
+} arbor__hooks;
+
 struct arbor_scene {
     arbor__nodes n;
     arbor__storage storage[ARBOR__STORAGE_ARRAYS];
@@ -149,6 +181,8 @@ struct arbor_scene {
     uint32_t order_inversions; /* nodes whose parent's slot is above their own: while there are
                                   none, slot order puts parents first (scene/hierarchy.c) */
     uint32_t root_count;
+    uint64_t shape;          /* bumped by every link, unlink and renumbering: poses (scene/pose.c)
+                                re-derive what they keep of the tree when it moved */
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_scene_stats stats;
@@ -158,15 +192,16 @@ struct arbor_scene {
     bool walk_warned;
     arbor__attachment *attachments; /* record 0 unused */
     uint32_t attachment_cap, attachment_end, attachment_free;
-    /* src/edit/: allocated when first used, NULL until then (the core tests them and pays
-       one branch where they hook in). */
-    struct arbor_journal *journal;
-    struct arbor__foreign_table *foreign;
-    struct arbor__changes *changes;
     uint32_t bounded;               /* nodes (live or held) with a local box: kept by every writer
                                        of ARBOR__HAS_BOUNDS (set_bounds, release, swap, clone) */
-    arbor__subtree_boxes boxes;
-    void *instance_table;           /* arbor_scene_gather_instances' hash table, kept warm */
+    arbor__hooks hooks;             /* what the features built on the scene hear of it */
+    /* The state of the features built on the scene, each NULL until the feature is first used
+       and owned by its folder: the core never reads them. */
+    struct arbor_journal *journal;          /* edit/journal.c */
+    struct arbor__foreign_table *foreign;   /* edit/foreign.c */
+    struct arbor__changes *changes;         /* edit/changes.c */
+    arbor__subtree_boxes boxes;             /* bounds/bounds.c */
+    void *instance_table;           /* bounds/instances.c: arbor_scene_gather_instances' hash table, kept warm */
     uint32_t instance_table_cap;    /* its entries (a power of two, or 0) */
     uint32_t instance_stamp;        /* entries of other stamps are free (no clearing per call) */
     uint32_t hidden;                /* nodes (live or held) whose own visibility is off */
@@ -180,34 +215,13 @@ struct arbor_scene {
 #define ARBOR__S 7
 #define ARBOR__TRS 10
 
-/* ---- base ---- */
-/* Records "func: message" as this thread's last error and returns code. */
-arbor_result arbor__fail(arbor_result code, const char *func, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* Where in a file a failure is (arbor_error_info): NULL or "" and 0 for what is unknown. */
-typedef struct arbor__place {
-    const char *file, *pointer;
-    uint32_t line, column;
-} arbor__place;
-/* arbor__fail with a place: "func: file: pointer: message", the place kept apart too. */
-arbor_result arbor__fail_at(arbor_result code, const char *func, const arbor__place *at, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-void *arbor__alloc(arbor_scene *s, size_t size);
+/* ---- allocation and logging through the scene's allocator and log (scene/alloc.c) ---- */
+ARBOR__FOR_GLTF void *arbor__alloc(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */
-void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
-void arbor__free(arbor_scene *s, void *p, size_t size);
-/* Allocation through an allocator held apart from a scene (documents, clips): all zero is malloc
-   and free; a size of 0 is taken as 1. */
-void *arbor__alloc_with(const arbor_allocator *a, size_t size);
-void arbor__free_with(const arbor_allocator *a, void *p, size_t size);
-void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
+ARBOR__FOR_GLTF void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
+ARBOR__FOR_GLTF void arbor__free(arbor_scene *s, void *p, size_t size);
+ARBOR__FOR_GLTF void arbor__log(arbor_scene *s, arbor_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -267,36 +281,16 @@ static inline bool arbor__unit_quat(arbor_real out[4], const arbor_real q[4]) {
     return arbor__quat_normalize_fast(out, q) || arbor_quat_normalize(out, q);
 }
 
-/* ---- bounds (bounds/bounds.c) ---- */
-/* Marks the subtree boxes of slot and of its ancestors out of date: something in slot's
-   subtree moved, came or went. O(1) when its parent's is already out of date. */
-void arbor__bounds_stale(arbor_scene *s, uint32_t slot);
-/* Frees the subtree boxes and the instancing table. */
-void arbor__bounds_free(arbor_scene *s);
-
-/* ---- node instances (bounds/node_instances.c) ---- */
-/* The node's instance set, or NULL when it has none. */
-static inline arbor__instance_set *arbor__instances_of(const arbor_scene *s, uint32_t slot) {
-    uint32_t a = s->n.attachment[slot], i = a ? s->attachments[a].instances : 0;
-    return i ? &s->instance_sets.items[i - 1] : NULL;
+/* ---- hooks (scene/scene.c) ---- */
+/* Calls the stale hook, if one is set: something in slot's subtree moved, came or went. Every
+   write passes here: the call is out of line so that, without a hook, the test is one compare
+   with memory, as cheap as it gets. */
+void arbor__call_stale(arbor_scene *s, uint32_t slot);
+static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
+    if (s->hooks.stale) arbor__call_stale(s, slot);
 }
-/* Instance i's world matrix (affine) computed from slot's current world matrix. */
-void arbor__instance_world(const arbor_scene *s, uint32_t slot, const arbor__instance_set *set, uint32_t i,
-                           arbor_real out[12]);
-/* A new set of `count` checked instances (arbor_node_set_instances' rules): *index (0 for
-   count 0); nothing made on failure. */
-arbor_result arbor__instances_make(arbor_scene *s, const arbor_trs *instances, uint32_t count, uint32_t *index,
-                                   const char *fn);
-/* Exchanges slot's set with set *index (0: none); false when out of memory (nothing changed). */
-bool arbor__instances_swap(arbor_scene *s, uint32_t slot, uint32_t *index);
-/* Bytes a set holds. */
-size_t arbor__instances_bytes(const arbor_scene *s, uint32_t index);
-/* Frees set `index` (1-based, as in arbor__attachment.instances). */
-void arbor__instances_release(arbor_scene *s, uint32_t index);
-/* A copy of src's set `index` in dst: its index, 0 when out of memory. */
-uint32_t arbor__instances_copy(arbor_scene *dst, const arbor_scene *src, uint32_t index);
-/* Frees every set of a scene being destroyed. */
-void arbor__instances_free(arbor_scene *s);
+/* Has fn called when the scene is destroyed (once, however often it is asked). */
+void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
 
 /* ---- visibility (scene/visibility.c) ---- */
 /* slot's own visibility or link changed: its subtree's effective visibility is out of date. */
@@ -319,7 +313,7 @@ static inline bool arbor__own_hidden(const arbor_scene *s, uint32_t slot) {
    already out of date), and keeps the node reachable by the next update. */
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t slot);
 static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
-    if (s->boxes.entry) arbor__bounds_stale(s, slot);
+    arbor__notify_stale(s, slot);
     /* Out of date already and reachable by the update (pending, or under an out-of-date
        parent): nothing to do. This makes writing a node again O(1). */
     uint8_t f = s->n.flags[slot];
@@ -343,12 +337,10 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot);
 static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve_dirty(s, slot);
 }
-/* Composes slot's local matrix if its TRS changed. */
-void arbor__compose_local(arbor_scene *s, uint32_t slot);
 
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
-bool arbor__reserve(arbor_scene *s, uint32_t extra);
+ARBOR__FOR_GLTF bool arbor__reserve(arbor_scene *s, uint32_t extra);
 
 /* Bulk writes once checked (the bulk setters' second half, scene/scene.c): nodes[i] alive and
    unlocked gets values[i * k .. i * k + k - 1] at `offset` of its TRS (ARBOR__T, ARBOR__R or
@@ -360,6 +352,9 @@ void arbor__write_many(arbor_scene *s, const arbor_node *nodes, const arbor_real
 /* Renumbers the slots depth first (parents first, each subtree one range), in place (no
    allocation); false when the links are corrupt (nothing changed). */
 bool arbor__relayout(arbor_scene *s);
+/* Moves element i of array a (elem bytes each, at most a local matrix's) to new_slot[i], for i
+   in [1, end), in place, cycle by cycle; new_slot is as it was when it returns. */
+void arbor__permute(void *a, size_t elem, uint32_t *new_slot, uint32_t end);
 
 /* Slots kept by the journal (scene/scene.c). A held subtree is unlinked and dead (no ALIVE
    flag, not counted in live) but keeps its ids, generations, slots, internal links, locals, names
@@ -373,9 +368,20 @@ void arbor__release_held(arbor_scene *s, uint32_t top, uint32_t count);
 /* Scene storage per slot, in bytes (the per-slot arrays). */
 size_t arbor__slot_bytes(void);
 
+/* ---- poses (scene/pose.c) ---- */
+/* The scene of a pose, and a number no other pose of this process has. */
+arbor_scene *arbor__pose_scene(const arbor_pose *p);
+uint64_t arbor__pose_serial(const arbor_pose *p);
+/* Finding pose entries by node: arbor__pose_lookup first (it may re-derive the pose, refused
+   as arbor_pose_apply would be), then arbor__pose_entries, with no other scene call in between
+   (the scene's scratch holds the map): the pose entry of each of nodes[0 .. count) into
+   entry[]; ARBOR_ERR_INVALID_ARGUMENT (said as fn's) when one is not in the pose. */
+arbor_result arbor__pose_lookup(arbor_pose *p, const char *fn);
+arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, uint32_t count, uint32_t *entry, const char *fn);
+
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
-const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
+ARBOR__FOR_GLTF const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
 /* The record of a live node that carries `part` (ARBOR__HAS_CAMERA or ARBOR__HAS_LIGHT) and
    its slot; NULL after recording why in *r: the handle (arbor__require), or
    ARBOR_ERR_INVALID_ARGUMENT when the node carries no such part. */
@@ -400,45 +406,5 @@ void arbor__unlink(arbor_scene *s, uint32_t slot);
 /* Writes a local that keeps a world matrix: TRS when it is one, else an unlocked matrix (a
    shear). The caller invalidates. */
 void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]);
-
-/* ---- edit (src/edit/) ---- */
-/* A foreign parent: its provider and the matrix read at the last poll. */
-typedef struct arbor__foreign {
-    arbor_node node;          /* ARBOR_NONE: a free entry */
-    arbor_provider provider;
-    uint64_t seen;            /* the provider's version at the last poll */
-    arbor_real world[12];     /* affine, as read at the last poll */
-    void *owned;              /* what arbor_node_attach_to allocated for the provider */
-    uint32_t next_free;
-} arbor__foreign;
-typedef struct arbor__foreign_table {
-    arbor__foreign *items;
-    uint32_t cap, end, free_head, count;
-    bool polling;             /* a poll is running (providers may read other scenes) */
-} arbor__foreign_table;
-/* The matrix of slot's foreign parent, or NULL when it has none (at once when the scene has
-   no foreign parents). */
-static inline const arbor_real *arbor__foreign_world(const arbor_scene *s, uint32_t slot) {
-    if (!s->foreign) return NULL;
-    uint32_t a = s->n.attachment[slot], f = a ? s->attachments[a].foreign : 0;
-    return f ? s->foreign->items[f - 1].world : NULL;
-}
-/* Polls every foreign parent (update) / the one above slot, if any (a read after a write). */
-void arbor__foreign_poll(arbor_scene *s);
-void arbor__foreign_poll_above(arbor_scene *s, uint32_t slot);
-/* Drops slot's foreign parent, if it has one. */
-void arbor__foreign_drop(arbor_scene *s, uint32_t slot);
-/* A lazy read is about to compute the chain top .. slot (down-links in scratch): note it for
-   the list. */
-void arbor__changes_note(arbor_scene *s, uint32_t top, uint32_t slot);
-/* An update computed the subtrees of roots[0 .. count), `computed` nodes in all, with versions
-   above `before` (the clock when it began): make the list. */
-void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t count, uint64_t computed, uint64_t before);
-/* Nodes the journal holds (0 without a journal), and their new slots numbered from k on (below
-   end) in new_slot, each held subtree depth first (a relayout moves them along); returns the new k. */
-uint32_t arbor__journal_held(const arbor_scene *s);
-uint32_t arbor__journal_number_held(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
-/* Frees the journal, foreign parents and change lists of a scene being destroyed. */
-void arbor__edit_free(arbor_scene *s);
 
 #endif

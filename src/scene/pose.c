@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Poses (arbor/pose.h): the caller's TRS for a fixed set of nodes, stored and turned into world
+ * matrices in one pass in slot order.
+ *
+ * The pass leans on the invariants of scene/world.c: in a parents-first scene, going through
+ * the pose's slots in order computes a pose parent before its children; a parent outside the
+ * pose is brought up to date first (in a "simple" pose no node outside it lies between two of
+ * its nodes, so those parents do not depend on what the pass writes); the children outside the
+ * pose are invalidated afterwards, as a write would. The pass stores each node's TRS and world
+ * matrix and leaves its local matrix to be composed again when needed (LOCAL_DIRTY: the same
+ * expressions, the same bits), which saves a store per node.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "scene/scene_internal.h"
+#include "arbor/pose.h"
+
+#define POSE_TASKS 64u
+#define POSE_PARALLEL_MIN 8192u /* fewer nodes: waking threads costs more than it saves */
+#define CHECK_BLOCK 256u        /* nodes a check reads at a time (the zero test reads them again, in cache) */
+
+struct arbor_pose {
+    arbor_scene *s;
+    uint32_t count;
+    arbor_trs *trs;          /* the caller's entries, index order */
+    arbor_node *nodes;       /* index order */
+    /* What the pose keeps of the tree, valid while shape == s->shape: */
+    uint64_t shape;
+    bool derived;
+    bool simple;             /* the pass may run (see the top of the file) */
+    bool sorted;             /* index order is slot order */
+    uint32_t *slot;          /* position k (slot order): the slot */
+    uint32_t *index;         /* position k: the pose index */
+    uint32_t *outside;       /* children outside the pose of pose nodes */
+    uint32_t *above;         /* parents outside the pose of pose nodes */
+    uint32_t outside_count, above_count, lists_cap;
+    uint32_t cut[POSE_TASKS + 1]; /* positions where a task may start: no node after a cut has
+                                     its pose parent before it */
+    uint32_t task_count;
+    uint64_t serial;
+};
+
+static _Atomic uint64_t pose_serials;
+
+arbor_scene *arbor__pose_scene(const arbor_pose *p) { return p->s; }
+uint64_t arbor__pose_serial(const arbor_pose *p) { return p->serial; }
+
+static size_t pose_bytes(uint32_t count) {
+    return (size_t)(count ? count : 1) * (sizeof(arbor_trs) + sizeof(arbor_node) + 2 * sizeof(uint32_t));
+}
+
+static void free_lists(arbor_pose *p) {
+    arbor__free(p->s, p->outside, (size_t)p->lists_cap * sizeof(uint32_t));
+    arbor__free(p->s, p->above, (size_t)p->lists_cap * sizeof(uint32_t));
+    p->outside = p->above = NULL;
+    p->lists_cap = 0;
+}
+
+void arbor_pose_destroy(arbor_pose *p) {
+    if (!p) return;
+    arbor_scene *s = p->s;
+    free_lists(p);
+    arbor__free(s, p->trs, pose_bytes(p->count));
+    arbor__free(s, p, sizeof *p);
+}
+
+uint32_t arbor_pose_count(const arbor_pose *p) { return p ? p->count : 0; }
+const arbor_node *arbor_pose_nodes(const arbor_pose *p) { return p ? p->nodes : NULL; }
+arbor_trs *arbor_pose_trs(arbor_pose *p) { return p ? p->trs : NULL; }
+
+static int compare_keys(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether slot holds a pose node (scratch maps pose slots to their positions; any other slot's
+   entry is whatever a walk left there, so it is checked against the position it names). */
+static inline bool member(const arbor_pose *p, uint32_t slot) {
+    uint32_t k = p->s->n.scratch[slot];
+    return slot && k < p->count && p->slot[k] == slot;
+}
+
+/* Finds the pose's nodes in the tree as it is now: their slots in order, the children and
+   parents outside the pose, whether the pass may run, where tasks may start. */
+static arbor_result derive(arbor_pose *p, const char *fn) {
+    arbor_scene *s = p->s;
+    uint32_t count = p->count;
+    size_t keys_size = (size_t)(count ? count : 1) * sizeof(uint64_t);
+    uint64_t *keys = arbor__alloc(s, keys_size);
+    if (!keys) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's order");
+    bool sorted = true;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, p->nodes[i]);
+        if (!slot) {
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the node of pose entry %u was destroyed", i);
+        }
+        keys[i] = (uint64_t)slot << 32 | i;
+        if (i && keys[i] < keys[i - 1]) sorted = false;
+    }
+    if (!sorted) qsort(keys, count, sizeof *keys, compare_keys);
+    for (uint32_t k = 0; k < count; k++) {
+        p->slot[k] = (uint32_t)(keys[k] >> 32);
+        p->index[k] = (uint32_t)keys[k];
+        if (k && p->slot[k] == p->slot[k - 1]) {
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is in the pose twice (entries %u and %u)",
+                               ARBOR__NODE_ARGS(s, p->slot[k]), p->index[k - 1], p->index[k]);
+        }
+    }
+    p->sorted = sorted;
+    for (uint32_t k = 0; k < count; k++) s->n.scratch[p->slot[k]] = k;
+
+    /* The lists outside, counted first; a pose node below an outside node below a pose node
+       makes the pose not simple (climbs bounded: past the budget, not simple either). */
+    uint32_t outside = 0, above = 0;
+    uint64_t budget = 4 * (uint64_t)count + 1024;
+    bool simple = s->order_inversions == 0 && !s->hooks.foreign_world;
+    uint32_t *parent_pos = (uint32_t *)keys; /* reused: position of each position's pose parent */
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t slot = p->slot[k], parent = s->n.parent[slot];
+        for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c]) outside += !member(p, c);
+        parent_pos[k] = member(p, parent) ? s->n.scratch[parent] : UINT32_MAX;
+        if (!parent || member(p, parent)) continue;
+        above++;
+        for (uint32_t a = s->n.parent[parent]; a && simple; a = s->n.parent[a])
+            if (member(p, a) || budget-- == 0) simple = false;
+    }
+    uint32_t cap = outside > above ? outside : above;
+    if (cap > p->lists_cap) {
+        uint32_t *o = arbor__alloc(s, (size_t)cap * sizeof *o), *a = o ? arbor__alloc(s, (size_t)cap * sizeof *a) : NULL;
+        if (!a) {
+            arbor__free(s, o, (size_t)cap * sizeof *o);
+            arbor__free(s, keys, keys_size);
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's links");
+        }
+        free_lists(p);
+        p->outside = o;
+        p->above = a;
+        p->lists_cap = cap;
+    }
+    p->outside_count = p->above_count = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t slot = p->slot[k], parent = s->n.parent[slot];
+        for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c])
+            if (!member(p, c)) p->outside[p->outside_count++] = c;
+        if (parent && !member(p, parent)) p->above[p->above_count++] = parent;
+    }
+
+    /* Cuts: position k may start a task when every position from k on has its pose parent at
+       k or later (suffix minimum of parent positions, in place). */
+    uint32_t low = UINT32_MAX;
+    for (uint32_t k = count; k-- > 0;) {
+        if (parent_pos[k] < low) low = parent_pos[k];
+        parent_pos[k] = low >= k; /* 1: a cut */
+    }
+    uint32_t tasks = 0;
+    p->cut[0] = 0;
+    for (uint32_t j = 1, k = 0; j < POSE_TASKS && count; j++) {
+        uint32_t target = (uint32_t)((uint64_t)count * j / POSE_TASKS);
+        if (k < target) k = target;
+        while (k < count && !parent_pos[k]) k++;
+        if (k >= count) break;
+        if (k > p->cut[tasks]) p->cut[++tasks] = k;
+    }
+    p->cut[++tasks] = count;
+    p->task_count = tasks;
+    p->simple = simple;
+    p->shape = s->shape;
+    p->derived = true;
+    arbor__free(s, keys, keys_size);
+    return ARBOR_OK;
+}
+
+static arbor_result ready(arbor_pose *p, const char *fn) {
+    if (!p) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "pose is NULL");
+    return p->derived && p->shape == p->s->shape ? ARBOR_OK : derive(p, fn);
+}
+
+static arbor_result read_entries(arbor_pose *p, const char *fn) {
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    for (uint32_t k = 0; k < p->count; k++)
+        memcpy(&p->trs[p->index[k]], p->s->n.trs + (size_t)p->slot[k] * ARBOR__TRS, sizeof(arbor_trs));
+    return ARBOR_OK;
+}
+
+arbor_result arbor_pose_read(arbor_pose *p) { return read_entries(p, "arbor_pose_read"); }
+
+arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out) {
+    static const char *const fn = "arbor_pose_create";
+    if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
+    if (!nodes) count = s->live;
+    for (uint32_t i = 0; nodes && i < count; i++)
+        if (!nodes[i].id) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
+    arbor_pose *p = arbor__alloc(s, sizeof *p);
+    char *block = p ? arbor__alloc(s, pose_bytes(count)) : NULL;
+    if (!block) {
+        arbor__free(s, p, sizeof *p);
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a pose of %u nodes", count);
+    }
+    *p = (arbor_pose){ .s = s, .count = count, .serial = atomic_fetch_add(&pose_serials, 1) + 1 };
+    p->trs = (arbor_trs *)block;
+    p->nodes = (arbor_node *)(block + (size_t)count * sizeof(arbor_trs));
+    p->slot = (uint32_t *)(block + (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node)));
+    p->index = p->slot + count;
+    if (nodes) {
+        memcpy(p->nodes, nodes, (size_t)count * sizeof *nodes);
+    } else {
+        uint32_t i = 0;
+        for (uint32_t slot = 1; slot < s->slot_end && i < count; slot++)
+            if (s->n.flags[slot] & ARBOR__ALIVE) p->nodes[i++] = arbor__handle(s, slot);
+    }
+    arbor_result r = read_entries(p, fn);
+    if (r) {
+        arbor_pose_destroy(p);
+        return r;
+    }
+    *out = p;
+    return ARBOR_OK;
+}
+
+arbor_result arbor__pose_lookup(arbor_pose *p, const char *fn) {
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    for (uint32_t k = 0; k < p->count; k++) p->s->n.scratch[p->slot[k]] = k; /* lazy reads may have used it */
+    return ARBOR_OK;
+}
+
+arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, uint32_t count, uint32_t *entry, const char *fn) {
+    const arbor_scene *s = p->s;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, nodes[i]);
+        if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "a destroyed node is not in the pose");
+        if (!member(p, slot))
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is not in the pose", ARBOR__NODE_ARGS(s, slot));
+        entry[i] = p->index[s->n.scratch[slot]];
+    }
+    return ARBOR_OK;
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+/* Whether entries [first, end) are finite with a rotation that is not all zero: a NaN or
+   infinity makes v - v a NaN, which survives the sums (no branch per value). */
+#if ARBOR__SIMD
+/* Eight reals: one register with AVX (float), two otherwise. */
+typedef arbor_real arbor__v8 __attribute__((vector_size(8 * sizeof(arbor_real))));
+#endif
+
+ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
+    for (uint32_t block = first; block < end; block += CHECK_BLOCK) {
+        uint32_t stop = end - block < CHECK_BLOCK ? end : block + CHECK_BLOCK;
+        const arbor_real *v = trs[block].translation;
+        size_t n = (size_t)(stop - block) * ARBOR__TRS, i = 0;
+#if ARBOR__SIMD
+        arbor__v8 a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a;
+        for (; i + 16 <= n; i += 16) {
+            arbor__v8 x, y;
+            memcpy(&x, v + i, sizeof x);
+            memcpy(&y, v + i + 8, sizeof y);
+            a = a + (x - x);
+            b = b + (y - y);
+        }
+        a = a + b;
+        arbor_real zero = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+#else
+        arbor_real zero = 0;
+#endif
+        for (; i < n; i++) zero = zero + (v[i] - v[i]);
+        unsigned no_length = 0;
+        uint32_t k = block;
+#if ARBOR__SIMD
+        /* four rotations a lane: all four components zero in some lane */
+        const arbor__v4 nought = {0, 0, 0, 0};
+        arbor__mask4 none = nought != nought;
+        for (; k + 4 <= stop; k += 4) {
+            arbor__v4 x = arbor__v4_load(trs[k].rotation), y = arbor__v4_load(trs[k + 1].rotation);
+            arbor__v4 z = arbor__v4_load(trs[k + 2].rotation), w = arbor__v4_load(trs[k + 3].rotation);
+            ARBOR__TRANSPOSE4(x, y, z, w);
+            none |= (x == nought) & (y == nought) & (z == nought) & (w == nought);
+        }
+        no_length = (unsigned)((none[0] | none[1] | none[2] | none[3]) != 0);
+#endif
+        for (; k < stop; k++) {
+            const arbor_real *q = trs[k].rotation;
+            no_length |= (unsigned)((q[0] == 0) & (q[1] == 0) & (q[2] == 0) & (q[3] == 0));
+        }
+        if (zero != 0 || no_length) return false;
+    }
+    return true;
+}
+
+/* The first refused entry in index order (the checks found one): why, as arbor_node_set_trs
+   would say it. */
+static arbor_result refusal(const arbor_pose *p, const char *fn) {
+    arbor_scene *s = p->s;
+    for (uint32_t i = 0; i < p->count; i++) {
+        arbor_node n = p->nodes[i];
+        uint32_t slot = arbor__slot(s, n);
+        if (s->n.flags[slot] & ARBOR__LOCKED)
+            return arbor__fail(ARBOR_ERR_LOCKED, fn, "pose entry %u: node " ARBOR__NODE_FMT " has a locked local matrix", i,
+                               ARBOR__NODE_ARGS(s, slot));
+        if (!values_ok(p->trs, i, i + 1)) {
+            bool finite = arbor__all_finite(p->trs[i].translation, ARBOR__TRS);
+            return arbor__fail(finite ? ARBOR_ERR_INVALID_ARGUMENT : ARBOR_ERR_NONFINITE, fn,
+                               "pose entry %u (node " ARBOR__NODE_FMT "): %s", i, ARBOR__NODE_ARGS(s, slot),
+                               finite ? "the rotation has no length" : "the TRS holds a NaN or infinity");
+        }
+    }
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "an entry was refused");
+}
+
+/* ---- the pass ---------------------------------------------------------------------------- */
+
+/* The scene's arrays the pass writes, copied out of the scene: a store to flags (bytes, which
+   may alias anything) would otherwise make the compiler load every pointer again. */
+typedef struct pose_arrays {
+    arbor_real *trs, *world;
+    const uint32_t *parent;
+    uint64_t *version;
+    uint8_t *flags;
+} pose_arrays;
+
+/* One node: its TRS stored as arbor_node_set_trs stores it (the rotation normalised as
+   arbor__unit_quat does), its world matrix computed as scene/world.c's compute_world does (a
+   root's is its local: no foreign parents here), with the same expressions in the same order,
+   so the same bits. The values go from the caller's entry to registers and on, never through
+   the stack (a store read back wider than written stalls). */
+ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uint64_t version, bool multiply) {
+    arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
+#if ARBOR__SIMD
+    arbor__v4 q = arbor__v4_load(in->rotation);
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor_real lo = 1e-300, hi = 1e300;
+#else
+    const arbor_real lo = 1e-36f, hi = 1e36f;
+#endif
+    arbor_real sum = 0;
+    sum = sum + q[0] * q[0];
+    sum = sum + q[1] * q[1];
+    sum = sum + q[2] * q[2];
+    sum = sum + q[3] * q[3];
+    if (sum > lo && sum < hi) {
+#if ARBOR_REAL_IS_DOUBLE
+        const arbor_real l = sqrt(sum);
+#else
+        const arbor_real l = sqrtf(sum);
+#endif
+        q = q / (arbor__v4){l, l, l, l};
+    } else { /* far from unit: the scaled path (checked: cannot fail) */
+        arbor_real u[4];
+        arbor_quat_normalize(u, in->rotation);
+        q = arbor__v4_load(u);
+    }
+    memcpy(trs + ARBOR__T, in->translation, sizeof in->translation);
+    memcpy(trs + ARBOR__R, &q, sizeof q);
+    memcpy(trs + ARBOR__S, in->scale, sizeof in->scale);
+    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3], *t = in->translation, *sc = in->scale;
+    /* arbor__rows_compose's expressions */
+    const arbor_real xx = x * x, yy = y * y, zz = z * z;
+    const arbor_real xy = x * y, xz = x * z, yz = y * z;
+    const arbor_real wx = w * x, wy = w * y, wz = w * z;
+    const arbor_real one = 1, two = 2, sx = sc[0], sy = sc[1], sz = sc[2];
+    arbor__rows world;
+    world.r[0] = (arbor__v4){(one - two * (yy + zz)) * sx, (two * (xy - wz)) * sy, (two * (xz + wy)) * sz, t[0]};
+    world.r[1] = (arbor__v4){(two * (xy + wz)) * sx, (one - two * (xx + zz)) * sy, (two * (yz - wx)) * sz, t[1]};
+    world.r[2] = (arbor__v4){(two * (xz - wy)) * sx, (two * (yz + wx)) * sy, (one - two * (xx + yy)) * sz, t[2]};
+#else
+    arbor_real v[ARBOR__TRS];
+    memcpy(v, in, sizeof v);
+    arbor__unit_quat(v + ARBOR__R, v + ARBOR__R); /* checked: cannot fail */
+    memcpy(trs, v, sizeof v);
+    arbor__rows world = arbor__rows_compose_trs(v);
+#endif
+    uint32_t parent = multiply ? s.parent[slot] : 0;
+    if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
+    arbor__rows_store(s.world + (size_t)slot * 12, world);
+    s.version[slot] = version;
+    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+}
+
+#if ARBOR__SIMD
+/* The square roots of four sums (each correctly rounded, as sqrt and sqrtf are). */
+ARBOR__HOT arbor__v4 sqrt4(arbor__v4 v) {
+#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE
+    return (arbor__v4)_mm_sqrt_ps((__m128)v);
+#elif defined(__SSE2__)
+    const __m128d lo = _mm_sqrt_pd(_mm_set_pd(v[1], v[0])), hi = _mm_sqrt_pd(_mm_set_pd(v[3], v[2]));
+    return (arbor__v4){lo[0], lo[1], hi[0], hi[1]};
+#else
+    for (int i = 0; i < 4; i++) v[i] = ARBOR_REAL_IS_DOUBLE ? sqrt(v[i]) : sqrtf((float)v[i]);
+    return v;
+#endif
+}
+
+/* What pose4 stores for one node: its TRS (the entry with the rotation q), its world matrix
+   from its local rows, its version and flags. */
+ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
+                           uint32_t slot, uint64_t version, bool multiply) {
+    arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
+    memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
+    memcpy(trs + ARBOR__R, &q, sizeof q);
+    arbor__rows world = {{r0, r1, r2}};
+    uint32_t parent = multiply ? s.parent[slot] : 0;
+    if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
+    arbor__rows_store(s.world + (size_t)slot * 12, world);
+    s.version[slot] = version;
+    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+}
+
+/* Four nodes whose entries lie one after another, a node a lane: the same expressions as
+   pose_node (and so the same bits), with one division and one square root for four rotations.
+   False, nothing written, when a rotation is far from unit (the scaled path, node by node). */
+ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version, bool multiply) {
+    const arbor_real *v = in->translation;
+    ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor__v4 lo = {1e-300, 1e-300, 1e-300, 1e-300}, hi = {1e300, 1e300, 1e300, 1e300};
+#else
+    const arbor__v4 lo = {1e-36f, 1e-36f, 1e-36f, 1e-36f}, hi = {1e36f, 1e36f, 1e36f, 1e36f};
+#endif
+    const arbor__v4 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
+    const arbor__mask4 ok = (sum > lo) & (sum < hi);
+    if (!(ok[0] & ok[1] & ok[2] & ok[3])) return false;
+    const arbor__v4 l = sqrt4(sum);
+    x = x / l;
+    y = y / l;
+    z = z / l;
+    w = w / l;
+    const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
+    ARBOR__TRANSPOSE4(x, y, z, w); /* back to a rotation a register */
+    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version, multiply);
+    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1, multiply);
+    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2, multiply);
+    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply);
+    return true;
+}
+#endif
+
+/* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
+   cut into independent ranges, its first half, parallel over any ranges: each node's local left
+   in its world matrix, which pose_products then multiplies by its parent's in slot order. */
+ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base, bool multiply) {
+    const pose_arrays s = { p->s->n.trs, p->s->n.world, p->s->n.parent, p->s->n.version, p->s->n.flags };
+    const uint32_t *slot = p->slot, *index = p->index;
+    if (!p->sorted) {
+        for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k, multiply);
+        return;
+    }
+    uint32_t k = first;
+#if ARBOR__SIMD
+    for (; k + 4 <= end; k += 4)
+        if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
+            for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
+#endif
+    for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
+}
+ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+    pose_positions(p, first, end, base, true);
+}
+ARBOR__DISPATCH static void pose_locals(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
+    pose_positions(p, first, end, base, false);
+}
+
+#define PREFETCH_AHEAD 32u
+
+/* The second half: world = parent's world * local, in slot order (parents first), asking ahead
+   for the parents' matrices as scene/world.c's sweep does. The same product on the same values
+   as the whole pass: the same bits. */
+ARBOR__DISPATCH static void pose_products(const arbor_pose *p) {
+    arbor_real *world = p->s->n.world;
+    const uint32_t *parent = p->s->n.parent, *slot = p->slot;
+    for (uint32_t k = 0, end = p->count; k < end; k++) {
+        if (k + PREFETCH_AHEAD < end) {
+            const arbor_real *ahead = world + (size_t)parent[slot[k + PREFETCH_AHEAD]] * 12;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + 11);
+        }
+        uint32_t up = parent[slot[k]];
+        arbor_real *w = world + (size_t)slot[k] * 12;
+        if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));
+    }
+}
+
+typedef struct pose_job {
+    const arbor_pose *p;
+    uint64_t base;
+    enum { CHECKING, WRITING, LOCALS } phase;
+    _Atomic bool refused;
+} pose_job;
+
+static void pose_task(void *user, uint32_t task) {
+    pose_job *job = user;
+    const arbor_pose *p = job->p;
+    uint32_t first = (uint32_t)((uint64_t)p->count * task / POSE_TASKS), end = (uint32_t)((uint64_t)p->count * (task + 1) / POSE_TASKS);
+    if (job->phase == WRITING)
+        pose_range(p, p->cut[task], p->cut[task + 1], job->base);
+    else if (job->phase == LOCALS)
+        pose_locals(p, first, end, job->base);
+    else if (!values_ok(p->trs, first, end))
+        atomic_store(&job->refused, true);
+}
+
+arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
+    static const char *const fn = "arbor_pose_apply";
+    arbor_result r = ready(p, fn);
+    if (r) return r;
+    arbor_scene *s = p->s;
+    uint32_t count = p->count;
+    bool parallel = executor && executor->parallel_for && count >= POSE_PARALLEL_MIN;
+
+    /* The checks: locks (one OR over the flags), then the values. */
+    uint8_t any = 0;
+    for (uint32_t k = 0; k < count; k++) any |= s->n.flags[p->slot[k]];
+    pose_job job = { .p = p };
+    atomic_init(&job.refused, false);
+    if (parallel)
+        executor->parallel_for(executor->user, POSE_TASKS, pose_task, &job);
+    else
+        job.refused = !values_ok(p->trs, 0, count);
+    if ((any & ARBOR__LOCKED) || atomic_load(&job.refused)) return refusal(p, fn);
+
+    if (!p->simple || s->order_inversions || s->hooks.foreign_world) {
+        /* Node by node: the writes, then the reads, as the header promises. */
+        for (uint32_t i = 0; i < count; i++) arbor_node_set_trs(s, p->nodes[i], &p->trs[i]);
+        for (uint32_t i = 0; i < count; i++) arbor__resolve(s, arbor__slot(s, p->nodes[i]));
+        return ARBOR_OK;
+    }
+    /* Parents outside the pose first (they do not depend on it: the pose is simple). */
+    for (uint32_t i = 0; i < p->above_count; i++) arbor__resolve(s, p->above[i]);
+    /* Noted before the pass, as a lazy read notes what it is about to compute. */
+    if (s->hooks.computed_chain)
+        for (uint32_t k = 0; k < count; k++) s->hooks.computed_chain(s, p->slot[k], p->slot[k]);
+    job.base = atomic_fetch_add_explicit(&s->clock, count, memory_order_relaxed) + 1;
+    job.phase = WRITING;
+    if (parallel && p->task_count > 1) {
+        executor->parallel_for(executor->user, p->task_count, pose_task, &job);
+    } else if (parallel) { /* one big tree: the locals in parallel, the products in order */
+        job.phase = LOCALS;
+        executor->parallel_for(executor->user, POSE_TASKS, pose_task, &job);
+        pose_products(p);
+    } else {
+        pose_range(p, 0, count, job.base);
+    }
+    s->stats.local_composed += count;
+    s->stats.world_composed += count;
+    /* What a write does besides: children outside the pose go out of date, boxes up the tree,
+       the change list notes what was computed. */
+    for (uint32_t i = 0; i < p->outside_count; i++) arbor__invalidate(s, p->outside[i]);
+    if (s->hooks.stale)
+        for (uint32_t k = 0; k < count; k++) s->hooks.stale(s, p->slot[k]);
+    return ARBOR_OK;
+}
