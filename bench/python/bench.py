@@ -3,9 +3,11 @@
 """The `animate --bulk` frame of `arbor bench` through the Python package: the same workload
 (WORKLOADS.md's skeletons, drawn from the same splitmix64 stream, computed here with numpy), the
 same frame (one bulk rotation write of every node from a numpy array, then the update), the
-same figure (median ns/node of the timed frames after 2 warm-up ones).
+same figure (median ns/node of the timed frames after 2 warm-up ones). With --pose, the frame of
+`animate --pose` instead: the rotations written in place into a Pose of every node (one numpy
+copy into its view), then its apply and the update.
 
-    bench.py [--size K] [--frames N]        prints one JSON line like `arbor bench --json`
+    bench.py [--size K] [--frames N] [--pose]   prints one JSON line like `arbor bench --json`
 
 The checksum (sum of |x| + |y| + |z| of every world translation after the build) is the one
 `arbor bench` prints for the same workload: equal checksums, equal scenes.
@@ -61,6 +63,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=16949, help="skeletons (59 nodes each)")
     parser.add_argument("--frames", type=int, default=31)
+    parser.add_argument("--pose", action="store_true", help="write through a Pose instead of set_rotations")
     args = parser.parse_args()
 
     n, parents, t, r, s, rotation_sets = workload(args.size)
@@ -69,10 +72,18 @@ def main():
         scene.update()
         checksum = float(np.abs(scene.world_matrices(nodes)[:, :3, 3].astype(np.float64)).sum())
         times = []
+        pose = scene.pose(nodes) if args.pose else None
+        if pose is not None:   # the rows follow pose.nodes: put the workload's arrays in that order once
+            row = np.argsort(nodes.handles)[np.searchsorted(np.sort(nodes.handles), pose.nodes.handles)]
+            rotation_sets = [q[row] for q in rotation_sets]
         for k in range(WARMUP + args.frames):
             q = rotation_sets[k % 4]
             t0 = time.perf_counter()
-            scene.set_rotations(nodes, q)      # a NodeList and a C-contiguous arbor.real array: no copy
+            if pose is None:
+                scene.set_rotations(nodes, q)  # a NodeList and a C-contiguous arbor.real array: no copy
+            else:
+                pose.rotations[:] = q          # into arbor's own memory
+                pose.apply()
             scene.update()
             times.append(time.perf_counter() - t0)
     timed = sorted(times[WARMUP:])
@@ -81,14 +92,19 @@ def main():
     with arbor.Scene() as tiny:
         one = tiny.add_many([-1])
         q1 = rotation_sets[0][:1].copy()
+        tiny_pose = tiny.pose(one) if args.pose else None
         calls = []
         for _ in range(2000):
             t0 = time.perf_counter()
-            tiny.set_rotations(one, q1)
+            if tiny_pose is None:
+                tiny.set_rotations(one, q1)
+            else:
+                tiny_pose.rotations[:] = q1
+                tiny_pose.apply()
             tiny.update()
             calls.append(time.perf_counter() - t0)
     print(json.dumps({"peer": f"arbor-python {arbor.version} {arbor.real.name}", "shape": "skeletons",
-                      "metric": "animate", "variant": "bulk", "value": 1e9 * float(np.median(timed)) / n,
+                      "metric": "animate", "variant": "pose" if args.pose else "bulk", "value": 1e9 * float(np.median(timed)) / n,
                       "min": 1e9 * timed[0] / n, "unit": "ns/node", "frames": args.frames, "nodes": n,
                       "checksum": float(f"{checksum:.9g}"), "one_node_frame_us": 1e6 * float(np.median(calls))}))
 

@@ -47,8 +47,20 @@ Many nodes at once: numpy arrays in, numpy arrays out
 
 A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
 arrays are converted first (a copy), and a plain list of Nodes is converted to handles (a
-Python loop). ``scene.pose(nodes)`` (writable views of arbor's own TRS storage) is not
-available in this version and raises NotImplementedError.
+Python loop).
+
+The pose path writes arbor's own TRS storage in place, no copy at all:
+
+    with scene.pose(nodes) as pose:                    # nodes=None: every node
+        rows = pose.nodes                              # the rows' order: index by it
+        pose.rotations[:] = q                          # (N, 4) writable view; translations,
+        pose.apply()                                   # scales (N, 3); apply(threads=2)
+
+``pose.nodes`` is arbor's order for the pose, not necessarily the order given (``scene.pose()``
+is storage order, parents first). The views are valid until the pose is closed (the end of
+the ``with``, ``pose.close()`` or the scene's close): the memory is freed then, so do not keep
+them longer (``.copy()`` keeps values). A closed pose raises ClosedError; apply refuses a NaN,
+an infinity or a zero quaternion with nothing stored.
 
 Files
 -----
@@ -77,12 +89,12 @@ nothing.
 Lifetime and threads
 --------------------
 A Scene owns C memory until ``close()`` (or the end of a ``with`` block, or garbage
-collection). Players and skin sets are freed with their scene. Using a destroyed node raises
-DeadNodeError, anything of a closed scene ClosedError: never a crash. Arrays returned are
-the caller's own; the one view of caller memory is ``Skins.joint_matrices(out=buffer)``,
-valid as long as the buffer. A scene is used by one thread at a time, except that reads may
-run on many threads between an ``update()`` and the next write; separate scenes are
-independent; the C calls release the GIL.
+collection). Players, skin sets and poses are freed with their scene. Using a destroyed node
+raises DeadNodeError, anything of a closed scene ClosedError: never a crash. Arrays returned
+are the caller's own, except two views: ``Skins.joint_matrices(out=buffer)`` (valid as long
+as the buffer) and a Pose's arrays (valid until the pose is closed). A scene is used by one
+thread at a time, except that reads may run on many threads between an ``update()`` and the
+next write; separate scenes are independent; the C calls release the GIL.
 """
 from ._anim import Clip, Player, Skins, apply_players
 from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, Error, FileError, InvalidArgumentError,
@@ -91,6 +103,7 @@ from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, E
 from ._lowlevel import REAL as real
 from ._lowlevel import ffi as _ffi
 from ._lowlevel import lib as _lib
+from ._pose import Pose
 from ._scene import Camera, Node, NodeList, Scene, load
 
 #: The version of the arbor C library the package carries ("1.2.3").
@@ -98,7 +111,7 @@ version = _ffi.string(_lib.ap_version()).decode()
 __version__ = version
 
 __all__ = [
-    "Scene", "Node", "NodeList", "Camera", "Clip", "Player", "Skins", "load", "apply_players", "real", "version",
+    "Scene", "Node", "NodeList", "Pose", "Camera", "Clip", "Player", "Skins", "load", "apply_players", "real", "version",
     "Error", "InvalidArgumentError", "DeadNodeError", "CycleError", "NotAChildError", "LockedError", "SingularError",
     "NonFiniteError", "DepthLimitError", "OutOfMemoryError", "FileError", "ParseError", "UnsupportedError",
     "ClosedError",

@@ -130,6 +130,25 @@ AP int ap_set_translations(arbor_scene *s, const uint64_t *nodes, const arbor_re
 AP int ap_set_rotations(arbor_scene *s, const uint64_t *nodes, const arbor_real *v, uint32_t count) { return arbor_scene_set_rotations(s, HS(nodes), v, count); }
 AP int ap_set_scales(arbor_scene *s, const uint64_t *nodes, const arbor_real *v, uint32_t count) { return arbor_scene_set_scales(s, HS(nodes), v, count); }
 
+/* ---- the pose path ---- */
+_Static_assert(sizeof(arbor_trs) == 10 * sizeof(arbor_real), "arbor_trs is 10 packed arbor_reals");
+/* all: every live node (nodes and count ignored), as arbor_pose_create's NULL. */
+AP int ap_pose_create(arbor_scene *s, const uint64_t *nodes, uint32_t count, bool all, arbor_pose **out) { return arbor_pose_create(s, all ? NULL : HS(nodes), count, out); }
+AP void ap_pose_free(arbor_pose *p) { arbor_pose_destroy(p); }
+AP uint32_t ap_pose_count(const arbor_pose *p) { return arbor_pose_count(p); }
+AP const uint64_t *ap_pose_nodes(const arbor_pose *p) { return (const uint64_t *)(const void *)arbor_pose_nodes(p); }
+/* The pose's TRS as count rows of 10 arbor_reals (translation, rotation, scale). */
+AP arbor_real *ap_pose_trs(arbor_pose *p) { return (arbor_real *)(void *)arbor_pose_trs(p); }
+AP int ap_pose_read(arbor_pose *p) { return arbor_pose_read(p); }
+/* pool NULL: this thread. */
+AP int ap_pose_apply(arbor_pose *p, arbor_pool *pool) {
+    if (!pool) return arbor_pose_apply(p, NULL);
+    arbor_executor e = arbor_pool_executor(pool);
+    return arbor_pose_apply(p, &e);
+}
+AP int ap_pool_create(uint32_t threads, arbor_pool **out) { return arbor_pool_create(threads, out); }
+AP void ap_pool_free(arbor_pool *pool) { arbor_pool_destroy(pool); }
+
 /* ---- meshes, bounds, cameras, culling ---- */
 AP int ap_node_set_mesh(arbor_scene *s, uint64_t n, int32_t mesh) { return arbor_node_set_mesh(s, H(n), mesh); }
 AP int32_t ap_node_mesh(const arbor_scene *s, uint64_t n) { return arbor_node_mesh(s, H(n)); }
@@ -203,6 +222,8 @@ typedef struct arbor_gltf arbor_gltf;
 typedef struct arbor_clip arbor_clip;
 typedef struct arbor_player arbor_player;
 typedef struct arbor_skins arbor_skins;
+typedef struct arbor_pose arbor_pose;
+typedef struct arbor_pool arbor_pool;
 typedef enum { ARBOR_CAMERA_PERSPECTIVE, ARBOR_CAMERA_ORTHOGRAPHIC } arbor_camera_type;
 typedef struct { arbor_camera_type type; arbor_real yfov, aspect, xmag, ymag, znear, zfar; } arbor_camera;
 typedef enum {

@@ -85,7 +85,7 @@ class UnsupportedError(Error):
 
 
 class ClosedError(Error):
-    """The scene (or a player or skins of it) was closed: its C memory is freed. Raised by the
+    """The scene (or a player, skins or pose of it) was closed: its C memory is freed. Raised by the
     Python layer, never a crash."""
     reason = "the scene is closed"
 

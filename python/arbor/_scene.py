@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
+from ._pose import Pose
 from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, error_for
 from ._lowlevel import REAL, check, ffi, lib
 
@@ -407,9 +408,9 @@ class Scene:
     ``Scene(capacity=0, max_depth=0)``: capacity reserves storage for that many nodes up front;
     max_depth limits how deep the tree may grow (0: arbor's default, 2^20).
 
-    The scene owns C memory: ``close()`` frees it (and every player and skin set made from it);
-    ``with arbor.Scene() as scene:`` closes it at the end of the block. A closed scene, and every
-    Node, Player and Skins of it, raises :class:`arbor.ClosedError` when used, never crashes.
+    The scene owns C memory: ``close()`` frees it (and every player, skin set and pose made from
+    it); ``with arbor.Scene() as scene:`` closes it at the end of the block. A closed scene, and
+    every Node, Player, Skins and Pose of it, raises :class:`arbor.ClosedError` when used, never crashes.
     Garbage collection closes a scene nobody references any more.
 
     Threads: a scene is used by one thread at a time, except that after ``update()`` and until
@@ -615,13 +616,16 @@ class Scene:
         """nodes[i] gets the scale values[i] ((N, 3)); as set_translations otherwise."""
         self._bulk(lib.ap_set_scales, nodes, values, 3, "Scene.set_scales")
 
-    def pose(self, nodes):
-        """Writable numpy views of the nodes' TRS in arbor's own storage (the pose path): not
-        available yet, since arbor's C API has no such entry point in this version. Use
-        set_translations, set_rotations and set_scales, which copy nothing from a NodeList and
-        arrays of dtype arbor.real."""
-        raise NotImplementedError("Scene.pose: the pose path needs a C entry point this version of arbor "
-                                  "does not have; use set_translations / set_rotations / set_scales")
+    def pose(self, nodes=None):
+        """A :class:`Pose` of nodes (a NodeList or a sequence of Nodes, none twice; None: every
+        node): writable numpy views ``translations`` (N, 3), ``rotations`` (N, 4) and ``scales``
+        (N, 3) of the nodes' TRS in arbor's own memory, stored and brought up to date by
+        ``pose.apply()``. Its rows follow ``pose.nodes``, arbor's order for the pose (storage
+        order, parents first, for every node), which need not be the order of ``nodes``. The views are valid until the pose is closed (a context
+        manager; closed with the scene too). Refused: a dead node (DeadNodeError), a node
+        given twice (InvalidArgumentError)."""
+        ids = None if nodes is None else self._ids_of(nodes, "Scene.pose")
+        return Pose(self, ids)
 
     # ---- culling ----
     def cull(self, camera, aspect=0.0, stats=False):

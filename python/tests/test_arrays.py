@@ -91,12 +91,6 @@ def test_nodelist_behaves_as_a_sequence():
         assert arbor.NodeList(scene, nodes.handles[::-1]) == [c, b, a]
 
 
-def test_pose_is_not_there_yet():
-    with arbor.Scene() as scene:
-        with pytest.raises(NotImplementedError, match="set_translations"):
-            scene.pose(scene.nodes)
-
-
 def test_add_many_matches_add_one_by_one():
     rng = np.random.default_rng(11)
     n = 200
