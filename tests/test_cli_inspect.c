@@ -459,6 +459,46 @@ static void test_one_scene(void **state) {
             assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, (size_t)k), "depth")), depth[k]);
         }
         json_decref(r);
+        /* dump and animate --time: that scene's nodes only, in file index order */
+        int sorted[8];
+        memcpy(sorted, order, sizeof(int) * (size_t)count);
+        for (int a = 1; a < count; a++)
+            for (int b = a; b > 0 && sorted[b - 1] > sorted[b]; b--) {
+                int t = sorted[b];
+                sorted[b] = sorted[b - 1];
+                sorted[b - 1] = t;
+            }
+        const char *forms[] = { "dump '%s' --json --scene %d", "animate '%s' --time 0 --scene %d" };
+        for (int form = 0; form < 2; form++) {
+            int status = run(forms[form], multiple, scene);
+            if (form == 1 && !json_array_size(json_object_get(g, "animations"))) {
+                assert_int_not_equal(status, 0); /* no animation to pose with */
+                continue;
+            }
+            assert_int_equal(status, 0);
+            r = stdout_json();
+            nodes = json_object_get(r, "nodes");
+            assert_int_equal(json_array_size(nodes), count);
+            for (int k = 0; k < count; k++)
+                assert_int_equal(json_integer_value(json_object_get(json_array_get(nodes, (size_t)k), "index")), sorted[k]);
+            json_decref(r);
+        }
+    }
+    assert_int_equal(run("dump '%s' --json --scene 2", multiple), 2);
+    {   /* animate --scene on an animated file: the scene's nodes, in file index order */
+        const char *box = SAMPLES_DIR "/BoxAnimated/BoxAnimated.glb";
+        json_t *b = gltf_json(box);
+        int order[16], depth[16], count = scene_walk(b, 0, order, depth), seen = 0;
+        assert_int_equal(run("animate '%s' --time 0.5 --scene 0", box), 0);
+        json_t *r = stdout_json(), *nodes = json_object_get(r, "nodes");
+        assert_int_equal(json_array_size(nodes), count);
+        for (size_t i = 0; i < json_array_size(nodes); i++)
+            for (int k = 0; k < count; k++)
+                seen += order[k] == json_integer_value(json_object_get(json_array_get(nodes, i), "index"));
+        assert_int_equal(seen, count);
+        json_decref(r);
+        json_decref(b);
+        assert_int_equal(run("animate '%s' --time 0.5 --scene 1", box), 2);
     }
     /* the default scene is the file's (1) */
     assert_int_equal(run("cull '%s' --json", multiple), 0);

@@ -159,9 +159,13 @@ double cli_tidy(arbor_real v);
    largest one printed as 0 (-1.53e-06 beside 2 is float noise, not a position). */
 void cli_tidy3(double out[3], const arbor_real v[3]);
 
-/* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands): 0, or 1
-   after saying on stderr that the output could not be written (cmd names the command). */
-int cli_dump_json(cli_file *f, const char *cmd);
+/* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands; only those
+   marked in `in`, one byte per file node index, when in is not NULL): 0, or 1 after saying on
+   stderr that the output could not be written (cmd names the command). */
+int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in);
+/* cli_dump_json of glTF scene scene_arg (--scene N|NAME; NULL: every node of the file): 0, 1, or
+   2 after a usage error (no such scene). */
+int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg);
 
 /* The node's name, or "#<glTF index>" written into buf. */
 const char *cli_node_label(const cli_file *f, arbor_node n, char buf[32]);

@@ -12,7 +12,8 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor animate FILE [--animation NAME|INDEX] --time T [--loop] [--pointer] [--json] [--lenient]\n"
+    "usage: arbor animate FILE [--animation NAME|INDEX] --time T [--scene N|NAME] [--loop] [--pointer]\n"
+    "                     [--json] [--lenient]\n"
     "       arbor animate FILE [--animation NAME|INDEX] --fps F --frames N [--loop] [--pointer] [--json]\n"
     "                     [--lenient]\n"
     "\n"
@@ -30,6 +31,7 @@ static const char help[] =
     "and per animated node; --json prints it as one JSON line.\n"
     "\n"
     "  --animation A   the animation by name, or by index (0, 1, ...)\n"
+    "  --scene N|NAME  with --time: print only the nodes of this glTF scene (default: every node)\n"
     "  --loop          wrap the time into the animation instead of holding its ends\n"
     "  --pointer       also apply KHR_animation_pointer channels on a node's translation,\n"
     "                  rotation or scale (without it they are ignored)\n"
@@ -37,7 +39,7 @@ static const char help[] =
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
 typedef struct options {
-    const char *file, *animation;
+    const char *file, *animation, *scene;
     double time, fps;
     uint32_t frames;
     bool has_time, has_fps, has_frames, loop, pointer, json, lenient;
@@ -56,6 +58,9 @@ static int parse(int argc, char **argv, options *o) {
             o->json = true;
         } else if (!strcmp(a, "--lenient")) {
             o->lenient = true;
+        } else if (!strcmp(a, "--scene")) {
+            if (!value) return cli_usage_error("animate: --scene needs a scene index or name");
+            o->scene = argv[++i];
         } else if (!strcmp(a, "--animation")) {
             if (!value) return cli_usage_error("animate: --animation needs a name or an index");
             o->animation = argv[++i];
@@ -197,7 +202,7 @@ int cmd_animate(int argc, char **argv) {
             goto done;
         }
         arbor_scene_update(f.scene);
-        status = cli_dump_json(&f, "animate");
+        status = cli_dump_scene(&f, "animate", o.scene);
     } else {
         status = play(&f, &o, index, clip, player);
     }

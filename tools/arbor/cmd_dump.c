@@ -8,7 +8,7 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor dump FILE --json [--lenient]\n"
+    "usage: arbor dump FILE --json [--scene N|NAME] [--lenient]\n"
     "\n"
     "Every node of a glTF file, in the file's index order, as one JSON object:\n"
     "  {\"scenes\":[{\"index\":0,\"name\":\"...\",\"nodes\":[0]}],\n"
@@ -19,9 +19,11 @@ static const char help[] =
     "(%.9g in float builds, %.17g in double builds). \"visible\" is false when the node or an\n"
     "ancestor is hidden (KHR_node_visibility); a node with instances (EXT_mesh_gpu_instancing)\n"
     "adds \"instances\":[[16 numbers], ...], each instance's world matrix, in the file's order.\n"
-    "The output is streamed.\n"
+    "The output is streamed. Without --scene every node of the file is printed (a whole file, for\n"
+    "tools that compare files); with it, only the nodes of that scene.\n"
     "\n"
     "  --json      the format (the only one, and the default)\n"
+    "  --scene N|NAME  only the nodes of this glTF scene (0-based index or name)\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
 
 /* A JSON string through jansson's encoder, or null. */
@@ -71,7 +73,7 @@ static void print_scenes(const cli_file *f) {
     fputs("],\n\"nodes\":[", stdout);
 }
 
-static void print_node(const cli_file *f, uint32_t index) {
+static void print_node(const cli_file *f, uint32_t index, bool first) {
     arbor_scene *s = f->scene;
     arbor_node n = arbor_gltf_node(f->doc, index);
     arbor_real local[16], world[16];
@@ -79,7 +81,7 @@ static void print_node(const cli_file *f, uint32_t index) {
     arbor_mat4_identity(world);
     arbor_node_local_matrix(s, n, local);
     arbor_node_world_matrix(s, n, world);
-    printf("%s\n{\"index\":%u,\"name\":", index ? "," : "", index);
+    printf("%s\n{\"index\":%u,\"name\":", first ? "" : ",", index);
     print_string(arbor_node_name(s, n));
     fputs(",\"parent\":", stdout);
     print_index(f, arbor_node_parent(s, n));
@@ -107,12 +109,17 @@ static void print_node(const cli_file *f, uint32_t index) {
     putchar('}');
 }
 
-int cli_dump_json(cli_file *f, const char *cmd) {
+int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in) {
     static char buffer[1 << 20];
     setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     print_scenes(f);
     uint32_t count = arbor_gltf_node_count(f->doc);
-    for (uint32_t i = 0; i < count; i++) print_node(f, i);
+    bool first = true;
+    for (uint32_t i = 0; i < count; i++) {
+        if (in && !in[i]) continue;
+        print_node(f, i, first);
+        first = false;
+    }
     fputs("\n]}\n", stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "arbor: %s: cannot write the output\n", cmd);
@@ -121,14 +128,30 @@ int cli_dump_json(cli_file *f, const char *cmd) {
     return 0;
 }
 
+int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg) {
+    if (!scene_arg) return cli_dump_json(f, cmd, NULL);
+    cli_args pick = { .scene = scene_arg };
+    int32_t scene;
+    int status = cli_pick_scene(cmd, f, &pick, &scene);
+    if (status) return status;
+    unsigned char *in = cli_scene_members(f, scene);
+    if (!in) {
+        fprintf(stderr, "arbor: %s: no memory\n", cmd);
+        return 1;
+    }
+    status = cli_dump_json(f, cmd, in);
+    free(in);
+    return status;
+}
+
 int cmd_dump(int argc, char **argv) {
     if (cli_wants_help(argc, argv, help)) return 0;
     cli_args args;
     cli_file f;
-    int status = cli_parse_args("dump", argc, argv, CLI_OPT_JSON | CLI_OPT_LENIENT, 1, 1, &args);
+    int status = cli_parse_args("dump", argc, argv, CLI_OPT_JSON | CLI_OPT_LENIENT | CLI_OPT_SCENE, 1, 1, &args);
     if (status) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
-    status = cli_dump_json(&f, "dump");
+    status = cli_dump_scene(&f, "dump", args.scene);
     cli_close(&f);
     return status;
 }
