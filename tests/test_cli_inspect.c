@@ -622,7 +622,7 @@ static void test_manners(void **state) {
     json_decref(b);
     /* unknown names list the names there are */
     if (has_samples()) {
-        assert_int_equal(run("animate '%s' --time 1 --animation Nope", SAMPLES_DIR "/Fox/Fox.glb"), 1);
+        assert_int_equal(run("animate '%s' --time 1 --animation Nope", SAMPLES_DIR "/Fox/Fox.glb"), 2);
         assert_contains(STDERR_FILE, "2 \"Run\"");
         assert_int_equal(run("cull '%s' --camera nosuch", SAMPLES_DIR "/Cameras/Cameras.gltf"), 2);
         assert_contains(STDERR_FILE, "the cameras are on: #1 (#1), #2 (#2)");
@@ -856,7 +856,7 @@ static void test_render(void **state) {
     assert_int_equal(run("render '%s' -o '%s' --time 0", box, OUT_DIR "/t0.svg"), 0);
     assert_int_equal(run("render '%s' -o '%s' --time 1 --animation 0", box, OUT_DIR "/t1.svg"), 0);
     assert_false(same_file(OUT_DIR "/t0.svg", OUT_DIR "/t1.svg"));
-    assert_int_equal(run("render '%s' -o x.svg --animation Nope", SAMPLES_DIR "/Fox/Fox.glb"), 1);
+    assert_int_equal(run("render '%s' -o x.svg --animation Nope", SAMPLES_DIR "/Fox/Fox.glb"), 2);
     assert_contains(STDERR_FILE, "1 \"Walk\"");
     /* one scene: MultipleScenes' two scenes are two pictures */
     const char *multiple = SAMPLES_DIR "/MultipleScenes/MultipleScenes.gltf";

@@ -75,12 +75,14 @@ float *cli_accessor_floats(cli_file *f, uint32_t index, uint32_t components, uin
 
 void cli_buffers_free(cli_file *f);
 
-/* The animation `wanted` names (a name, else an index; NULL: the first): its index, or -1 after
-   saying why on stderr (listing the animations there are). */
+/* The animation `wanted` names (a name, else an index; NULL: the first): its index; -1 after
+   saying the file has no animations; -2 after a usage error listing the animations there are
+   (the command exits 2). */
 int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wanted);
 
 /* Poses the file's nodes with animation `animation` (as cli_pick_animation takes it) at `time`
-   seconds (held at the ends) and updates the scene: 0, or 1 after saying why. */
+   seconds (held at the ends) and updates the scene: 0, 1 after saying why, or 2 after a usage
+   error (no such animation). */
 int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
 
 /* Long work said on stderr when it is a terminal: "arbor: loading robot.glb (120 MB) ..." when

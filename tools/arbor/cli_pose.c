@@ -23,12 +23,13 @@ int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wante
         const char *name = arbor_gltf_animation_name(f->doc, i);
         fprintf(stderr, "  %u%s%s%s\n", i, name ? " \"" : "", name ? name : "", name ? "\"" : "");
     }
-    return -1;
+    cli_usage_error("%s: --animation takes an animation's name or index", cmd);
+    return -2;
 }
 
 int cli_pose(cli_file *f, const char *cmd, const char *animation, double time) {
     int32_t index = cli_pick_animation(f, cmd, animation);
-    if (index < 0) return 1;
+    if (index < 0) return index == -2 ? 2 : 1;
     uint32_t n = arbor_gltf_node_count(f->doc);
     arbor_node *rig = malloc(((size_t)n + 1) * sizeof *rig);
     arbor_clip *clip = NULL;

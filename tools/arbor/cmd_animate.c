@@ -187,8 +187,9 @@ int cmd_animate(int argc, char **argv) {
     arbor_player *player = NULL;
     uint32_t n = arbor_gltf_node_count(f.doc);
     arbor_node *rig = malloc(((size_t)n + 1) * sizeof *rig);
-    status = 1;
+    status = index == -2 ? 2 : 1;
     if (index < 0 || !rig) goto done;
+    status = 1;
     for (uint32_t i = 0; i < n; i++) rig[i] = arbor_gltf_node(f.doc, i);
     arbor_gltf_clip_options clip_options = { .pointer = o.pointer };
     if (arbor_gltf_clip(f.doc, (uint32_t)index, &clip_options, &clip) ||
