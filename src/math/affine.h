@@ -219,9 +219,9 @@ ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
 #define arbor__affine_compose arbor__affine_compose_scalar
 #endif
 
-/* q / |q| when the sum of squares is inside the range where it needs no scaling: the first
-   path of arbor_quat_normalize, inline for the setters. False (out untouched) otherwise. */
-ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q[4]) {
+/* |q| when the sum of squares is inside the range where it needs no scaling (the first path of
+   arbor_quat_normalize). False (*length untouched) otherwise. */
+ARBOR__HOT bool arbor__quat_length_fast(const arbor_real q[4], arbor_real *length) {
 #if ARBOR_REAL_IS_DOUBLE
     const arbor_real lo = 1e-300, hi = 1e300;
 #else
@@ -234,10 +234,18 @@ ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q
     sum = sum + q[3] * q[3];
     if (!(sum > lo && sum < hi)) return false;
 #if ARBOR_REAL_IS_DOUBLE
-    const arbor_real l = sqrt(sum);
+    *length = sqrt(sum);
 #else
-    const arbor_real l = sqrtf(sum);
+    *length = sqrtf(sum);
 #endif
+    return true;
+}
+
+/* q / |q| through arbor__quat_length_fast, inline for the setters. False (out untouched)
+   otherwise. */
+ARBOR__HOT bool arbor__quat_normalize_fast(arbor_real out[4], const arbor_real q[4]) {
+    arbor_real l;
+    if (!arbor__quat_length_fast(q, &l)) return false;
     out[0] = q[0] / l;
     out[1] = q[1] / l;
     out[2] = q[2] / l;

@@ -337,22 +337,8 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
     arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
 #if ARBOR__SIMD
     arbor__v4 q = arbor__v4_load(in->rotation);
-#if ARBOR_REAL_IS_DOUBLE
-    const arbor_real lo = 1e-300, hi = 1e300;
-#else
-    const arbor_real lo = 1e-36f, hi = 1e36f;
-#endif
-    arbor_real sum = 0;
-    sum = sum + q[0] * q[0];
-    sum = sum + q[1] * q[1];
-    sum = sum + q[2] * q[2];
-    sum = sum + q[3] * q[3];
-    if (sum > lo && sum < hi) {
-#if ARBOR_REAL_IS_DOUBLE
-        const arbor_real l = sqrt(sum);
-#else
-        const arbor_real l = sqrtf(sum);
-#endif
+    arbor_real l;
+    if (arbor__quat_length_fast(in->rotation, &l)) {
         q = q / (arbor__v4){l, l, l, l};
     } else { /* far from unit: the scaled path (checked: cannot fail) */
         arbor_real u[4];
