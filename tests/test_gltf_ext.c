@@ -222,31 +222,6 @@ static double element(const file_data *f, uint32_t a, uint64_t e, int c) {
 
 /* ---- products in double ------------------------------------------------------------------------- */
 
-static void mat_mul(double out[16], const double a[16], const double b[16]) {
-    double r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            double v = 0;
-            for (int k = 0; k < 4; k++) v += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = v;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-/* T * R * S, the rotation normalised in double, column-major. */
-static void compose(double out[16], const double t[3], const double q_in[4], const double s[3]) {
-    double len = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
-    double x = q_in[0] / len, y = q_in[1] / len, z = q_in[2] / len, w = q_in[3] / len;
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
-                   2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
-                   2 * (x * z + w * y),     2 * (y * z - w * x),     1 - 2 * (x * x + y * y)};
-    memset(out, 0, 16 * sizeof *out);
-    for (int c = 0; c < 3; c++)
-        for (int row = 0; row < 3; row++) out[c * 4 + row] = r[c * 3 + row] * s[c];
-    for (int row = 0; row < 3; row++) out[12 + row] = t[row];
-    out[15] = 1;
-}
-
 static void node_local(json_t *node, double out[16]) {
     json_t *m = json_object_get(node, "matrix");
     if (m) {
@@ -257,7 +232,7 @@ static void node_local(json_t *node, double out[16]) {
     double tv[3], rv[4], sv[3];
     for (int i = 0; i < 3; i++) tv[i] = num(json_array_get(t, (size_t)i), 0), sv[i] = num(json_array_get(s, (size_t)i), 1);
     for (int i = 0; i < 4; i++) rv[i] = num(json_array_get(r, (size_t)i), i == 3 ? 1 : 0);
-    compose(out, tv, rv, sv);
+    test_ref_compose(out, tv, rv, sv);
 }
 
 /* Every node's world matrix and effective visibility, in double, from the JSON alone. */
@@ -287,7 +262,7 @@ static expected expect_from(const file_data *f) {
             double pl[16];
             json_t *pn = json_array_get(nodes, (size_t)p);
             node_local(pn, pl);
-            mat_mul(x.world[i], pl, x.world[i]);
+            test_ref_mul(x.world[i], pl, x.world[i]);
             json_t *pv = json_object_get(json_object_get(json_object_get(pn, "extensions"), "KHR_node_visibility"), "visible");
             if (json_is_false(pv)) x.visible[i] = false;
         }
@@ -314,8 +289,8 @@ static void instance_world(const file_data *f, const expected *x, size_t i, uint
         if (sa) s[c] = element(f, (uint32_t)json_integer_value(sa), e, c);
     }
     for (int c = 0; c < 4 && ra; c++) r[c] = element(f, (uint32_t)json_integer_value(ra), e, c);
-    compose(local, t, r, s);
-    mat_mul(out, x->world[i], local);
+    test_ref_compose(local, t, r, s);
+    test_ref_mul(out, x->world[i], local);
 }
 
 static uint64_t instance_count(const file_data *f, size_t i) {
@@ -468,20 +443,13 @@ static void test_every_file(void **state) {
 
 /* ---- edits saved ------------------------------------------------------------------------------------- */
 
-static void trs_matrix(double out[16], const arbor_trs *v) {
-    double t[3], q[4], s[3];
-    for (int k = 0; k < 3; k++) t[k] = v->translation[k], s[k] = v->scale[k];
-    for (int k = 0; k < 4; k++) q[k] = v->rotation[k];
-    compose(out, t, q, s);
-}
-
 static void expect_instance(arbor_scene *s, arbor_node n, uint32_t i, const arbor_trs *v) {
     double node_world[16], local[16], want[16];
     arbor_real w[16];
     ASSERT_OK(arbor_node_world_matrix(s, n, w));
     for (int k = 0; k < 16; k++) node_world[k] = w[k];
-    trs_matrix(local, v);
-    mat_mul(want, node_world, local);
+    test_ref_compose_trs(local, v);
+    test_ref_mul(want, node_world, local);
     ASSERT_OK(arbor_node_instance_world_matrix(s, n, i, w));
     ASSERT_MAT4_NEAR_D_REL(w, want, TOL);
 }

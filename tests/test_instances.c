@@ -35,31 +35,6 @@ static arbor_trs trs_of(double tx, double ty, double tz, const arbor_real q[4], 
     return v;
 }
 
-static void mat_mul(double out[16], const double a[16], const double b[16]) {
-    double r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            double v = 0;
-            for (int k = 0; k < 4; k++) v += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = v;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-static void compose_d(double out[16], const arbor_trs *v) {
-    double x = v->rotation[0], y = v->rotation[1], z = v->rotation[2], w = v->rotation[3];
-    double n = sqrt(x * x + y * y + z * z + w * w);
-    x /= n, y /= n, z /= n, w /= n;
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + w * z),     2 * (x * z - w * y),
-                   2 * (x * y - w * z),     1 - 2 * (x * x + z * z), 2 * (y * z + w * x),
-                   2 * (x * z + w * y),     2 * (y * z - w * x),     1 - 2 * (x * x + y * y)};
-    memset(out, 0, 16 * sizeof *out);
-    for (int c = 0; c < 3; c++)
-        for (int row = 0; row < 3; row++) out[c * 4 + row] = r[c * 3 + row] * v->scale[c];
-    for (int row = 0; row < 3; row++) out[12 + row] = v->translation[row];
-    out[15] = 1;
-}
-
 /* The node's world matrix in double, from the TRS of it and its ancestors. */
 static void world_d(arbor_scene *s, arbor_node n, double out[16]) {
     double m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -67,8 +42,8 @@ static void world_d(arbor_scene *s, arbor_node n, double out[16]) {
         arbor_trs v;
         double local[16];
         ASSERT_OK(arbor_node_get_trs(s, k, &v));
-        compose_d(local, &v);
-        mat_mul(m, local, m);
+        test_ref_compose_trs(local, &v);
+        test_ref_mul(m, local, m);
     }
     memcpy(out, m, sizeof m);
 }
@@ -76,8 +51,8 @@ static void world_d(arbor_scene *s, arbor_node n, double out[16]) {
 static void expect_instance(arbor_scene *s, arbor_node n, uint32_t i, const arbor_trs *v) {
     double w[16], local[16];
     world_d(s, n, w);
-    compose_d(local, v);
-    mat_mul(w, w, local);
+    test_ref_compose_trs(local, v);
+    test_ref_mul(w, w, local);
     arbor_real got[16];
     ASSERT_OK(arbor_node_instance_world_matrix(s, n, i, got));
     ASSERT_MAT4_NEAR_D(got, w, TEST_EPS);
@@ -193,8 +168,8 @@ static void test_bounds_cull_and_gather(void **state) {
     world_d(s, row, node_w);
     for (int i = 0; i < N; i++) {
         double local[16], m[16];
-        compose_d(local, &at[i]);
-        mat_mul(m, node_w, local);
+        test_ref_compose_trs(local, &at[i]);
+        test_ref_mul(m, node_w, local);
         box_d(m, lo, hi, boxes[i]);
         for (int k = 0; k < 3; k++) all[k] = fmin(all[k], boxes[i][k]), all[3 + k] = fmax(all[3 + k], boxes[i][3 + k]);
     }

@@ -165,31 +165,6 @@ static json_t *file_json(const char *path, unsigned char **bin, size_t *bin_size
 
 static double num(json_t *v, double fallback) { return json_is_number(v) ? json_number_value(v) : fallback; }
 
-static void mat_mul(const double a[16], const double b[16], double out[16]) {
-    double r[16];
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++) {
-            double sum = 0;
-            for (int k = 0; k < 4; k++) sum += a[k * 4 + row] * b[c * 4 + k];
-            r[c * 4 + row] = sum;
-        }
-    memcpy(out, r, sizeof r);
-}
-
-/* T * R * S in double, the rotation normalised. */
-static void trs_matrix(const double t[3], const double q_in[4], const double s[3], double m[16]) {
-    double len = sqrt(q_in[0] * q_in[0] + q_in[1] * q_in[1] + q_in[2] * q_in[2] + q_in[3] * q_in[3]);
-    double x = q_in[0] / len, y = q_in[1] / len, z = q_in[2] / len, w = q_in[3] / len;
-    double r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * w),     2 * (x * z - y * w),
-                   2 * (x * y - z * w),     1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
-                   2 * (x * z + y * w),     2 * (y * z - x * w),     1 - 2 * (x * x + y * y)};
-    for (int c = 0; c < 3; c++) {
-        for (int row = 0; row < 3; row++) m[c * 4 + row] = r[c * 3 + row] * s[c];
-        m[c * 4 + 3] = 0;
-    }
-    m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1;
-}
-
 static void local_matrix(json_t *node, double m[16]) {
     json_t *matrix = json_object_get(node, "matrix");
     if (matrix) {
@@ -201,7 +176,7 @@ static void local_matrix(json_t *node, double m[16]) {
            *js = json_object_get(node, "scale");
     for (int k = 0; k < 3; k++) t[k] = num(json_array_get(jt, (size_t)k), 0), s[k] = num(json_array_get(js, (size_t)k), 1);
     for (int k = 0; k < 4; k++) q[k] = num(json_array_get(jr, (size_t)k), k == 3 ? 1 : 0);
-    trs_matrix(t, q, s, m);
+    test_ref_compose(m, t, q, s);
 }
 
 /* Every node's world matrix: its ancestors' locals multiplied down (locals[i] may override). */
@@ -223,7 +198,7 @@ static double (*world_matrices(json_t *root, double (*locals)[16]))[16] {
             double up[16];
             if (locals) memcpy(up, locals[p], sizeof up);
             else local_matrix(json_array_get(nodes, (size_t)p), up);
-            mat_mul(up, m, m);
+            test_ref_mul(m, up, m);
         }
         memcpy(world[i], m, sizeof m);
     }
@@ -368,7 +343,7 @@ static void assert_posed_worlds(const loaded *l, const char *twin_path, const ch
         double t[3], q[4], s[3] = {1, 1, 1};
         for (size_t c = 0; c < 3; c++) t[c] = twin_value(root, bin, move, k, c);
         for (size_t c = 0; c < 4; c++) q[c] = twin_value(root, bin, turn, k, c);
-        trs_matrix(t, q, s, locals[1]);
+        test_ref_compose(locals[1], t, q, s);
         ASSERT_OK(arbor_player_apply(player, twin_value(root, bin, input, k, 0), ARBOR_WRAP_CLAMP));
         arbor_scene_update(l->s);
         double(*want)[16] = world_matrices(root, locals);

@@ -405,6 +405,16 @@ static inline void test_reals_to_double(double *out, const arbor_real *in, int n
     for (int i = 0; i < n; i++) out[i] = (double)in[i];
 }
 
+/* out (column-major) = T R(q / |q|) S of v, in double */
+static inline void test_ref_compose_trs(double out[16], const arbor_trs *v)
+{
+    double t[3], q[4], sc[3];
+    test_reals_to_double(t, v->translation, 3);
+    test_reals_to_double(q, v->rotation, 4);
+    test_reals_to_double(sc, v->scale, 3);
+    test_ref_compose(out, t, q, sc);
+}
+
 /* ---- Node helpers ----------------------------------------------------------------------------------- */
 
 /* A TRS node; rotation (0,0,0,0) or NULL parts mean identity; a scale with a zero component is

@@ -29,15 +29,17 @@ static inline void test_ref_compose(double out[16], const double t[3], const dou
     out[15] = 1;
 }
 
-/* out = a * b (out may alias neither) */
+/* out = a * b (out may be a or b) */
 static inline void test_ref_mul(double out[16], const double a[16], const double b[16])
 {
+    double m[16];
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++) {
             double v = 0;
             for (int k = 0; k < 4; k++) v += a[k * 4 + r] * b[c * 4 + k];
-            out[c * 4 + r] = v;
+            m[c * 4 + r] = v;
         }
+    for (int i = 0; i < 16; i++) out[i] = m[i];
 }
 
 #endif
