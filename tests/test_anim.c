@@ -899,6 +899,18 @@ static void test_skins_by_hand(void **state) {
     uint64_t before = test_alloc_calls(&count);
     for (int i = 0; i < 10; i++) ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
     assert_int_equal(test_alloc_calls(&count), before);
+    /* the mesh moves, itself and then through a new parent: the inverse taken out follows */
+    ASSERT_OK(arbor_node_set_translation(s, mesh, 4, 2, 3));
+    ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, out, 3, NULL));
+    NEAR(out[12], -4, "a x, the mesh moved");
+    ASSERT_OK(arbor_node_set_parent(s, mesh, other, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    ASSERT_OK(arbor_node_set_translation(s, other, 0, 0, 10));
+    ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, out, 3, NULL));
+    NEAR(out[12], -4, "a x, the mesh's parent moved");
+    NEAR(out[14], -13, "a z, the mesh's parent moved");
+    ASSERT_OK(arbor_node_set_parent(s, mesh, ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    ASSERT_OK(arbor_node_set_translation(s, mesh, 1, 2, 3));
+    ASSERT_OK(arbor_node_set_translation(s, other, 0, 0, 0));
 
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_skins_compute", arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, out, 2, NULL));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_skins_compute", arbor_skins_compute(k, (arbor_matrix_layout)7, out, 3, NULL));

@@ -444,6 +444,14 @@ static void test_players(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_players_apply_pose",
                    arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, small, NULL));
     arbor_pose_destroy(small);
+    /* a driven node locked, then destroyed, since: refused, the scene as it was */
+    const arbor_real eye[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_set_local_matrix(t.s[k], t.h[k][4], eye, true), ARBOR_OK);
+    ASSERT_REFUSED(ARBOR_ERR_LOCKED, "arbor_pose_apply", arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL));
+    twin_compare(&t, NULL);
+    for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_destroy(t.s[k], t.h[k][4]), ARBOR_OK);
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, NULL, arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL));
+    twin_compare(&t, NULL);
     for (int k = 0; k < 2; k++)
         for (int c = 0; c < 3; c++) arbor_player_destroy(players[k][c]);
     arbor_clip_destroy(clip);

@@ -270,8 +270,9 @@ arbor_result arbor_players_apply_pose(arbor_player *const *players, const double
         arbor_result r = check_call(players[i], times[i], wrap, fn);
         if (!r && players[i]->s != arbor__pose_scene(pose))
             r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "players[%u] drives another scene than the pose's", i);
-        if (!r) r = check_nodes(players[i], fn);
         if (r) return r;
+        /* No check of the driven nodes here: the pose refuses a dead or locked node itself,
+           before the scene changes. */
         channels += players[i]->clip->channel_count;
     }
     for (uint32_t i = 0, looked = 0; i < count; i++) {

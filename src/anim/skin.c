@@ -7,12 +7,14 @@
 typedef struct skin_record {
     arbor_node mesh;
     uint32_t first, count;       /* joints[first .. first + count) */
-    arbor_real mesh_inverse[12]; /* compute's workspace ... */
-    bool mesh_identity;          /* ... and whether it is the identity (the usual mesh at the origin) */
+    arbor_real mesh_inverse[12]; /* the mesh node's world matrix inverted (unless identity) ... */
+    bool mesh_identity;          /* ... whether that is the identity (the usual mesh at the origin) ... */
+    uint64_t mesh_version;       /* ... and the world version it was made from (0: not yet) */
 } skin_record;
 
 typedef struct joint_record {
     arbor_node node;
+    uint32_t slot;               /* compute's workspace: the node's slot, found by the checks */
     arbor_real ibm[12];          /* affine */
 } joint_record;
 
@@ -105,12 +107,11 @@ uint32_t arbor_skins_first_joint(const arbor_skins *k, uint32_t skin) {
 
 /* ---- joint matrices -------------------------------------------------------------------------- */
 
-/* The node's world matrix, current (computed first when out of date); NULL for a dead node. */
-static const arbor_real *world_of(arbor_scene *s, arbor_node n) {
+/* The node's slot, its world matrix current (computed first when out of date); 0 for a dead node. */
+static uint32_t current_slot(arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
-    if (!slot) return NULL;
-    if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve(s, slot);
-    return s->n.world + (size_t)slot * 12;
+    if (slot && (s->n.flags[slot] & ARBOR__WORLD_DIRTY)) arbor__resolve(s, slot);
+    return slot;
 }
 
 typedef struct skin_job {
@@ -120,11 +121,20 @@ typedef struct skin_job {
     uint32_t tasks;
 } skin_job;
 
-/* a as 16 floats (MAT4, column-major) or 12 (MAT3X4, row by row). */
-static void store(float *out, const arbor_real a[12], arbor_matrix_layout layout) {
+/* m as 16 floats (MAT4, column-major) or 12 (MAT3X4, row by row). */
+ARBOR__HOT void store(float *out, arbor__rows m, arbor_matrix_layout layout) {
+#if ARBOR__SIMD
+    typedef float f4 __attribute__((vector_size(16)));
+    arbor__v4 r0 = m.r[0], r1 = m.r[1], r2 = m.r[2], r3 = {0, 0, 0, 1};
+    if (layout == ARBOR_LAYOUT_MAT4) ARBOR__TRANSPOSE4(r0, r1, r2, r3); /* rows become columns */
+    const f4 v[4] = {__builtin_convertvector(r0, f4), __builtin_convertvector(r1, f4), __builtin_convertvector(r2, f4),
+                     __builtin_convertvector(r3, f4)};
+    memcpy(out, v, (layout == ARBOR_LAYOUT_MAT4 ? 16 : 12) * sizeof *out);
+#else
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 4; c++) out[layout == ARBOR_LAYOUT_MAT4 ? c * 4 + r : r * 4 + c] = (float)a[ARBOR__AT(r, c)];
+        for (int c = 0; c < 4; c++) out[layout == ARBOR_LAYOUT_MAT4 ? c * 4 + r : r * 4 + c] = (float)m.m[ARBOR__AT(r, c)];
     if (layout == ARBOR_LAYOUT_MAT4) out[3] = out[7] = out[11] = 0, out[15] = 1;
+#endif
 }
 
 static bool is_identity(const arbor_real a[12]) {
@@ -134,23 +144,28 @@ static bool is_identity(const arbor_real a[12]) {
     return true;
 }
 
-static void skin_task(void *user, uint32_t index) {
-    const skin_job *job = user;
-    arbor_skins *k = job->k;
+/* Skins [first, end): the products in rows (the same expressions as arbor__affine_mul, so the
+   same bits), stored straight from registers. */
+ARBOR__DISPATCH static void skin_range(const skin_job *job, uint32_t first, uint32_t end) {
+    const arbor_skins *k = job->k;
     const arbor_scene *s = k->s;
-    uint32_t first = (uint32_t)((uint64_t)k->count * index / job->tasks);
-    uint32_t end = (uint32_t)((uint64_t)k->count * (index + 1) / job->tasks);
-    size_t stride = job->layout == ARBOR_LAYOUT_MAT4 ? 16 : 12;
+    const size_t stride = job->layout == ARBOR_LAYOUT_MAT4 ? 16 : 12;
     for (uint32_t i = first; i < end; i++) {
         const skin_record *sk = &k->skins[i];
+        const arbor__rows mesh_inverse = arbor__rows_load(sk->mesh_inverse);
         for (uint32_t j = sk->first; j < sk->first + sk->count; j++) {
             const joint_record *joint = &k->joints[j];
-            arbor_real m[12];
-            arbor__affine_mul(m, s->n.world + (size_t)arbor__slot(s, joint->node) * 12, joint->ibm);
-            if (!sk->mesh_identity) arbor__affine_mul(m, sk->mesh_inverse, m);
+            arbor__rows m = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)joint->slot * 12), arbor__rows_load(joint->ibm));
+            if (!sk->mesh_identity) m = arbor__rows_mul(mesh_inverse, m);
             store(job->out + (size_t)j * stride, m, job->layout);
         }
     }
+}
+
+static void skin_task(void *user, uint32_t index) {
+    const skin_job *job = user;
+    const uint32_t count = job->k->count;
+    skin_range(job, (uint32_t)((uint64_t)count * index / job->tasks), (uint32_t)((uint64_t)count * (index + 1) / job->tasks));
 }
 
 /* Below this many joints the products stay on the calling thread. */
@@ -169,13 +184,19 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
     for (uint32_t i = 0; i < k->count; i++) {
         skin_record *sk = &k->skins[i];
         for (uint32_t j = sk->first; j < sk->first + sk->count; j++)
-            if (!world_of(s, k->joints[j].node))
+            if (!(k->joints[j].slot = current_slot(s, k->joints[j].node)))
                 return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: joint %u was destroyed", i, j - sk->first);
-        const arbor_real *mesh = world_of(s, sk->mesh);
-        if (!mesh) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
-        if (!arbor__affine_invert(sk->mesh_inverse, mesh))
+        const uint32_t mesh_slot = current_slot(s, sk->mesh);
+        if (!mesh_slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
+        /* Inverted again only when the mesh node's world matrix may have changed: a version is
+           never reused for a node, and the handle is the skin's own. */
+        const uint64_t version = s->n.version[mesh_slot];
+        if (version == sk->mesh_version) continue;
+        const arbor_real *mesh = s->n.world + (size_t)mesh_slot * 12;
+        sk->mesh_identity = is_identity(mesh); /* the usual mesh at the origin: no product */
+        if (!sk->mesh_identity && !arbor__affine_invert(sk->mesh_inverse, mesh))
             return arbor__fail(ARBOR_ERR_SINGULAR, fn, "skin %u: the mesh node's world matrix cannot be inverted", i);
-        sk->mesh_identity = is_identity(mesh); /* then the product would change nothing */
+        sk->mesh_version = version;
     }
     skin_job job = { k, layout, out, k->count < MAX_TASKS ? k->count : MAX_TASKS };
     if (executor && executor->parallel_for && k->joint_total >= PARALLEL_MIN_JOINTS && job.tasks > 1)
