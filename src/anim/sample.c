@@ -131,7 +131,7 @@ ARBOR__HOT void sample_width(const arbor_clip *clip, const arbor__channel *c, ar
 
 /* Rotation channels: those between two LINEAR keyframes go four at a time through
    arbor__slerp_weights4 (the same bits as one at a time), the others one by one. */
-static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
                              arbor_real *out) {
 #if ARBOR__SIMD
     arc arcs[4];
