@@ -175,10 +175,10 @@ static void assert_keys(json_t *object, const char *const *keys, size_t count, c
     }
 }
 
-/* `arbor dump FILE --json` against a direct load of FILE. */
+/* `arbor dump FILE --json --scene all` (every node) against a direct load of FILE. */
 static void check_dump(const char *path) {
     char args[PATH_MAX + 32];
-    snprintf(args, sizeof args, "dump '%s' --json", path);
+    snprintf(args, sizeof args, "dump '%s' --json --scene all", path);
     assert_int_equal(run(args), 0);
     json_error_t error;
     json_t *root = json_load_file(STDOUT_FILE, 0, &error);

@@ -485,6 +485,27 @@ static void test_one_scene(void **state) {
         }
     }
     assert_int_equal(run("dump '%s' --json --scene 2", multiple), 2);
+    assert_contains(STDERR_FILE, "or all");
+    {   /* without --scene, the file's default scene; --scene all, every node of the file */
+        int order[8], depth[8], count = scene_walk(g, default_scene(g), order, depth);
+        assert_int_equal(run("dump '%s' --json", multiple), 0);
+        json_t *r = stdout_json(), *nodes = json_object_get(r, "nodes");
+        assert_int_equal(json_array_size(nodes), count);
+        for (size_t i = 0; i < json_array_size(nodes); i++) {
+            bool member = false;
+            for (int k = 0; k < count; k++) member |= order[k] == json_integer_value(json_object_get(json_array_get(nodes, i), "index"));
+            assert_true(member);
+        }
+        assert_int_equal(json_array_size(json_object_get(r, "scenes")), json_array_size(json_object_get(g, "scenes")));
+        json_decref(r);
+        assert_true((size_t)count < json_array_size(json_object_get(g, "nodes"))); /* the test can tell */
+        assert_int_equal(run("dump '%s' --json --scene all", multiple), 0);
+        r = stdout_json();
+        assert_int_equal(json_array_size(json_object_get(r, "nodes")), json_array_size(json_object_get(g, "nodes")));
+        json_decref(r);
+        assert_int_equal(run("diff '%s' '%s' --scene all", multiple, multiple), 0);
+        assert_int_equal(run("tree '%s' --scene all", multiple), 2); /* a view of one scene */
+    }
     {   /* animate --scene on an animated file: the scene's nodes, in file index order */
         const char *box = SAMPLES_DIR "/BoxAnimated/BoxAnimated.glb";
         json_t *b = gltf_json(box);
@@ -497,8 +518,12 @@ static void test_one_scene(void **state) {
                 seen += order[k] == json_integer_value(json_object_get(json_array_get(nodes, i), "index"));
         assert_int_equal(seen, count);
         json_decref(r);
-        json_decref(b);
         assert_int_equal(run("animate '%s' --time 0.5 --scene 1", box), 2);
+        assert_int_equal(run("animate '%s' --time 0.5 --scene all", box), 0);
+        r = stdout_json();
+        assert_int_equal(json_array_size(json_object_get(r, "nodes")), json_array_size(json_object_get(b, "nodes")));
+        json_decref(r);
+        json_decref(b);
     }
     /* the default scene is the file's (1) */
     assert_int_equal(run("cull '%s' --json", multiple), 0);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""glTF files: every sample loaded by the package against the C CLI's `arbor dump --json` of the
-same file (names, parents, children, local and world matrices, bit for bit: both print and read
-float32 exactly), then saved by the package as .gltf and .glb and dumped again by the CLI."""
+"""glTF files: every sample loaded by the package against the C CLI's `arbor dump --json --scene
+all` of the same file (every node: names, parents, children, local and world matrices, bit for
+bit: both print and read float32 exactly), then saved by the package as .gltf and .glb and
+dumped again by the CLI."""
 import os
 import subprocess
 
@@ -51,7 +52,7 @@ def test_there_are_samples():
 @pytest.mark.parametrize("path", SAMPLES, ids=[os.path.basename(p) for p in SAMPLES])
 def test_load_and_save_agree_with_the_cli(path, cli, tmp_path):
     try:
-        reference = run_json(cli, "dump", path, "--json")
+        reference = run_json(cli, "dump", path, "--json", "--scene", "all")
     except subprocess.CalledProcessError:
         with pytest.raises(arbor.Error):
             arbor.load(path)
@@ -63,7 +64,7 @@ def test_load_and_save_agree_with_the_cli(path, cli, tmp_path):
         for ext in ("gltf", "glb"):
             out = str(tmp_path / f"saved.{ext}")
             scene.save(out)
-            assert_same(run_json(cli, "dump", out, "--json"), view, out)
+            assert_same(run_json(cli, "dump", out, "--json", "--scene", "all"), view, out)
             with arbor.load(out) as again:      # and the package reads back what it wrote
                 assert_same(reference, python_view(again), out)
 
@@ -78,7 +79,7 @@ def test_edits_survive_a_round_trip(cli, tmp_path):
         extra = scene.add("extra", parent=nodes[0], translation=(1, 2, 3))
         out = str(tmp_path / "edited.glb")
         scene.save(out)
-        dumped = run_json(cli, "dump", out, "--json")
+        dumped = run_json(cli, "dump", out, "--json", "--scene", "all")
         by_name = {n["name"]: n for n in dumped["nodes"]}
         assert by_name[moved.name]["parent"] is None
         assert by_name["extra"]["parent"] == 0 and by_name["extra"]["index"] == len(nodes)

@@ -4,8 +4,8 @@
 //
 //   - the page opens on the robot arm with no console error and shows its eight nodes;
 //   - every sample of ../shared/gltf/samples loads through window.viewer.load, its world matrices
-//     equal the native CLI's `arbor dump --json` within 1e-5, and its picture is not blank
-//     (screenshots in build/web-test/);
+//     equal the native CLI's `arbor dump --json --scene all` within 1e-5, and its picture is not
+//     blank (screenshots in build/web-test/);
 //   - the module: node access, paths, bulk writes, worldMatrices, errors with arbor's message;
 //   - the joint sliders pose the arm as a double-precision product computed here says;
 //   - drag and drop, and the file picker, load a .glb and a .gltf with its .bin;
@@ -216,7 +216,7 @@ try {
     // 4. Every sample: world matrices against the native CLI, a picture that is not blank.
     for (const { folder, file } of sampleFiles()) {
       const name = `${folder}/${file}`;
-      const dump = JSON.parse(execFileSync(cli, ['dump', '--json', path.join(samples, folder, file)], { maxBuffer: 1 << 26 }));
+      const dump = JSON.parse(execFileSync(cli, ['dump', '--json', '--scene', 'all', path.join(samples, folder, file)], { maxBuffer: 1 << 26 }));
       const before = errors.length;
       let got;
       try {

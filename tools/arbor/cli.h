@@ -121,12 +121,15 @@ unsigned char *cli_scene_members(const cli_file *f, int32_t scene);
 /* The node's path of names from its root ("base/joint/arm"; an unnamed node as #INDEX) in buf. */
 const char *cli_node_path(const cli_file *f, arbor_node n, char *buf, size_t size);
 /* A command's arguments: FILE operands and the options the command takes. */
-enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4, CLI_OPT_CAMERA = 8, CLI_OPT_OUTPUT = 16 };
+/* CLI_OPT_SCENE_ALL: --scene also takes `all` (every node of the file, a whole-file view; a
+   scene named "all" is then reached by its index). */
+enum { CLI_OPT_SCENE = 1, CLI_OPT_LENIENT = 2, CLI_OPT_JSON = 4, CLI_OPT_CAMERA = 8, CLI_OPT_OUTPUT = 16, CLI_OPT_SCENE_ALL = 32 };
 typedef struct cli_args {
     char **files;        /* the operands, in order (argv reordered in place) */
     int file_count;
     bool lenient, json;
     const char *scene;   /* --scene N|NAME: a 0-based glTF scene index or a scene's name */
+    bool scene_all;      /* --scene all is taken (CLI_OPT_SCENE_ALL) */
     const char *camera;  /* --camera NAME, or NULL */
     const char *output;  /* -o FILE, or NULL */
 } cli_args;
@@ -137,8 +140,8 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
                    cli_args *args);
 
 /* The glTF scene to show: --scene N or NAME (checked against the file; an unknown one lists the
-   scenes there are), else the file's default (-1 for a file without scenes): 0, or 2 after
-   printing why. */
+   scenes there are), -1 for `all` where the command takes it, else the file's default (-1 for
+   a file without scenes): 0, or 2 after printing why. */
 int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int32_t *scene);
 
 /* The roots of glTF scene `scene` (-1: every root of the scene graph, for a file without
@@ -165,8 +168,8 @@ void cli_tidy3(double out[3], const arbor_real v[3]);
    marked in `in`, one byte per file node index, when in is not NULL): 0, or 1 after saying on
    stderr that the output could not be written (cmd names the command). */
 int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in);
-/* cli_dump_json of glTF scene scene_arg (--scene N|NAME; NULL: every node of the file): 0, 1, or
-   2 after a usage error (no such scene). */
+/* cli_dump_json of glTF scene scene_arg (--scene N|NAME|all; NULL: the file's default scene,
+   every node for a file without scenes): 0, 1, or 2 after a usage error (no such scene). */
 int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg);
 
 /* The node's name, or "#<glTF index>" written into buf. */

@@ -7,7 +7,7 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor diff A B [--scene N|NAME] [--tolerance T] [--lenient]\n"
+    "usage: arbor diff A B [--scene N|NAME|all] [--tolerance T] [--lenient]\n"
     "\n"
     "Compares the hierarchies of two glTF files (one of them may be -, standard input) and\n"
     "prints what changed from A to B, one line a node, nodes named by path:\n"
@@ -25,7 +25,8 @@ static const char help[] =
     "Exit status, as diff's: 0 the same, 1 different, 2 an error (usage, or a file that does not\n"
     "load).\n"
     "\n"
-    "  --scene N|NAME  the glTF scene of both files (default: each file's own)\n"
+    "  --scene S       the glTF scene of both files: an index or a name (default: each file's\n"
+    "                  own), or all: every node of each file\n"
     "  --tolerance T   the largest difference of matrix entries taken as equal (default 1e-6)\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing a file\n";
 
@@ -125,7 +126,7 @@ int cmd_diff(int argc, char **argv) {
         }
     }
     cli_args args;
-    int status = cli_parse_args("diff", kept, argv, CLI_OPT_SCENE | CLI_OPT_LENIENT, 2, 2, &args);
+    int status = cli_parse_args("diff", kept, argv, CLI_OPT_SCENE | CLI_OPT_SCENE_ALL | CLI_OPT_LENIENT, 2, 2, &args);
     if (status) return status;
     if (!strcmp(args.files[0], "-") && !strcmp(args.files[1], "-")) return cli_usage_error("diff: only one of A and B can be -");
     side a = { 0 }, b = { 0 };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* arbor dump --json: every node of a file, streamed, for tools that compare world matrices. */
+/* arbor dump --json: the nodes of a scene (or of the whole file), streamed, for tools that compare
+   world matrices. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,9 +9,9 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: arbor dump FILE --json [--scene N|NAME] [--lenient]\n"
+    "usage: arbor dump FILE --json [--scene N|NAME|all] [--lenient]\n"
     "\n"
-    "Every node of a glTF file, in the file's index order, as one JSON object:\n"
+    "The nodes of a glTF scene, in the file's index order, as one JSON object:\n"
     "  {\"scenes\":[{\"index\":0,\"name\":\"...\",\"nodes\":[0]}],\n"
     "   \"nodes\":[{\"index\":0,\"name\":\"...\",\"parent\":null,\"children\":[1],\n"
     "             \"local\":[16 numbers],\"world\":[16 numbers],\"visible\":true}]}\n"
@@ -19,11 +20,14 @@ static const char help[] =
     "(%.9g in float builds, %.17g in double builds). \"visible\" is false when the node or an\n"
     "ancestor is hidden (KHR_node_visibility); a node with instances (EXT_mesh_gpu_instancing)\n"
     "adds \"instances\":[[16 numbers], ...], each instance's world matrix, in the file's order.\n"
-    "The output is streamed. Without --scene every node of the file is printed (a whole file, for\n"
-    "tools that compare files); with it, only the nodes of that scene.\n"
+    "The output is streamed. \"scenes\" lists every scene of the file; \"nodes\" holds the nodes of\n"
+    "one scene: the file's default (its \"scene\", else scene 0; every node of a file without\n"
+    "scenes), or the one --scene names; --scene all prints every node of the file (for tools that\n"
+    "compare whole files).\n"
     "\n"
     "  --json      the format (the only one, and the default)\n"
-    "  --scene N|NAME  only the nodes of this glTF scene (0-based index or name)\n"
+    "  --scene S   the glTF scene: a 0-based index, a name, or all (every node of the file; a\n"
+    "              scene named \"all\" by its index)\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
 
 /* A JSON string through jansson's encoder, or null. */
@@ -129,11 +133,11 @@ int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in) {
 }
 
 int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg) {
-    if (!scene_arg) return cli_dump_json(f, cmd, NULL);
-    cli_args pick = { .scene = scene_arg };
+    cli_args pick = { .scene = scene_arg, .scene_all = true };
     int32_t scene;
     int status = cli_pick_scene(cmd, f, &pick, &scene);
     if (status) return status;
+    if (scene < 0) return cli_dump_json(f, cmd, NULL);
     unsigned char *in = cli_scene_members(f, scene);
     if (!in) {
         fprintf(stderr, "arbor: %s: no memory\n", cmd);

@@ -30,7 +30,7 @@ static const char usage[] =
     "  diff A B [--scene S] [--tolerance T]\n"
     "                          nodes added, removed, renamed, moved; transforms that differ\n"
     "  dump FILE --json [--scene S]\n"
-    "                          every node with its local and world matrices, as JSON\n"
+    "                          a scene's nodes with their local and world matrices, as JSON\n"
     "  animate FILE --time T [--animation A] [--scene S]\n"
     "                          the nodes posed by an animation (or --fps F --frames N: timed)\n"
     "  validate FILE... [--scene S]\n"
@@ -49,8 +49,9 @@ static const char usage[] =
     "  bench --shape S --frame F [--threads N] [--bulk] [--json]\n"
     "                          one benchmark workload of WORKLOADS.md\n"
     "\n"
-    "FILE - reads standard input. S is a scene's index or name; nodes are named by path\n"
-    "(base/joint/arm) or #INDEX.\n"
+    "FILE - reads standard input. S is a scene's index or name (default: the file's default\n"
+    "scene); dump, animate and diff also take all, every node of the file. Nodes are named by\n"
+    "path (base/joint/arm) or #INDEX.\n"
     "\n"
     "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
     "edit failed), 2 usage (diff: 0 same, 1 different, 2 error).\n"
@@ -299,6 +300,7 @@ int cli_parse_args(const char *cmd, int argc, char **argv, unsigned options, int
         } else if ((options & CLI_OPT_SCENE) && !strcmp(a, "--scene")) {
             if (i + 1 >= argc) return cli_usage_error("%s: --scene needs a scene index (0, 1, ...) or name", cmd);
             args->scene = argv[++i];
+            args->scene_all = options & CLI_OPT_SCENE_ALL;
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("%s: unknown option '%s'", cmd, a);
         } else if (args->file_count == max_files) {
@@ -315,6 +317,10 @@ int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int
     uint32_t count = arbor_gltf_scene_count(f->doc), index;
     *scene = arbor_gltf_loaded_scene(f->doc);
     if (!args->scene) return 0;
+    if (args->scene_all && !strcmp(args->scene, "all")) {
+        *scene = -1;
+        return 0;
+    }
     for (uint32_t i = 0; i < count; i++) {
         const char *name = arbor_gltf_scene_name(f->doc, i);
         if (name && !strcmp(name, args->scene)) {
@@ -331,7 +337,7 @@ int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int
         const char *name = arbor_gltf_scene_name(f->doc, i);
         fprintf(stderr, "  %u%s%s%s\n", i, name ? " \"" : "", name ? name : "", name ? "\"" : "");
     }
-    return cli_usage_error("%s: --scene takes a scene index or name", cmd);
+    return cli_usage_error("%s: --scene takes a scene index or name%s", cmd, args->scene_all ? ", or all" : "");
 }
 
 arbor_node *cli_scene_roots(const cli_file *f, int32_t scene, uint32_t *count) {
