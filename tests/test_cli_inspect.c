@@ -17,7 +17,8 @@
  * - diff: 0 same, 1 different (the lines expected for each edit), 2 error, --tolerance;
  * - edit: --euler and --axis in degrees, turn, move-by, add, attach-/detach-;
  * - render: --size, every --view, --labels, --time/--animation, --scene, shaded meshes,
- *   frustums, lights, grid and axes, SVG text.
+ *   frustums, lights, grid and axes, SVG text; instances drawn where the test projects them,
+ *   hidden nodes left out, one MSFT_lod level, auto framing of the meshes, --joints.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -907,6 +908,148 @@ static void test_render(void **state) {
 }
 #endif
 
+#if defined(ARBOR_CLI_HAS_RENDER)
+/* The triangles of an SVG picture (its 3-point polygons: the meshes), as 6 numbers each;
+   returns their count (at most cap). */
+static size_t svg_triangles(const char *path, double *xy, size_t cap) {
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    size_t n = 0;
+    for (const char *p = text; (p = strstr(p, "<polygon points=\"")); p++) {
+        double v[6];
+        char *at = (char *)p + strlen("<polygon points=\""), *end;
+        int got = 0;
+        for (; got < 6; got++, at = end + 1) { /* "x,y x,y x,y" (strtod: sscanf would measure the whole text each time) */
+            v[got] = strtod(at, &end);
+            if (end == at || *end != (got % 2 ? (got == 5 ? '"' : ' ') : ',')) break;
+        }
+        if (got != 6) continue;
+        if (n < cap) memcpy(xy + 6 * n, v, 6 * sizeof *v);
+        n++;
+    }
+    free(text);
+    return n;
+}
+
+static void write_bytes(const char *path, const void *bytes, size_t size) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* An instanced mesh is drawn once per instance, each through its own world matrix; a hidden
+   node is not drawn. A file written here: one triangle, three instances, an orthographic
+   camera; the expected pixels are the instances' corners projected here. */
+static void test_render_instances(void **state) {
+    (void)state;
+    const float corners[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, moves[9] = { -2, 1, 0, 0, -1, 0, 2, 0.5f, 0 };
+    unsigned char bin[72];
+    memcpy(bin, corners, 36);
+    memcpy(bin + 36, moves, 36);
+    write_bytes(OUT_DIR "/instances.bin", bin, sizeof bin);
+    const double node[3] = { 0.5, 0, 0 }, xmag = 4, ymag = 3, width = 400, height = 300;
+    FILE *f = fopen(OUT_DIR "/instances.gltf", "w");
+    assert_non_null(f);
+    fprintf(f, "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\",\"KHR_node_visibility\"],"
+               "\"scene\":0,\"scenes\":[{\"nodes\":[0,1,2]}],"
+               "\"nodes\":[{\"name\":\"cam\",\"camera\":0,\"translation\":[0,0,10]},"
+               "{\"name\":\"crowd\",\"mesh\":0,\"translation\":[%g,%g,%g],"
+               "\"extensions\":{\"EXT_mesh_gpu_instancing\":{\"attributes\":{\"TRANSLATION\":1}}}},"
+               "{\"name\":\"hidden\",\"mesh\":0,\"translation\":[-3,-2,0],\"extensions\":{\"KHR_node_visibility\":{\"visible\":false}}}],"
+               "\"cameras\":[{\"type\":\"orthographic\",\"orthographic\":{\"xmag\":%g,\"ymag\":%g,\"znear\":0.1,\"zfar\":100}}],"
+               "\"materials\":[{\"doubleSided\":true,\"pbrMetallicRoughness\":{\"baseColorFactor\":[1,0,0,1]}}],"
+               "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"material\":0}]}],"
+               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+               "{\"bufferView\":1,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}],"
+               "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":36}],"
+               "\"buffers\":[{\"uri\":\"instances.bin\",\"byteLength\":72}]}",
+            node[0], node[1], node[2], xmag, ymag);
+    fclose(f);
+    assert_int_equal(run("render '%s' -o '%s' --view camera:cam --size 400x300 --labels none", OUT_DIR "/instances.gltf",
+                         OUT_DIR "/instances.svg"), 0);
+    double xy[6 * 8];
+    assert_int_equal(svg_triangles(OUT_DIR "/instances.svg", xy, 8), 3); /* three instances; the hidden node not drawn */
+    for (int k = 0; k < 3; k++) {
+        double expected[6];
+        for (int v = 0; v < 3; v++) { /* world = node + instance + corner; seen down -Z from (0, 0, 10) */
+            double x = node[0] + moves[3 * k] + corners[3 * v], y = node[1] + moves[3 * k + 1] + corners[3 * v + 1];
+            expected[2 * v] = (x / xmag + 1) / 2 * width;
+            expected[2 * v + 1] = (1 - y / ymag) / 2 * height;
+        }
+        bool found = false;
+        for (int t = 0; t < 3 && !found; t++) {
+            bool same = true;
+            for (int i = 0; i < 6; i++) same &= fabs(xy[6 * t + i] - expected[i]) <= 0.051; /* printed to 0.1 px */
+            found = same;
+        }
+        if (!found) fail_msg("instance %d: no triangle at (%.1f,%.1f) (%.1f,%.1f) (%.1f,%.1f)", k, expected[0], expected[1], expected[2],
+                             expected[3], expected[4], expected[5]);
+    }
+}
+
+/* MSFT_lod: one level drawn, level 0, even when the other levels are in the scene; --view auto
+   frames the meshes, not the cameras around them; joints only with --joints. */
+static void test_render_levels_framing_joints(void **state) {
+    (void)state;
+    if (!has_samples()) return;
+    /* Torus.gltf's levels 1 and 2 sit outside its scene; a copy here puts them in */
+    const char *torus = ARBOR_SHARED_DIR "/gltf/extensions/lod_Torus/Torus.gltf";
+    json_t *g = gltf_json(torus);
+    json_t *roots = json_object_get(json_array_get(json_object_get(g, "scenes"), 0), "nodes");
+    json_array_clear(roots);
+    for (size_t i = 0; i < json_array_size(json_object_get(g, "nodes")); i++) json_array_append_new(roots, json_integer((json_int_t)i));
+    assert_int_equal(json_dump_file(g, OUT_DIR "/torus_all.gltf", 0), 0);
+    size_t size = 0;
+    char *bin = read_file(ARBOR_SHARED_DIR "/gltf/extensions/lod_Torus/Torus.bin", &size);
+    assert_non_null(bin);
+    write_bytes(OUT_DIR "/Torus.bin", bin, size);
+    free(bin);
+    assert_int_equal(run("render '%s' -o '%s' --view front --labels none", torus, OUT_DIR "/torus.svg"), 0);
+    assert_int_equal(run("render '%s' -o '%s' --view front --labels none", OUT_DIR "/torus_all.gltf", OUT_DIR "/torus_all.svg"), 0);
+    size_t drawn = svg_triangles(OUT_DIR "/torus.svg", NULL, 0), all = svg_triangles(OUT_DIR "/torus_all.svg", NULL, 0);
+    assert_int_equal(all, drawn);
+    /* level 0 (node 2, the one with MSFT_lod) and the plain torus (node 3): from the index counts */
+    json_t *nodes = json_object_get(g, "nodes"), *meshes = json_object_get(g, "meshes");
+    json_int_t triangles = 0;
+    for (int i = 2; i <= 3; i++) {
+        json_t *prim = json_array_get(json_object_get(json_array_get(meshes, (size_t)json_integer_value(json_object_get(json_array_get(nodes, (size_t)i), "mesh"))), "primitives"), 0);
+        triangles += accessor_count(g, json_object_get(prim, "indices")) / 3;
+    }
+    assert_true(drawn > (size_t)triangles / 4 && drawn <= (size_t)triangles);
+    json_decref(g);
+
+    /* 2CylinderEngine: its meshes fill a good share of the picture, though a camera (node 81)
+       stands far from them */
+    assert_int_equal(run("render '%s' -o '%s' --labels none", SAMPLES_DIR "/2CylinderEngine/2CylinderEngine.glb", OUT_DIR "/engine.svg"), 0);
+    size_t count = svg_triangles(OUT_DIR "/engine.svg", NULL, 0);
+    double *xy = malloc(count * 6 * sizeof *xy), lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    assert_non_null(xy);
+    assert_true(count > 1000);
+    svg_triangles(OUT_DIR "/engine.svg", xy, count);
+    for (size_t i = 0; i < count * 3; i++)
+        for (int a = 0; a < 2; a++) {
+            lo[a] = fmin(lo[a], xy[2 * i + a]);
+            hi[a] = fmax(hi[a], xy[2 * i + a]);
+        }
+    free(xy);
+    assert_true(lo[0] >= 0 && lo[1] >= 0 && hi[0] <= 960 && hi[1] <= 720); /* all inside */
+    assert_true(fmax((hi[0] - lo[0]) / 960, (hi[1] - lo[1]) / 720) >= 0.4);
+
+    /* the Fox: one dot per node that is not a joint of its skin; with --joints, one per node */
+    const char *fox = SAMPLES_DIR "/Fox/Fox.glb";
+    g = gltf_json(fox);
+    size_t node_count = json_array_size(json_object_get(g, "nodes"));
+    size_t joints = json_array_size(json_object_get(json_array_get(json_object_get(g, "skins"), 0), "joints"));
+    json_decref(g);
+    assert_true(joints > 0 && joints < node_count);
+    assert_int_equal(run("render '%s' -o '%s'", fox, OUT_DIR "/fox_plain.svg"), 0);
+    assert_int_equal(count_of(OUT_DIR "/fox_plain.svg", "<circle"), node_count - joints);
+    assert_int_equal(run("render '%s' -o '%s' --joints", fox, OUT_DIR "/fox_joints.svg"), 0);
+    assert_int_equal(count_of(OUT_DIR "/fox_joints.svg", "<circle"), node_count);
+}
+#endif
+
 int main(void) {
     make_dir(OUT_DIR);
     const struct CMUnitTest tests[] = {
@@ -919,6 +1062,8 @@ int main(void) {
         cmocka_unit_test(test_edit_degrees),
 #if defined(ARBOR_CLI_HAS_RENDER)
         cmocka_unit_test(test_render),
+        cmocka_unit_test(test_render_instances),
+        cmocka_unit_test(test_render_levels_framing_joints),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,24 +13,29 @@
 
 static const char help[] =
     "usage: arbor render FILE -o OUT.png|OUT.svg [--view V] [--size WxH] [--time T]\n"
-    "                    [--animation A] [--labels none|roots|all] [--scene N|NAME] [--lenient]\n"
+    "                    [--animation A] [--labels none|roots|all] [--joints] [--scene N|NAME]\n"
+    "                    [--lenient]\n"
     "\n"
     "Draws one glTF scene (FILE - reads standard input): its meshes as flat-shaded triangles\n"
     "from the file's own vertex data where it can be read (triangle, strip and fan primitives,\n"
-    "through each node's world matrix, skinned meshes posed by their joints; PNG through a depth\n"
-    "buffer, SVG as polygons drawn far to near by their centres), else\n"
-    "each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line from\n"
-    "each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z (blue)\n"
-    "axes; a frustum at each camera and a symbol at each light (a sun for directional, rays for\n"
-    "point, a cone for spot); node names. The format follows OUT's extension; -o - writes SVG to\n"
-    "standard output. In SVG, names are <text> elements.\n"
+    "through each node's world matrix, an instanced mesh (EXT_mesh_gpu_instancing) once per\n"
+    "instance through the instance's world matrix, skinned meshes posed by their joints; PNG\n"
+    "through a depth buffer, SVG as polygons drawn far to near by their centres, at most 400000),\n"
+    "else each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line\n"
+    "from each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z\n"
+    "(blue) axes; a frustum at each camera and a symbol at each light (a sun for directional,\n"
+    "rays for point, a cone for spot); node names. Hidden nodes (KHR_node_visibility) are not\n"
+    "drawn; of an MSFT_lod group only level 0, the most detailed, is drawn (whatever the view);\n"
+    "the skins' joints only with --joints. The format follows OUT's extension; -o - writes SVG\n"
+    "to standard output. In SVG, names are <text> elements.\n"
     "\n"
     "  -o OUT          the picture to write\n"
     "  --view V        where from: auto (default: perspective from the front, right and above,\n"
-    "                  framing the whole scene from outside it), top (down -Y), front (down -Z),\n"
-    "                  side (down -X), iso (isometric, down (-1, -1, -1)): orthographic views\n"
-    "                  that frame the scene; camera (the scene's first camera) or camera:NODE\n"
-    "                  (the camera on NODE: its name or #INDEX)\n"
+    "                  from outside the scene), top (down -Y), front (down -Z), side (down -X),\n"
+    "                  iso (isometric, down (-1, -1, -1)): orthographic views; each frames what\n"
+    "                  is drawn (the meshes' boxes, or the nodes when there are none; not the\n"
+    "                  cameras and lights around them); camera (the scene's first camera) or\n"
+    "                  camera:NODE (the camera on NODE: its name or #INDEX)\n"
     "  --camera NODE   the same as --view camera:NODE\n"
     "  --size WxH      the picture's size in pixels (default 960x720; a camera's aspect ratio\n"
     "                  sets the height when only --view camera is given)\n"
@@ -39,10 +44,14 @@ static const char help[] =
     "                  at time 0)\n"
     "  --labels L      which names to draw: none, roots, all (default: all up to 60 nodes, else\n"
     "                  roots)\n"
+    "  --joints        also draw the skins' joints: a thin grey skeleton with small dots (and\n"
+    "                  their names, as --labels says); without it they are left out, so the\n"
+    "                  skinned meshes show\n"
     "  --scene N|NAME  the glTF scene to draw (0-based index or name; default: the file's)\n"
     "  --lenient       load what can be loaded, with warnings, instead of refusing the file\n";
 
-/* Triangles drawn at most (a picture of more is no clearer, and far slower). */
+/* Triangles an SVG holds at most (a picture of more is no clearer, and far bigger); a PNG draws
+   every one. */
 #define MAX_TRIANGLES 400000
 /* Points closer to the camera plane than this (clip w) are cut off the segments. */
 #define NEAR_W 1e-6
@@ -231,32 +240,90 @@ static void look(view *v, const double center[3], const double dir_in[3], const 
     memcpy(v->eye_dir, z, sizeof z);
 }
 
-/* The scene's world extent: every box corner (oriented) and node origin of its nodes. */
+/* Where node n's mesh is drawn: once per instance (EXT_mesh_gpu_instancing), through each
+   instance's world matrix, else once through the node's: a malloc'ed array of *count matrices
+   (NULL on no memory). */
+static arbor_real *draw_matrices(cli_file *f, arbor_node n, uint32_t *count) {
+    uint32_t instances = arbor_node_instance_count(f->scene, n);
+    *count = instances ? instances : 1;
+    arbor_real *m = malloc((size_t)*count * 16 * sizeof *m);
+    if (!m) return NULL;
+    uint32_t total;
+    if (!instances || arbor_node_instance_world_matrices(f->scene, n, 0, m, instances, &total) != ARBOR_OK) {
+        *count = 1;
+        arbor_node_world_matrix(f->scene, n, m);
+    }
+    return m;
+}
+
+static void grow(double lo[3], double hi[3], const double q[3], bool *any) {
+    for (int a = 0; a < 3; a++) {
+        if (!isfinite(q[a])) return;
+    }
+    for (int a = 0; a < 3; a++) {
+        lo[a] = fmin(lo[a], q[a]);
+        hi[a] = fmax(hi[a], q[a]);
+    }
+    *any = true;
+}
+
+static bool skinned(cli_file *f, arbor_node n, json_t *prim, const float *v, uint32_t nv, double *world);
+
+/* Grows [lo, hi] by the vertices of node n's skinned mesh as its joints pose them. */
+static void grow_skinned(cli_file *f, arbor_node n, double lo[3], double hi[3], bool *any) {
+    json_t *prims = json_object_get(json_array_get(json_object_get(cli_json(f), "meshes"), (size_t)arbor_node_mesh(f->scene, n)), "primitives"), *prim;
+    size_t pi;
+    json_array_foreach(prims, pi, prim) {
+        json_t *pos = json_object_get(json_object_get(prim, "attributes"), "POSITION");
+        uint32_t nv = 0;
+        float *v = json_is_integer(pos) ? cli_accessor_floats(f, (uint32_t)json_integer_value(pos), 3, &nv) : NULL;
+        double *world = v ? malloc((size_t)nv * 3 * sizeof *world + 1) : NULL;
+        if (world && skinned(f, n, prim, v, nv, world))
+            for (uint32_t i = 0; i < nv; i++) grow(lo, hi, world + 3 * i, any);
+        free(world);
+        free(v);
+    }
+}
+
+/* The extent a view frames: what is drawn, not the cameras and lights around it. Every box
+   corner of the nodes with bounds (their meshes, through each instance; skinned ones posed);
+   for a scene without any, the origins of its nodes that are not cameras or lights (else of all
+   its nodes). */
 static bool scene_extent(cli_file *f, const unsigned char *in, double lo[3], double hi[3]) {
     bool any = false;
+    uint32_t count = arbor_gltf_node_count(f->doc);
     for (int k = 0; k < 3; k++) lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
-        if (!in[i] || arbor_node_is_none(n)) continue;
-        arbor_real w[16], bl[3], bh[3];
-        arbor_node_world_matrix(f->scene, n, w);
-        double pts[9][3];
-        int np = 1;
-        pts[0][0] = w[12], pts[0][1] = w[13], pts[0][2] = w[14];
-        if (arbor_node_local_bounds(f->scene, n, bl, bh)) {
-            for (int c = 0; c < 8; c++) {
-                double q[3] = { c & 1 ? bh[0] : bl[0], c & 2 ? bh[1] : bl[1], c & 4 ? bh[2] : bl[2] };
-                transform(w, q, pts[np++]);
-            }
+        arbor_real bl[3], bh[3];
+        if (!in[i] || arbor_node_is_none(n) || !arbor_node_local_bounds(f->scene, n, bl, bh)) continue;
+        if (arbor_gltf_node_skin(f->doc, n) >= 0) { /* where its joints put it, not in its node's frame */
+            grow_skinned(f, n, lo, hi, &any);
+            continue;
         }
-        for (int k = 0; k < np; k++)
-            for (int a = 0; a < 3; a++) {
-                if (!isfinite(pts[k][a])) continue;
-                lo[a] = fmin(lo[a], pts[k][a]);
-                hi[a] = fmax(hi[a], pts[k][a]);
-                any = true;
+        uint32_t placed;
+        arbor_real *w = draw_matrices(f, n, &placed);
+        for (uint32_t m = 0; w && m < placed; m++)
+            for (int c = 0; c < 8; c++) {
+                double q[3] = { c & 1 ? bh[0] : bl[0], c & 2 ? bh[1] : bl[1], c & 4 ? bh[2] : bl[2] }, p[3];
+                transform(w + 16 * m, q, p);
+                grow(lo, hi, p, &any);
             }
+        free(w);
     }
+    for (int pass = 0; pass < 2 && !any; pass++) /* no boxes: the nodes' origins */
+        for (uint32_t i = 0; i < count; i++) {
+            arbor_node n = arbor_gltf_node(f->doc, i);
+            arbor_camera cam;
+            arbor_light light;
+            if (!in[i] || arbor_node_is_none(n)) continue;
+            if (pass == 0 && (arbor_node_camera(f->scene, n, &cam) == ARBOR_OK || arbor_node_light(f->scene, n, &light) == ARBOR_OK))
+                continue;
+            arbor_real w[16];
+            arbor_node_world_matrix(f->scene, n, w);
+            double q[3] = { w[12], w[13], w[14] };
+            grow(lo, hi, q, &any);
+        }
     if (!any)
         for (int k = 0; k < 3; k++) lo[k] = -1, hi[k] = 1;
     return any;
@@ -340,11 +407,70 @@ static bool material_colour(json_t *gltf, json_t *prim, double rgb[3]) {
     return json_is_true(json_object_get(m, "doubleSided"));
 }
 
+/* PNG: an image and its depth buffer, triangles drawn into it as they come (exact occlusion,
+   where sorting far to near fails for large triangles beside small ones; and no limit on their
+   number). */
+typedef struct raster {
+    cairo_surface_t *image;
+    unsigned char *pixels;
+    float *depth;
+    int w, h, stride;
+} raster;
+
+static void raster_triangle(raster *r, const triangle *t) {
+    const float *xy = t->xy;
+    double area = (xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[4] - xy[0]) * (xy[3] - xy[1]);
+    int x0 = (int)fmax(0, floor(fmin(xy[0], fmin(xy[2], xy[4])))), x1 = (int)fmin(r->w - 1, ceil(fmax(xy[0], fmax(xy[2], xy[4]))));
+    int y0 = (int)fmax(0, floor(fmin(xy[1], fmin(xy[3], xy[5])))), y1 = (int)fmin(r->h - 1, ceil(fmax(xy[1], fmax(xy[3], xy[5]))));
+    uint32_t colour = 0xFF000000u | (uint32_t)lround(t->rgb[0] * 255) << 16 | (uint32_t)lround(t->rgb[1] * 255) << 8 |
+                      (uint32_t)lround(t->rgb[2] * 255);
+    for (int y = y0; y <= y1; y++) {
+        for (int x = x0; x <= x1; x++) {
+            double px = x + 0.5, py = y + 0.5; /* barycentric weights of the pixel's centre */
+            double b0 = ((xy[2] - px) * (xy[5] - py) - (xy[4] - px) * (xy[3] - py)) / area;
+            double b1 = ((xy[4] - px) * (xy[1] - py) - (xy[0] - px) * (xy[5] - py)) / area;
+            double b2 = 1 - b0 - b1;
+            if (b0 < -1e-9 || b1 < -1e-9 || b2 < -1e-9) continue;
+            float z = (float)(b0 * t->z[0] + b1 * t->z[1] + b2 * t->z[2]);
+            float *d = &r->depth[(size_t)y * (size_t)r->w + (size_t)x];
+            if (z >= *d || z < -1) continue;
+            *d = z;
+            memcpy(r->pixels + (size_t)y * (size_t)r->stride + 4 * (size_t)x, &colour, 4);
+        }
+    }
+}
+
+/* Triangles to draw: rasterized at once (PNG), or kept to be sorted (SVG, at most MAX_TRIANGLES). */
 typedef struct tri_list {
+    raster *r;
     triangle *t;
     uint32_t count, cap;
     bool full;
 } tri_list;
+
+/* False when the list is full (SVG) or out of memory. */
+static bool tri_add(tri_list *out, const triangle *tri) {
+    if (out->r) {
+        raster_triangle(out->r, tri);
+        return true;
+    }
+    if (out->count == MAX_TRIANGLES) {
+        out->full = true;
+        return false;
+    }
+    if (out->count == out->cap) {
+        uint32_t cap = out->cap ? out->cap * 2 : 4096;
+        triangle *grown = realloc(out->t, cap * sizeof *grown);
+        if (!grown) {
+            out->full = true;
+            return false;
+        }
+        out->t = grown;
+        out->cap = cap;
+    }
+    out->t[out->count++] = *tri;
+    return true;
+}
 
 /* The primitive's vertices posed by node n's skin (glTF: the sum of each joint's world matrix
    times its inverse bind matrix, by the vertex's weights; the node's own transform is not
@@ -402,15 +528,68 @@ static bool skinned(cli_file *f, arbor_node n, json_t *prim, const float *v, uin
     return ok;
 }
 
-/* Adds node n's mesh's triangles (true when some were readable). */
+/* Adds the triangles of one primitive whose vertices are in world space (true when some were
+   drawn). mode: 4 triangles, 5 strip, 6 fan; ix: the indices, or NULL. */
+static bool add_triangles(const canvas *c, tri_list *out, const double *world, uint32_t nv, const float *ix, uint32_t corners,
+                          json_int_t mode, const double base[3], bool two_sided, bool mirrored) {
+    uint32_t tris = mode == 4 ? corners / 3 : corners > 2 ? corners - 2 : 0;
+    bool any = false;
+    for (uint32_t t = 0; t < tris; t++) {
+        uint32_t k[3];
+        for (int j = 0; j < 3; j++) {
+            uint32_t at = mode == 4 ? 3 * t + (uint32_t)j : mode == 5 ? t + (uint32_t)j : j == 0 ? 0 : t + (uint32_t)j;
+            k[j] = ix ? (uint32_t)ix[at] : at;
+        }
+        if (mode == 5 && (t & 1)) { uint32_t swap = k[1]; k[1] = k[2]; k[2] = swap; }
+        if (k[0] >= nv || k[1] >= nv || k[2] >= nv) continue;
+        triangle tri;
+        double clip[4], centre[3] = { 0, 0, 0 }, e1[3], e2[3], normal[3];
+        bool behind = false;
+        for (int j = 0; j < 3; j++) {
+            const double *q = world + 3 * k[j];
+            double x, y;
+            to_clip(c->v, q, clip);
+            if (clip[3] < NEAR_W) behind = true;
+            to_pixels(c->p, clip, &x, &y);
+            tri.z[j] = (float)(clip[2] / clip[3]);
+            tri.xy[2 * j] = (float)x;
+            tri.xy[2 * j + 1] = (float)y;
+            for (int a = 0; a < 3; a++) centre[a] += q[a] / 3;
+        }
+        /* a back face: clockwise on screen (pixel y points down), mirrored worlds flip it */
+        double area = (tri.xy[2] - tri.xy[0]) * (tri.xy[5] - tri.xy[1]) - (tri.xy[4] - tri.xy[0]) * (tri.xy[3] - tri.xy[1]);
+        if (behind || fabs(area) < 1e-9 || (!two_sided && (area > 0) != mirrored)) continue; /* edge-on: nothing to see */
+        for (int a = 0; a < 3; a++) {
+            e1[a] = world[3 * k[1] + a] - world[3 * k[0] + a];
+            e2[a] = world[3 * k[2] + a] - world[3 * k[0] + a];
+        }
+        cross(e1, e2, normal);
+        if (mirrored)
+            for (int a = 0; a < 3; a++) normal[a] = -normal[a];
+        normalize(normal);
+        /* a light from the viewer's upper left, both sides lit (files differ on winding) */
+        static const double light[3] = { -0.35, 0.8, 0.5 };
+        double lambert = fabs(normal[0] * light[0] + normal[1] * light[1] + normal[2] * light[2]) / 1.0062;
+        double facing = fabs(normal[0] * c->v->eye_dir[0] + normal[1] * c->v->eye_dir[1] + normal[2] * c->v->eye_dir[2]);
+        double shade = 0.35 + 0.45 * lambert + 0.2 * facing;
+        to_clip(c->v, centre, clip);
+        tri.depth = (float)clip[3];
+        for (int a = 0; a < 3; a++) tri.rgb[a] = (float)fmin(1, base[a] * shade);
+        if (!tri_add(out, &tri)) break;
+        any = true;
+    }
+    return any;
+}
+
+/* Adds node n's mesh's triangles, once per instance (true when some were readable). */
 static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) {
     json_t *gltf = cli_json(f);
     int32_t mesh = arbor_node_mesh(f->scene, n);
     json_t *prims = json_object_get(json_array_get(json_object_get(gltf, "meshes"), (size_t)mesh), "primitives"), *prim;
-    if (mesh < 0 || !prims) return false;
-    arbor_real w[16];
-    arbor_node_world_matrix(f->scene, n, w);
-    bool mirrored = arbor_mat4_determinant3(w) < 0, any = false;
+    uint32_t placed;
+    arbor_real *w = mesh >= 0 && prims ? draw_matrices(f, n, &placed) : NULL;
+    if (!w) return false;
+    bool any = false;
     size_t pi;
     json_array_foreach(prims, pi, prim) {
         json_t *mode_j = json_object_get(prim, "mode"), *pos = json_object_get(json_object_get(prim, "attributes"), "POSITION");
@@ -424,77 +603,26 @@ static bool add_mesh(cli_file *f, const canvas *c, arbor_node n, tri_list *out) 
             free(v);
             continue;
         }
-        uint32_t corners = ix ? ni : nv, tris = mode == 4 ? corners / 3 : corners > 2 ? corners - 2 : 0;
         double base[3];
         bool two_sided = material_colour(gltf, prim, base);
         double *world = malloc((size_t)nv * 3 * sizeof *world);
-        if (world && !skinned(f, n, prim, v, nv, world))
-            for (uint32_t i = 0; i < nv; i++) {
-                double q[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };
-                transform(w, q, world + 3 * i);
-            }
-        for (uint32_t t = 0; world && t < tris; t++) {
-            uint32_t k[3];
-            for (int j = 0; j < 3; j++) {
-                uint32_t at = mode == 4 ? 3 * t + (uint32_t)j : mode == 5 ? t + (uint32_t)j : j == 0 ? 0 : t + (uint32_t)j;
-                k[j] = ix ? (uint32_t)ix[at] : at;
-            }
-            if (mode == 5 && (t & 1)) { uint32_t swap = k[1]; k[1] = k[2]; k[2] = swap; }
-            if (k[0] >= nv || k[1] >= nv || k[2] >= nv) continue;
-            if (out->count == MAX_TRIANGLES) {
-                out->full = true;
-                break;
-            }
-            triangle tri;
-            double clip[4], centre[3] = { 0, 0, 0 }, e1[3], e2[3], normal[3];
-            bool behind = false;
-            for (int j = 0; j < 3; j++) {
-                const double *q = world + 3 * k[j];
-                double x, y;
-                to_clip(c->v, q, clip);
-                if (clip[3] < NEAR_W) behind = true;
-                to_pixels(c->p, clip, &x, &y);
-                tri.z[j] = (float)(clip[2] / clip[3]);
-                tri.xy[2 * j] = (float)x;
-                tri.xy[2 * j + 1] = (float)y;
-                for (int a = 0; a < 3; a++) centre[a] += q[a] / 3;
-            }
-            /* a back face: clockwise on screen (pixel y points down), mirrored worlds flip it */
-            double area = (tri.xy[2] - tri.xy[0]) * (tri.xy[5] - tri.xy[1]) - (tri.xy[4] - tri.xy[0]) * (tri.xy[3] - tri.xy[1]);
-            if (behind || fabs(area) < 1e-9 || (!two_sided && (area > 0) != mirrored)) continue; /* edge-on: nothing to see */
-            for (int a = 0; a < 3; a++) {
-                e1[a] = world[3 * k[1] + a] - world[3 * k[0] + a];
-                e2[a] = world[3 * k[2] + a] - world[3 * k[0] + a];
-            }
-            cross(e1, e2, normal);
-            if (mirrored)
-                for (int a = 0; a < 3; a++) normal[a] = -normal[a];
-            normalize(normal);
-            /* a light from the viewer's upper left, both sides lit (files differ on winding) */
-            static const double light[3] = { -0.35, 0.8, 0.5 };
-            double lambert = fabs(normal[0] * light[0] + normal[1] * light[1] + normal[2] * light[2]) / 1.0062;
-            double facing = fabs(normal[0] * c->v->eye_dir[0] + normal[1] * c->v->eye_dir[1] + normal[2] * c->v->eye_dir[2]);
-            double shade = 0.35 + 0.45 * lambert + 0.2 * facing;
-            to_clip(c->v, centre, clip);
-            tri.depth = (float)clip[3];
-            for (int a = 0; a < 3; a++) tri.rgb[a] = (float)fmin(1, base[a] * shade);
-            if (out->count == out->cap) {
-                uint32_t cap = out->cap ? out->cap * 2 : 4096;
-                triangle *grown = realloc(out->t, cap * sizeof *grown);
-                if (!grown) {
-                    out->full = true;
-                    break;
+        if (world && skinned(f, n, prim, v, nv, world)) { /* posed by its joints, drawn once */
+            any |= add_triangles(c, out, world, nv, ix, ix ? ni : nv, mode, base, two_sided, false);
+        } else {
+            for (uint32_t m = 0; world && m < placed && !out->full; m++) {
+                const arbor_real *wm = w + 16 * m;
+                for (uint32_t i = 0; i < nv; i++) {
+                    double q[3] = { v[3 * i], v[3 * i + 1], v[3 * i + 2] };
+                    transform(wm, q, world + 3 * i);
                 }
-                out->t = grown;
-                out->cap = cap;
+                any |= add_triangles(c, out, world, nv, ix, ix ? ni : nv, mode, base, two_sided, arbor_mat4_determinant3(wm) < 0);
             }
-            out->t[out->count++] = tri;
-            any = true;
         }
         free(world);
         free(v);
         free(ix);
     }
+    free(w);
     return any;
 }
 
@@ -601,59 +729,42 @@ static void draw_ground(const canvas *c, const double lo[3], const double hi[3])
     }
 }
 
-/* PNG: the triangles through a depth buffer (exact occlusion, where sorting far to near
-   fails for large triangles beside small ones), painted as one image. */
-static int rasterize(const pen *p, const triangle *t, uint32_t count) {
-    int w = (int)p->width, h = (int)p->height;
-    cairo_surface_t *image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
-    float *depth = malloc((size_t)w * (size_t)h * sizeof *depth);
-    if (!depth || cairo_surface_status(image) != CAIRO_STATUS_SUCCESS) {
-        free(depth);
-        cairo_surface_destroy(image);
-        return 1;
+/* PNG: a transparent image and a depth buffer at infinity; false on no memory. */
+static bool raster_open(raster *r, int w, int h) {
+    *r = (raster){ .w = w, .h = h };
+    r->image = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+    r->depth = malloc((size_t)w * (size_t)h * sizeof *r->depth);
+    if (!r->depth || cairo_surface_status(r->image) != CAIRO_STATUS_SUCCESS) {
+        free(r->depth);
+        cairo_surface_destroy(r->image);
+        return false;
     }
-    cairo_surface_flush(image);
-    unsigned char *pixels = cairo_image_surface_get_data(image);
-    int stride = cairo_image_surface_get_stride(image);
-    memset(pixels, 0, (size_t)stride * (size_t)h); /* transparent where nothing is drawn */
-    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) depth[i] = INFINITY;
-    for (uint32_t k = 0; k < count; k++) {
-        const float *xy = t[k].xy;
-        double area = (xy[2] - xy[0]) * (xy[5] - xy[1]) - (xy[4] - xy[0]) * (xy[3] - xy[1]);
-        int x0 = (int)fmax(0, floor(fmin(xy[0], fmin(xy[2], xy[4])))), x1 = (int)fmin(w - 1, ceil(fmax(xy[0], fmax(xy[2], xy[4]))));
-        int y0 = (int)fmax(0, floor(fmin(xy[1], fmin(xy[3], xy[5])))), y1 = (int)fmin(h - 1, ceil(fmax(xy[1], fmax(xy[3], xy[5]))));
-        uint32_t colour = 0xFF000000u | (uint32_t)lround(t[k].rgb[0] * 255) << 16 | (uint32_t)lround(t[k].rgb[1] * 255) << 8 |
-                          (uint32_t)lround(t[k].rgb[2] * 255);
-        for (int y = y0; y <= y1; y++) {
-            for (int x = x0; x <= x1; x++) {
-                double px = x + 0.5, py = y + 0.5; /* barycentric weights of the pixel's centre */
-                double b0 = ((xy[2] - px) * (xy[5] - py) - (xy[4] - px) * (xy[3] - py)) / area;
-                double b1 = ((xy[4] - px) * (xy[1] - py) - (xy[0] - px) * (xy[5] - py)) / area;
-                double b2 = 1 - b0 - b1;
-                if (b0 < -1e-9 || b1 < -1e-9 || b2 < -1e-9) continue;
-                float z = (float)(b0 * t[k].z[0] + b1 * t[k].z[1] + b2 * t[k].z[2]);
-                float *d = &depth[(size_t)y * (size_t)w + (size_t)x];
-                if (z >= *d || z < -1) continue;
-                *d = z;
-                memcpy(pixels + (size_t)y * (size_t)stride + 4 * (size_t)x, &colour, 4);
-            }
-        }
-    }
-    cairo_surface_mark_dirty(image);
-    cairo_set_source_surface(p->cr, image, 0, 0);
+    cairo_surface_flush(r->image);
+    r->pixels = cairo_image_surface_get_data(r->image);
+    r->stride = cairo_image_surface_get_stride(r->image);
+    memset(r->pixels, 0, (size_t)r->stride * (size_t)h); /* transparent where nothing is drawn */
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) r->depth[i] = INFINITY;
+    return true;
+}
+
+/* Paints the image over the picture, and frees it. */
+static void raster_close(raster *r, const pen *p) {
+    cairo_surface_mark_dirty(r->image);
+    cairo_set_source_surface(p->cr, r->image, 0, 0);
     cairo_paint(p->cr);
-    cairo_surface_destroy(image);
-    free(depth);
-    return 0;
+    cairo_surface_destroy(r->image);
+    free(r->depth);
 }
 
 typedef enum { LABELS_NONE, LABELS_ROOTS, LABELS_ALL, LABELS_DEFAULT } labels;
 
-static int draw(const canvas *c, cli_file *f, const unsigned char *in, const double lo[3], const double hi[3], labels which,
-                arbor_node viewer) {
+/* joint: the skins' joints (one byte per file node), drawn as a thin grey skeleton when
+   show_joints, else left out (their dots and links would cover the skinned meshes). */
+static int draw(const canvas *c, cli_file *f, const unsigned char *in, const unsigned char *joint, bool show_joints,
+                const double lo[3], const double hi[3], labels which, arbor_node viewer) {
     arbor_scene *s = f->scene;
     uint32_t count = arbor_gltf_node_count(f->doc), members = 0;
-    for (uint32_t i = 0; i < count; i++) members += in[i];
+    for (uint32_t i = 0; i < count; i++) members += in[i] && (show_joints || !joint[i]);
     if (which == LABELS_DEFAULT) which = members <= 60 ? LABELS_ALL : LABELS_ROOTS;
     const double white[4] = { 1, 1, 1, 1 }, all[8] = { 0, 0, c->p->width, 0, c->p->width, c->p->height, 0, c->p->height };
     pen_fill(c->p, all, 4, white);
@@ -662,53 +773,64 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
     for (int k = 0; k < 3; k++) size += (hi[k] - lo[k]) * (hi[k] - lo[k]);
     size = fmax(sqrt(size) * 0.03, 1e-3); /* a frustum's length: small beside the scene */
 
-    /* Meshes first (far to near), then what is drawn over them. */
-    tri_list tris = { 0 };
+    /* Meshes first, then what is drawn over them. */
+    raster image;
+    tri_list tris = { .r = c->p->cr ? &image : NULL };
     unsigned char *meshed = calloc(count + 1, 1);
-    if (!meshed) return 1;
+    if (!meshed || (c->p->cr && !raster_open(&image, (int)c->p->width, (int)c->p->height))) {
+        free(meshed);
+        return 1;
+    }
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
         if (in[i] && !arbor_node_is_none(n)) meshed[i] = add_mesh(f, c, n, &tris);
     }
-    if (c->p->cr && rasterize(c->p, tris.t, tris.count)) {
-        free(tris.t);
-        free(meshed);
-        return 1;
-    }
-    if (!c->p->cr) qsort(tris.t, tris.count, sizeof *tris.t, far_first);
+    if (c->p->cr) raster_close(&image, c->p);
+    if (!c->p->cr) qsort(tris.t, tris.count, sizeof *tris.t, far_first); /* SVG: far to near */
     for (uint32_t t = 0; !c->p->cr && t < tris.count; t++) {
         double xy[6], rgba[4] = { tris.t[t].rgb[0], tris.t[t].rgb[1], tris.t[t].rgb[2], 1 };
         for (int k = 0; k < 6; k++) xy[k] = tris.t[t].xy[k];
         pen_fill(c->p, xy, 3, rgba);
     }
+    bool any_mesh = false;
+    for (uint32_t i = 0; i < count; i++) any_mesh |= meshed[i];
     free(tris.t);
-    if (tris.full) fprintf(stderr, "arbor: render: %s: only the first %d triangles are drawn\n", f->path, MAX_TRIANGLES);
+    if (tris.full) fprintf(stderr, "arbor: render: %s: only the first %d triangles are drawn (a PNG draws all)\n", f->path, MAX_TRIANGLES);
 
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
-        if (!in[i] || arbor_node_is_none(n)) continue;
+        if (!in[i] || arbor_node_is_none(n) || (joint[i] && !show_joints)) continue;
         arbor_real w[16], bl[3], bh[3];
         uint32_t depth = arbor_node_depth(s, n);
         double rgba[4];
         arbor_node_world_matrix(s, n, w);
         double origin[3] = { w[12], w[13], w[14] };
-        if (arbor_node_local_bounds(s, n, bl, bh)) { /* the local box through the world matrix */
-            depth_colour(depth, meshed[i] ? 0.2 : 0.7, rgba);
+        /* the local box through the world matrix (each instance's, where the mesh could not be
+           drawn; an instanced mesh drawn needs no boxes) */
+        uint32_t placed = 0;
+        bool boxed = arbor_node_local_bounds(s, n, bl, bh) && !(meshed[i] && arbor_node_instance_count(s, n)) &&
+                     arbor_gltf_node_skin(f->doc, n) < 0; /* a skinned mesh is not in its node's frame */
+        arbor_real *boxes = boxed ? draw_matrices(f, n, &placed) : NULL;
+        depth_colour(depth, meshed[i] ? 0.2 : 0.7, rgba);
+        for (uint32_t m = 0; m < placed; m++) {
             double corner[8][3];
             for (int k = 0; k < 8; k++) {
                 double q[3] = { k & 1 ? bh[0] : bl[0], k & 2 ? bh[1] : bl[1], k & 4 ? bh[2] : bl[2] };
-                transform(w, q, corner[k]);
+                transform(boxes + 16 * m, q, corner[k]);
             }
             for (int k = 0; k < 8; k++)
                 for (int bit = 1; bit < 8; bit <<= 1)
                     if (!(k & bit)) segment(c, corner[k], corner[k | bit], rgba, meshed[i] ? 0.6 : 1.2);
         }
+        free(boxes);
         arbor_node parent = arbor_node_parent(s, n);
         if (!arbor_node_is_none(parent)) {
             arbor_real pw[16];
             arbor_node_world_matrix(s, parent, pw);
-            const double from[3] = { pw[12], pw[13], pw[14] }, ink[4] = { 0.15, 0.15, 0.15, 0.55 };
-            segment(c, from, origin, ink, 1.1);
+            /* over drawn meshes the links are faint: the meshes are the picture */
+            const double from[3] = { pw[12], pw[13], pw[14] }, ink[4] = { 0.15, 0.15, 0.15, any_mesh ? 0.25 : 0.55 },
+                         bone[4] = { 0.4, 0.4, 0.45, 0.7 };
+            segment(c, from, origin, joint[i] ? bone : ink, joint[i] ? 0.8 : any_mesh ? 0.8 : 1.1);
         }
         arbor_camera cam;
         arbor_light light;
@@ -719,7 +841,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
     const double ink[4] = { 0.1, 0.1, 0.1, 1 };
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
-        if (!in[i] || arbor_node_is_none(n)) continue;
+        if (!in[i] || arbor_node_is_none(n) || (joint[i] && !show_joints)) continue;
         arbor_real w[16];
         arbor_node_world_matrix(s, n, w);
         double origin[3] = { w[12], w[13], w[14] }, clip[4], x, y, rgba[4];
@@ -727,7 +849,8 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
         if (clip[3] < NEAR_W) continue;
         to_pixels(c->p, clip, &x, &y);
         depth_colour(arbor_node_depth(s, n), 1, rgba);
-        pen_dot(c->p, x, y, members > 100 ? 1.5 : 2.5, rgba);
+        if (joint[i]) rgba[0] = rgba[1] = rgba[2] = 0.4; /* a joint: small and grey */
+        pen_dot(c->p, x, y, joint[i] || members > 100 ? 1.5 : 2.5, rgba);
         bool root = arbor_node_is_none(arbor_node_parent(s, n));
         if (which == LABELS_ALL || (which == LABELS_ROOTS && root)) {
             char buf[32];
@@ -736,6 +859,48 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const dou
     }
     free(meshed);
     return 0;
+}
+
+/* MSFT_lod: each group's level 0 (its most detailed, the node that carries the extension) is
+   drawn; the other levels' subtrees are left out of `in`, wherever they sit in the file. */
+static bool keep_first_levels(cli_file *f, unsigned char *in) {
+    for (uint32_t g = 0, groups = arbor_gltf_lod_count(f->doc); g < groups; g++) {
+        uint32_t count = arbor_gltf_lod_group(f->doc, g, NULL, NULL, 0, NULL);
+        arbor_node *levels = malloc(((size_t)count + 1) * sizeof *levels);
+        if (!levels) return false;
+        arbor_gltf_lod_group(f->doc, g, levels, NULL, count, NULL);
+        for (uint32_t l = 1; l < count; l++) {
+            for (arbor_node n = levels[l]; !arbor_node_is_none(n); n = cli_next_in_subtree(f->scene, levels[l], n)) {
+                int64_t i = arbor_gltf_index(f->doc, n);
+                if (i >= 0 && !arbor_node_equal(n, levels[0])) in[i] = 0;
+            }
+        }
+        free(levels);
+    }
+    return true;
+}
+
+/* One byte per file node: 1 for the joints of the file's skins. NULL on no memory. */
+static unsigned char *skin_joints(cli_file *f) {
+    arbor_gltf_counts counts;
+    arbor_gltf_counts_get(f->doc, &counts);
+    unsigned char *joint = calloc((size_t)counts.nodes + 1, 1);
+    for (uint32_t k = 0; joint && k < counts.skins; k++) {
+        uint32_t n = 0;
+        arbor_gltf_skin(f->doc, k, NULL, NULL, 0, NULL, &n);
+        arbor_node *joints = malloc(((size_t)n + 1) * sizeof *joints);
+        if (!joints) {
+            free(joint);
+            return NULL;
+        }
+        arbor_gltf_skin(f->doc, k, joints, NULL, n, NULL, &n);
+        for (uint32_t j = 0; j < n; j++) {
+            int64_t i = arbor_node_is_none(joints[j]) ? -1 : arbor_gltf_index(f->doc, joints[j]);
+            if (i >= 0 && i < counts.nodes) joint[i] = 1;
+        }
+        free(joints);
+    }
+    return joint;
 }
 
 static bool ends_with(const char *s, const char *tail) {
@@ -749,7 +914,7 @@ int cmd_render(int argc, char **argv) {
     double time = 0;
     bool posed = false;
     int width = 960, height = 720;
-    bool sized = false;
+    bool sized = false, show_joints = false;
     labels which = LABELS_DEFAULT;
     /* render's own options come out first; the common ones go to cli_parse_args */
     int kept = 0;
@@ -757,6 +922,10 @@ int cmd_render(int argc, char **argv) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool own = !strcmp(a, "--view") || !strcmp(a, "--size") || !strcmp(a, "--time") || !strcmp(a, "--animation") ||
                    !strcmp(a, "--labels") || !strcmp(a, "--camera");
+        if (!strcmp(a, "--joints")) {
+            show_joints = true;
+            continue;
+        }
         if (!own) {
             argv[kept++] = argv[i];
             continue;
@@ -803,8 +972,10 @@ int cmd_render(int argc, char **argv) {
         cli_close(&f);
         return status;
     }
-    unsigned char *in = cli_scene_members(&f, scene);
-    if (!in) {
+    unsigned char *in = cli_scene_members(&f, scene), *joint = skin_joints(&f);
+    if (!in || !joint || !keep_first_levels(&f, in)) {
+        free(in);
+        free(joint);
         cli_close(&f);
         fputs("arbor: out of memory\n", stderr);
         return 1;
@@ -821,6 +992,7 @@ int cmd_render(int argc, char **argv) {
         cli_view cv;
         if ((status = cli_view_pick("render", &f, scene, camera_node, &cv))) {
             free(in);
+            free(joint);
             cli_close(&f);
             return status;
         }
@@ -828,6 +1000,7 @@ int cmd_render(int argc, char **argv) {
         else if (arbor_camera_view_projection(f.scene, cv.camera, (arbor_real)width / height, cv.view_projection)) {
             fprintf(stderr, "arbor: render: %s\n", arbor_last_error());
             free(in);
+            free(joint);
             cli_close(&f);
             return 1;
         }
@@ -857,6 +1030,7 @@ int cmd_render(int argc, char **argv) {
         if (!out) {
             fprintf(stderr, "arbor: render: %s: cannot be written\n", args.output);
             free(in);
+            free(joint);
             cli_close(&f);
             return 1;
         }
@@ -867,7 +1041,7 @@ int cmd_render(int argc, char **argv) {
                 width, height, width, height);
     }
     canvas c = { &p, &v };
-    status = draw(&c, &f, in, lo, hi, which, viewer);
+    status = draw(&c, &f, in, joint, show_joints, lo, hi, which, viewer);
     const double grey[4] = { 0.3, 0.3, 0.3, 1 };
     char caption[400];
     if (posed)
@@ -876,6 +1050,7 @@ int cmd_render(int argc, char **argv) {
         snprintf(caption, sizeof caption, "%s, view %s", f.path, v.what);
     pen_text(&p, 8, height - 8, 11, caption, grey);
     free(in);
+    free(joint);
     bool ok = !status;
     if (png) {
         ok = ok && cairo_status(p.cr) == CAIRO_STATUS_SUCCESS;
