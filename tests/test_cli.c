@@ -96,7 +96,7 @@ static void test_help_and_exit_codes(void **state) {
     assert_int_equal(run("convert '" EXAMPLE "'"), 2);
     assert_int_equal(run("info '" OUT_DIR "/no such file.gltf'"), 1);
     assert_output_contains(STDERR_FILE, "no such file.gltf");
-    assert_int_equal(run("convert '" EXAMPLE "' '" OUT_DIR "/arm.obj'"), 1);
+    assert_int_equal(run("convert '" EXAMPLE "' '" OUT_DIR "/arm.obj'"), 2); /* a usage error: .gltf or .glb */
 }
 
 /* ---- the example file ------------------------------------------------------------------------ */

@@ -634,6 +634,32 @@ static void test_manners(void **state) {
         assert_int_equal(run("%s", usages[i]), 2);
         assert_contains(STDERR_FILE, help);
     }
+    /* glTF written: a name that says .gltf or .glb, checked before any work (exit 2) */
+    static const char *const outputs[] = { "convert '%s' out.txt", "convert '%s' -", "edit '%s' -o out.obj -e 'move /base 1 2 3'",
+                                           "edit '%s' -o - -e 'move /base 1 2 3'" };
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++) {
+        char name[16], help[40];
+        sscanf(outputs[i], "%15s", name);
+        snprintf(help, sizeof help, "(see arbor %s --help)", name);
+        assert_int_equal(run(outputs[i], EXAMPLE), 2);
+        assert_contains(STDERR_FILE, help);
+    }
+    assert_int_equal(run("demo --save out.txt"), 2);
+    assert_contains(STDERR_FILE, ".gltf or .glb");
+    assert_int_equal(run("convert '%s' '%s'", EXAMPLE, OUT_DIR "/folder.gltf/"), 2);
+    make_dir(OUT_DIR "/folder.gltf");
+    assert_int_equal(run("convert '%s' '%s'", EXAMPLE, OUT_DIR "/folder.gltf"), 1);
+    assert_contains(STDERR_FILE, "is a directory");
+    /* validate and edit's scripts say which: a directory, a missing file; validate - reads
+       standard input */
+    assert_int_equal(run("validate '%s' '%s' '%s'", OUT_DIR, OUT_DIR "/no-such.gltf", EXAMPLE), 1);
+    assert_contains(STDERR_FILE, "is a directory");
+    assert_contains(STDERR_FILE, "no such file");
+    assert_contains(STDOUT_FILE, "robot_arm.gltf: ok");
+    assert_int_equal(run("validate - < '%s'", EXAMPLE), 0);
+    assert_contains(STDOUT_FILE, "(standard input): ok");
+    assert_int_equal(run("edit '%s' -o '%s' --script '%s'", EXAMPLE, OUT_DIR "/x.gltf", OUT_DIR), 1);
+    assert_contains(STDERR_FILE, "is a directory, not a script");
     assert_int_equal(run("frobnicate"), 2);
     assert_contains(STDERR_FILE, "the commands: demo info tree");
     /* - reads standard input: the same report */
@@ -669,6 +695,15 @@ static void test_manners(void **state) {
     assert_int_equal(json_integer_value(json_array_get(position, 1)), 0);
     assert_true(json_is_integer(json_array_get(position, 1)));
     json_decref(r);
+    /* and diff's translations the same */
+    const char *moved = OUT_DIR "/noisy-moved.gltf";
+    f = fopen(moved, "w");
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+          "\"nodes\":[{\"name\":\"n\",\"translation\":[3,-1.53e-06,2]}]}",
+          f);
+    fclose(f);
+    assert_int_equal(run("diff '%s' '%s'", noisy, moved), 1);
+    assert_contains(STDOUT_FILE, "translation (1, 0, 2) -> (3, 0, 2)");
 }
 
 /* ---- diff ------------------------------------------------------------------------------------- */

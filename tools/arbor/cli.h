@@ -95,6 +95,14 @@ typedef struct cli_progress {
 void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes);
 void cli_progress_end(cli_progress *p);
 
+/* True when path is a file that can be read; else false after saying whether it is missing, a
+   directory (not `what`: "a glTF file") or unreadable. */
+bool cli_check_input(const char *path, const char *what);
+
+/* A glTF file to write: 0; 2 after a usage error naming cmd (not .gltf or .glb, or -); 1 after
+   saying that it is a directory. Checked before any work. */
+int cli_check_output(const char *cmd, const char *path);
+
 /* Loads path ("-": standard input; strict unless lenient): 0, or 1 after printing the error to
    stderr (a missing file, a directory and an unreadable file each said as such). */
 int cli_load(cli_file *f, const char *path, bool lenient);

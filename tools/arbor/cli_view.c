@@ -80,7 +80,7 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
                 if (arbor_node_is_none(n) || arbor_node_camera(f->scene, n, &c)) continue;
                 fprintf(stderr, "%s %s (%s)", shown++ ? "," : "", cli_node_label(f, n, buf), cli_node_path(f, n, path, sizeof path));
             }
-            fprintf(stderr, "%s\n", shown ? "" : " no node");
+            fprintf(stderr, "%s\n", shown ? "" : " none (the file has no cameras)");
             return cli_usage_error("%s: no camera \"%s\"", cmd, name);
         }
         snprintf(out->what, sizeof out->what, "node \"%s\"", name);

@@ -31,7 +31,7 @@ int cmd_convert(int argc, char **argv) {
     cli_args args;
     cli_file f;
     int status = cli_parse_args("convert", argc, argv, CLI_OPT_LENIENT | CLI_OPT_SCENE, 2, 2, &args);
-    if (status) return status;
+    if (status || (status = cli_check_output("convert", args.files[1]))) return status;
     if (cli_load(&f, args.files[0], args.lenient)) return 1;
     int32_t scene;
     if ((status = cli_pick_scene("convert", &f, &args, &scene))) {

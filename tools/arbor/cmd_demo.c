@@ -205,6 +205,8 @@ int cmd_demo(int argc, char **argv) {
         if (!strcmp(argv[i], "--save")) {
             if (i + 1 >= argc) return cli_usage_error("demo: --save needs a file name");
             save = argv[i + 1];
+            int bad = cli_check_output("demo", save);
+            if (bad) return bad;
             continue;
         }
         double *target = !strcmp(argv[i], "--yaw") ? &yaw : !strcmp(argv[i], "--bend") ? &bend : NULL;

@@ -78,14 +78,22 @@ static void match_siblings(side *a, side *b, arbor_node first_a, arbor_node firs
     }
 }
 
+/* A translation, rotation or scale without float noise: a value below 1e-5 of the largest one
+   prints as 0, as cli_tidy3 does. */
+static void print_tuple(const arbor_real *v, int n) {
+    double largest = 0;
+    for (int k = 0; k < n; k++) largest = fmax(largest, fabs((double)v[k]));
+    for (int k = 0; k < n; k++) printf("%s%.6g", k ? ", " : "", fabs((double)v[k]) < 1e-5 * largest ? 0.0 : cli_tidy(v[k]));
+}
+
 static void print_trs(const char *what, const arbor_real *p, const arbor_real *q, int n) {
     bool differ = false;
     for (int k = 0; k < n; k++) differ |= fabs((double)p[k] - (double)q[k]) > 1e-6 * fmax(1, fabs((double)p[k]));
     if (!differ) return;
     printf("  %s (", what);
-    for (int k = 0; k < n; k++) printf("%s%.6g", k ? ", " : "", cli_tidy(p[k]));
+    print_tuple(p, n);
     printf(") -> (");
-    for (int k = 0; k < n; k++) printf("%s%.6g", k ? ", " : "", cli_tidy(q[k]));
+    print_tuple(q, n);
     printf(")");
 }
 

@@ -45,9 +45,10 @@ static const char help[] =
     "  undo, redo                 take back the last command / apply again the last undone one\n"
     "\n"
     "NODE is a path of names from a root (/base/joint/arm; the first of equal names is taken) or\n"
-    "#N, the node's index in FILE. move, rotate and scale on a node with a matrix (glTF matrix\n"
-    "nodes load locked) hand it back to TRS by decomposition first, and refuse where a shear makes\n"
-    "that inexact.\n"
+    "#N, the node's index in FILE; an edit works on the whole file, so the roots of every scene\n"
+    "count (no --scene) and every scene is saved. move, rotate and scale on a node with a matrix\n"
+    "(glTF matrix nodes load locked) hand it back to TRS by decomposition first, and refuse where\n"
+    "a shear makes that inexact.\n"
     "\n"
     "  -o OUT           where to write (may be FILE)\n"
     "  -e COMMAND       one command (quote it as one argument)\n"
@@ -374,6 +375,7 @@ static bool add(command **list, int *count, const char *text, size_t length, con
 
 /* Every line of a script as a command; 0, or 1 after printing why. */
 static int read_script(const char *path, command **list, int *count) {
+    if (!cli_check_input(path, "a script")) return 1;
     FILE *in = fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "arbor: edit: %s: %s\n", path, strerror(errno));
@@ -429,6 +431,7 @@ int cmd_edit(int argc, char **argv) {
         }
     }
     if (!status && (!file || !out)) status = cli_usage_error("edit: %s missing", file ? "-o OUT is" : "FILE is");
+    if (!status) status = cli_check_output("edit", out);
     editor e = { .where = "" };
     if (!status && !(status = cli_load(&e.f, file, lenient))) {
         arbor_journal_desc desc = { .max_steps = count > 0 ? (uint32_t)count : 1, .max_bytes = SIZE_MAX };

@@ -2,6 +2,7 @@
 /* arbor validate: does each file load, and if not, every reason why. */
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -14,7 +15,7 @@ static const char help[] =
     "spec in what arbor reads is refused), without stopping at the first problem: each is\n"
     "reported and the check goes on, as a lenient load would. Prints \"FILE: ok\" for each file\n"
     "that loads, and on stderr every problem (FILE: JSON pointer: reason, the first 100) of each\n"
-    "that does not.\n"
+    "that does not. FILE - reads standard input, checked by a load (its first problem only).\n"
     "Exit status: 0 when every file loads, 1 when one does not, 2 for a usage error.\n"
     "\n"
     "  --json      print a report per file shaped like the Khronos glTF validator's (uri, and\n"
@@ -77,6 +78,20 @@ int cmd_validate(int argc, char **argv) {
                 printf("%s: ok (%u warning%s)\n", file, f.warnings, f.warnings == 1 ? "" : "s");
             else
                 printf("%s: ok\n", file);
+            cli_close(&f);
+            continue;
+        }
+        if (!strcmp(file, "-") || !cli_check_input(file, "a glTF file")) { /* standard input: loaded, the first error */
+            cli_file f;
+            if (strcmp(file, "-") || cli_load(&f, file, args.lenient)) {
+                status = 1;
+                continue;
+            }
+            int32_t scene;
+            int picked = cli_pick_scene("validate", &f, &args, &scene);
+            if (picked) status = picked;
+            else if (args.json) json_array_append_new(all, report(f.path, issues, 0));
+            else printf("%s: ok\n", f.path);
             cli_close(&f);
             continue;
         }

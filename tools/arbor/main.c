@@ -130,6 +130,37 @@ static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
     return true;
 }
 
+bool cli_check_input(const char *path, const char *what) {
+    struct stat st;
+    if (stat(path, &st)) {
+        fprintf(stderr, "arbor: %s: %s\n", path, errno == ENOENT ? "no such file" : strerror(errno));
+        return false;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "arbor: %s is a directory, not %s\n", path, what);
+        return false;
+    }
+    if (access(path, R_OK)) {
+        fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int cli_check_output(const char *cmd, const char *path) {
+    size_t n = strlen(path);
+    bool gltf = n > 5 && !strcmp(path + n - 5, ".gltf"), glb = n > 4 && !strcmp(path + n - 4, ".glb");
+    if (!strcmp(path, "-"))
+        return cli_usage_error("%s: glTF is not written to standard output (its format follows the name): name a .gltf or .glb file", cmd);
+    if (!gltf && !glb) return cli_usage_error("%s: %s: the file's name must end in .gltf or .glb", cmd, path);
+    struct stat st;
+    if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "arbor: %s: %s is a directory, not a file to write\n", cmd, path);
+        return 1;
+    }
+    return 0;
+}
+
 /* The file's bytes, or a message that says whether it is missing, a directory or unreadable. */
 static bool read_input(cli_file *f, const char *path) {
     if (!strcmp(path, "-")) {
@@ -137,15 +168,7 @@ static bool read_input(cli_file *f, const char *path) {
         fputs("arbor: cannot read standard input\n", stderr);
         return false;
     }
-    struct stat st;
-    if (stat(path, &st)) {
-        fprintf(stderr, "arbor: %s: %s\n", path, errno == ENOENT ? "no such file" : strerror(errno));
-        return false;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "arbor: %s is a directory, not a glTF file\n", path);
-        return false;
-    }
+    if (!cli_check_input(path, "a glTF file")) return false;
     FILE *in = fopen(path, "rb");
     if (!in) {
         fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
