@@ -1080,6 +1080,131 @@ static void test_held_nodes_survive_relayout(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* ---- Locals set as matrices ---------------------------------------------------------------------- */
+
+/* The node's local is exactly m, matrix-backed (locked or not), and its world matrix the parent's
+   times m (in double). */
+static void expect_matrix_(arbor_scene *s, arbor_node n, const arbor_real m[16], bool locked, const char *where,
+                           const char *file, int line) {
+    arbor_real got[16], w[16], pw[16];
+    ASSERT_OK(arbor_node_local_matrix(s, n, got));
+    if (!arbor_node_is_matrix_backed(s, n) || arbor_node_is_locked(s, n) != locked || memcmp(got, m, sizeof got)) {
+        print_error("%s: node '%s' lost its local matrix (matrix-backed %d, locked %d)\n", where, arbor_node_name(s, n),
+                    arbor_node_is_matrix_backed(s, n), arbor_node_is_locked(s, n));
+        _fail(file, line);
+    }
+    arbor_node p = arbor_node_parent(s, n);
+    if (arbor_node_is_none(p))
+        arbor_mat4_identity(pw);
+    else
+        ASSERT_OK(arbor_node_world_matrix(s, p, pw));
+    double a[16], b[16], ref[16];
+    for (int i = 0; i < 16; i++) a[i] = pw[i], b[i] = m[i];
+    test_ref_mul(ref, a, b);
+    ASSERT_OK(arbor_node_world_matrix(s, n, w));
+    for (int i = 0; i < 16; i++)
+        if (fabs(w[i] - ref[i]) > TEST_EPS * (1 + fabs(ref[i]))) {
+            print_error("%s: world[%d] of node '%s' is %.9g, not %.9g\n", where, i, arbor_node_name(s, n), (double)w[i], ref[i]);
+            _fail(file, line);
+        }
+}
+#define EXPECT_MATRIX(s, n, m, locked, where) expect_matrix_((s), (n), (m), (locked), (where), __FILE__, __LINE__)
+
+/* Locals set as matrices that their TRS does not give bit for bit (a shear, a rotation's
+   rounding) are kept apart from the TRS; renumbering, undo and redo, clones and a glTF round
+   trip carry them, and a write of TRS ends them. */
+static void test_kept_matrices(void **state) {
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    const arbor_real c = (arbor_real)cos(0.5), si = (arbor_real)sin(0.5);
+    const arbor_real shear[16] = {1, 0, 0, 0, 0.5f, 1, 0, 0, 0, 0, 2, 0, 3, 4, 5, 1};
+    const arbor_real turn[16] = {c, si, 0, 0, -si, c, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+    const arbor_real shift[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1}; /* TRS gives it exactly */
+    const arbor_real slant[16] = {2, 0, 0, 0, 0, 1, 0, 0, 0.25f, 0, 1, 0, 0, 0, 1, 1};
+    arbor_node root = TEST_NODE(s, ARBOR_NONE, "root", V3(0, 1, 0), Q4(0, 0.2588190f, 0, 0.9659258f), NULL);
+    arbor_node a, b, p, moved;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "shear", .parent = root, .matrix = shear}, &a));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "turn", .parent = a, .matrix = turn, .lock_matrix = true}, &b));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "shift", .parent = b, .matrix = shift, .lock_matrix = true}, &p));
+    moved = TEST_NODE(s, p, "moved", V3(1, 0, 0), NULL, NULL);
+    for (int i = 0; i < 20; i++) TEST_NODE(s, i % 2 ? root : moved, NULL, V3(i, 0, 0), NULL, NULL);
+    EXPECT_MATRIX(s, a, shear, false, "created");
+    EXPECT_MATRIX(s, b, turn, true, "created");
+    EXPECT_MATRIX(s, p, shift, true, "created");
+
+    /* renumbering: a parent after its children, then an update with much to do */
+    arbor_node late = TEST_NODE(s, ARBOR_NONE, "late", V3(0, 0, 2), NULL, NULL);
+    ASSERT_OK(arbor_journal_set_parent(j, a, late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(s, &before);
+    arbor_scene_update(s);
+    arbor_scene_stats_get(s, &after);
+    assert_int_equal(after.relayouts - before.relayouts, 1);
+    EXPECT_MATRIX(s, a, shear, false, "renumbered");
+    EXPECT_MATRIX(s, b, turn, true, "renumbered");
+    EXPECT_MATRIX(s, p, shift, true, "renumbered");
+
+    /* undo and redo: a TRS write ends an unlocked matrix, a matrix write starts one, attachments
+       come and go around them, a destroyed subtree comes back */
+    snapshot start = snap(s);
+    ASSERT_OK(arbor_journal_set_mesh(j, a, 4));
+    ASSERT_OK(arbor_journal_set_mesh(j, a, -1));
+    ASSERT_OK(arbor_journal_set_translation(j, a, 1, 2, 3));
+    assert_false(arbor_node_is_matrix_backed(s, a));
+    ASSERT_OK(arbor_journal_set_local_matrix(j, moved, slant, false));
+    EXPECT_MATRIX(s, moved, slant, false, "a matrix written");
+    ASSERT_OK(arbor_journal_destroy_node(j, b));
+    arbor_scene_update(s);
+    snapshot edited = snap(s);
+    for (int k = 0; k < 5; k++) ASSERT_OK(arbor_journal_undo(j));
+    snapshot back = snap(s);
+    SNAP_EQUAL(&back, &start, "undone");
+    EXPECT_MATRIX(s, a, shear, false, "undone");
+    EXPECT_MATRIX(s, b, turn, true, "undone");
+    EXPECT_MATRIX(s, p, shift, true, "undone");
+    for (int k = 0; k < 5; k++) ASSERT_OK(arbor_journal_redo(j));
+    snapshot again = snap(s);
+    SNAP_EQUAL(&again, &edited, "redone");
+    for (int k = 0; k < 5; k++) ASSERT_OK(arbor_journal_undo(j));
+    snap_free(&start);
+    snap_free(&edited);
+    snap_free(&back);
+    snap_free(&again);
+
+    /* clones, in the scene and into another */
+    arbor_node copy;
+    ASSERT_OK(arbor_node_clone(s, a, root, &copy));
+    EXPECT_MATRIX(s, copy, shear, false, "cloned");
+    EXPECT_MATRIX(s, arbor_node_first_child(s, copy), turn, true, "cloned");
+    arbor_scene *other = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &other), ARBOR_OK);
+    ASSERT_OK(arbor_node_clone_from(other, s, a, ARBOR_NONE, &copy));
+    EXPECT_MATRIX(other, copy, shear, false, "cloned into another scene");
+    EXPECT_MATRIX(other, arbor_node_first_child(other, copy), turn, true, "cloned into another scene");
+    EXPECT_MATRIX(other, arbor_node_first_child(other, arbor_node_first_child(other, copy)), shift, true,
+                  "cloned into another scene");
+    arbor_scene_destroy(other);
+
+    /* glTF: written as matrices, read back as matrices (the digits of shear and shift exact) */
+    ASSERT_OK(arbor_gltf_save(s, NULL, ARBOR_TEST_OUTPUT_DIR "/kept_matrices.gltf"));
+    arbor_scene *loaded = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &loaded), ARBOR_OK);
+    arbor_gltf *doc;
+    /* a shear breaks a MUST of glTF: a lenient load takes it, with a warning */
+    ASSERT_OK(arbor_gltf_load(loaded, ARBOR_TEST_OUTPUT_DIR "/kept_matrices.gltf", &(arbor_gltf_options){.lenient = true}, &doc));
+    EXPECT_MATRIX(loaded, arbor_scene_find(loaded, "late/shear"), shear, false, "saved and loaded");
+    EXPECT_MATRIX(loaded, arbor_scene_find(loaded, "late/shear/turn/shift"), shift, true, "saved and loaded"); /* a file's */
+    arbor_real m[16];
+    ASSERT_OK(arbor_node_local_matrix(loaded, arbor_scene_find(loaded, "late/shear/turn"), m));
+    for (int i = 0; i < 16; i++) assert_true(fabs(m[i] - turn[i]) <= 1e-6);
+    arbor_gltf_destroy(doc);
+    arbor_scene_destroy(loaded);
+    arbor_scene_destroy(s);
+}
+
 static int compare_ids(const void *a, const void *b) {
     uint64_t x = ((const arbor_node *)a)->id, y = ((const arbor_node *)b)->id;
     return x < y ? -1 : x > y;
@@ -1306,6 +1431,7 @@ int main(void) {
         cmocka_unit_test(test_change_lists_bounded),
         cmocka_unit_test(test_change_lists_swept),
         cmocka_unit_test(test_held_nodes_survive_relayout),
+        cmocka_unit_test(test_kept_matrices),
         cmocka_unit_test(test_change_lists_parallel),
         cmocka_unit_test(test_save_keeps_order),
         cmocka_unit_test(test_save_keeps_order_of_a_loaded_file),

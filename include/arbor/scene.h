@@ -83,7 +83,7 @@ ARBOR_API uint32_t arbor_scene_node_count(const arbor_scene *scene);
 ARBOR_API uint32_t arbor_scene_max_depth(const arbor_scene *scene);
 
 typedef struct arbor_scene_stats {
-    uint64_t local_composed;   /* local matrices composed from TRS */
+    uint64_t local_composed;   /* new TRS composed into a local matrix (once a TRS write) */
     uint64_t world_composed;   /* world matrices computed (products, or root copies) */
     uint64_t invalidated;      /* nodes whose world matrix was marked out of date */
     uint64_t allocations;      /* allocations and reallocations made through the allocator */

@@ -15,11 +15,9 @@ static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t fro
     const uint8_t local = ARBOR__MATRIX | ARBOR__LOCKED;
     uint8_t flags = src->n.flags[from];
     memcpy(dst->n.trs + (size_t)to * ARBOR__TRS, src->n.trs + (size_t)from * ARBOR__TRS, ARBOR__TRS * sizeof(arbor_real));
-    if (flags & ARBOR__MATRIX)
-        memcpy(dst->n.local + (size_t)to * 12, src->n.local + (size_t)from * 12, 12 * sizeof(arbor_real));
     dst->n.flags[to] = (uint8_t)((dst->n.flags[to] & ~(local | ARBOR__LOCAL_DIRTY)) | (flags & local) |
                                  (flags & ARBOR__MATRIX ? 0 : ARBOR__LOCAL_DIRTY));
-    const arbor__attachment *a = arbor__attachment_of(src, from);
+    const arbor__attachment *a = arbor__attachment_of(src, from); /* with the kept matrix */
     if (a) {
         arbor__attachment copy = *a;
         copy.foreign = copy.next_free = 0;

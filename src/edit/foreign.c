@@ -134,6 +134,8 @@ static arbor_result set_foreign(arbor_scene *s, uint32_t slot, const arbor_provi
     }
     if (!r && provider && !(reserve_entry(s) && arbor__attachment_reserve(s, 1)))
         r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the foreign parent");
+    if (!r && mode == ARBOR_KEEP_WORLD && arbor__kept_local_is_matrix(kept) && !arbor__attachment_reserve(s, 1))
+        r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the local matrix");
     if (!r && provider && s->n.parent[slot]) r = arbor_node_set_parent(s, arbor__handle(s, slot), ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL);
     if (r) {
         if (owned) arbor__free(s, owned, sizeof(scene_link));

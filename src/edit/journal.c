@@ -29,8 +29,9 @@ enum { LOCAL, NAME, ATTACH, PLACE, LIFE, INSTANCES, INSTANCE };
 
 typedef struct local_state {
     arbor_real trs[ARBOR__TRS];
-    arbor_real matrix[12];    /* with MATRIX in flags */
+    arbor_real matrix[12];    /* with kept: the kept matrix (arbor__kept_matrix) */
     uint8_t flags;            /* ARBOR__MATRIX | ARBOR__LOCKED */
+    bool kept;
 } local_state;
 
 typedef struct record {
@@ -75,19 +76,21 @@ static size_t name_size(const char *name) { return name ? strlen(name) + 1 : 0; 
 
 static void capture_local(const arbor_scene *s, uint32_t slot, local_state *out) {
     memcpy(out->trs, s->n.trs + (size_t)slot * ARBOR__TRS, sizeof out->trs);
-    memcpy(out->matrix, s->n.local + (size_t)slot * 12, sizeof out->matrix);
+    const arbor_real *m = arbor__kept_matrix(s, slot);
+    out->kept = m != NULL;
+    if (m) memcpy(out->matrix, m, sizeof out->matrix);
     out->flags = s->n.flags[slot] & (ARBOR__MATRIX | ARBOR__LOCKED);
 }
 
-static void restore_local(arbor_scene *s, uint32_t slot, const local_state *in) {
+/* False when out of memory for the kept matrix (nothing changed). */
+static bool restore_local(arbor_scene *s, uint32_t slot, const local_state *in) {
+    if (!arbor__keep_matrix(s, slot, in->kept ? in->matrix : NULL)) return false;
     uint8_t flags = s->n.flags[slot] & (uint8_t)~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY);
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, in->trs, sizeof in->trs);
-    if (in->flags & ARBOR__MATRIX)
-        memcpy(s->n.local + (size_t)slot * 12, in->matrix, sizeof in->matrix);
-    else
-        flags |= ARBOR__LOCAL_DIRTY; /* composed again from the TRS: the same bits */
+    if (!(in->flags & ARBOR__MATRIX)) flags |= ARBOR__LOCAL_DIRTY; /* composed again from the TRS: the same bits */
     s->n.flags[slot] = (uint8_t)(flags | in->flags);
     arbor__invalidate(s, slot);
+    return true;
 }
 
 /* Brings back the subtree a LIFE record holds, where it was, after checking that it can go
@@ -132,7 +135,9 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
     case LOCAL: {
         local_state now;
         capture_local(s, slot, &now);
-        restore_local(s, slot, &rec->u.local);
+        if (!restore_local(s, slot, &rec->u.local))
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the local matrix of node " ARBOR__NODE_FMT,
+                               ARBOR__NODE_ARGS(s, slot));
         rec->u.local = now;
         break;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Attachments: user pointer, mesh index, local bounds, camera and light, in records apart
-   from the hot per-node arrays (most nodes carry none). */
+/* Attachments: user pointer, mesh index, local bounds, camera, light and a kept local matrix, in
+   records apart from the hot per-node arrays (most nodes carry none). */
 #include <math.h>
 #include <string.h>
 
@@ -66,7 +66,8 @@ static void trim(arbor_scene *s, uint32_t slot) {
 }
 
 bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *other) {
-    bool empty = other->mesh < 0 && !other->has && !other->user;
+    const uint32_t kept = ARBOR__HAS_MATRIX, other_has = other->has & ~kept; /* the kept matrix stays */
+    bool empty = other->mesh < 0 && !other_has && !other->user;
     arbor__attachment *a = empty && !s->n.attachment[slot] ? NULL : arbor__attachment_writable(s, slot);
     if (!a) {
         if (!empty) return false;
@@ -75,6 +76,9 @@ bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *ot
     }
     arbor__attachment mine = *a;
     *a = *other;
+    a->has = other_has | (mine.has & kept);
+    memcpy(a->matrix, mine.matrix, sizeof a->matrix);
+    mine.has &= ~kept;
     uint32_t had = mine.has & ARBOR__HAS_BOUNDS, has = a->has & ARBOR__HAS_BOUNDS;
     s->bounded = s->bounded - (had ? 1 : 0) + (has ? 1 : 0);
     if (had || has) arbor__notify_stale(s, slot);
@@ -87,6 +91,27 @@ bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *ot
     mine.foreign = mine.instances = mine.next_free = 0;
     *other = mine;
     trim(s, slot);
+    return true;
+}
+
+bool arbor__matrix_needs_keeping(const arbor_real m[12], const arbor_real trs[ARBOR__TRS]) {
+    arbor_real composed[12];
+    arbor__rows_store(composed, arbor__rows_compose_trs(trs));
+    return memcmp(composed, m, sizeof composed) != 0;
+}
+
+bool arbor__keep_matrix(arbor_scene *s, uint32_t slot, const arbor_real *m) {
+    if (!m) {
+        if (s->n.attachment[slot]) {
+            s->attachments[s->n.attachment[slot]].has &= ~(uint32_t)ARBOR__HAS_MATRIX;
+            trim(s, slot);
+        }
+        return true;
+    }
+    arbor__attachment *a = arbor__attachment_writable(s, slot);
+    if (!a) return false;
+    memcpy(a->matrix, m, sizeof a->matrix);
+    a->has |= ARBOR__HAS_MATRIX;
     return true;
 }
 

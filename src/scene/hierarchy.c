@@ -87,13 +87,19 @@ static bool keep_world_local(arbor_scene *s, uint32_t slot, uint32_t parent, arb
     return true;
 }
 
+bool arbor__kept_local_is_matrix(const arbor_real local[12]) {
+    arbor_real t[3], q[4], scale[3];
+    return !arbor__affine_decompose(local, t, q, scale);
+}
+
 void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]) {
     arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
     uint8_t flags = (uint8_t)(s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY));
     if (arbor__affine_decompose(local, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S)) {
+        arbor__keep_matrix(s, slot, NULL);
         flags |= ARBOR__LOCAL_DIRTY;
     } else {
-        memcpy(s->n.local + (size_t)slot * 12, local, 12 * sizeof *local);
+        arbor__keep_matrix(s, slot, local); /* reserved: cannot fail */
         flags |= ARBOR__MATRIX;
     }
     s->n.flags[slot] = flags;
@@ -138,6 +144,8 @@ arbor_result arbor_node_set_parent(arbor_scene *s, arbor_node child, arbor_node 
     arbor_real kept[12];
     if (mode == ARBOR_KEEP_WORLD && !keep_world_local(s, c, p, kept))
         return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the world matrix of parent " ARBOR__NODE_FMT " cannot be inverted", ARBOR__NODE_ARGS(s, p));
+    if (mode == ARBOR_KEEP_WORLD && arbor__kept_local_is_matrix(kept) && !arbor__attachment_reserve(s, 1))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the local matrix of node " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, c));
 
     arbor__unlink(s, c);
     arbor__link(s, c, p, b);

@@ -7,9 +7,9 @@
  * the pose's slots in order computes a pose parent before its children; a parent outside the
  * pose is brought up to date first (in a "simple" pose no node outside it lies between two of
  * its nodes, so those parents do not depend on what the pass writes); the children outside the
- * pose are invalidated afterwards, as a write would. The pass stores each node's TRS and world
- * matrix and leaves its local matrix to be composed again when needed (LOCAL_DIRTY: the same
- * expressions, the same bits), which saves a store per node.
+ * pose are invalidated afterwards, as a write would. The pass stores each node's TRS, world
+ * matrix, version and flags, and nothing else (a local is composed from the TRS wherever it is
+ * needed, with the same expressions: the same bits).
  */
 #include <stdatomic.h>
 #include <stdlib.h>

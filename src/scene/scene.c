@@ -206,13 +206,18 @@ static bool copy_name(arbor_scene *s, const char *name, char **out) {
     return true;
 }
 
-/* Puts a matrix local (already checked) on slot, with its decomposition as the node's TRS. */
-static void store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], bool lock) {
-    arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
-    arbor__affine_from_mat4(s->n.local + (size_t)slot * 12, m);
+/* Puts a matrix local (already checked) on slot, with its decomposition as the node's TRS; the
+   matrix itself is kept only when the TRS does not compose to it. False when out of memory for
+   that (nothing changed). */
+static bool store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], bool lock) {
+    arbor_real affine[12], trs[ARBOR__TRS];
+    arbor__affine_from_mat4(affine, m);
     arbor_mat4_decompose(m, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S);
+    if (!arbor__keep_matrix(s, slot, arbor__matrix_needs_keeping(affine, trs) ? affine : NULL)) return false;
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~(ARBOR__LOCAL_DIRTY | ARBOR__LOCKED)) | ARBOR__MATRIX |
                                  (lock ? ARBOR__LOCKED : 0));
+    return true;
 }
 
 arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out) {
@@ -246,7 +251,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
             memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
         }
     }
-    if (!arbor__reserve(s, 1) || (desc->user && !arbor__attachment_reserve(s, 1)))
+    if (!arbor__reserve(s, 1) || ((desc->user || desc->matrix) && !arbor__attachment_reserve(s, 1)))
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
     char *name;
     if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
@@ -274,7 +279,7 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     s->n.version[slot] = 0;
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
     if (desc->matrix)
-        store_matrix(s, slot, desc->matrix, desc->lock_matrix);
+        store_matrix(s, slot, desc->matrix, desc->lock_matrix); /* reserved: cannot fail */
     else
         s->n.flags[slot] |= ARBOR__LOCAL_DIRTY;
     if (desc->user) arbor_node_set_user(s, arbor__handle(s, slot), desc->user); /* reserved: cannot fail */
@@ -647,7 +652,7 @@ arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arb
     if (!slot) return r;
     if (!m) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "m is NULL");
     if ((r = check_matrix(m, fn))) return r;
-    store_matrix(s, slot, m, lock);
+    if (!store_matrix(s, slot, m, lock)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the matrix");
     arbor__invalidate(s, slot);
     return ARBOR_OK;
 }
@@ -669,13 +674,8 @@ arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
     ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
-    /* Composed here when out of date, not cached: reads write nothing (they may run on many
-       threads at once, and a pose leaves its nodes' locals to be composed when needed). */
     arbor_real local[12];
-    if (s->n.flags[slot] & ARBOR__LOCAL_DIRTY)
-        arbor__rows_store(local, arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS));
-    else
-        memcpy(local, s->n.local + (size_t)slot * 12, sizeof local);
+    arbor__rows_store(local, arbor__local_rows(s, slot));
     arbor__affine_to_mat4(out, local);
     return ARBOR_OK;
 }

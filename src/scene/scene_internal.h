@@ -21,11 +21,12 @@
 /* Node flags (uint8_t per slot). */
 enum {
     ARBOR__ALIVE = 1u << 0,
-    ARBOR__LOCAL_DIRTY = 1u << 1,  /* TRS changed since the local matrix was composed */
+    ARBOR__LOCAL_DIRTY = 1u << 1,  /* TRS written since a world matrix was composed from it (for
+                                      stats.local_composed: locals are composed where needed) */
     ARBOR__WORLD_DIRTY = 1u << 2,  /* world matrix out of date; then so are all descendants' */
     ARBOR__PARTIAL = 1u << 3,      /* resolved by a lazy read: descendants may still be dirty */
     ARBOR__PENDING = 1u << 4,      /* the slot is in the scene's pending list */
-    ARBOR__MATRIX = 1u << 5,       /* the local is a matrix, not composed from TRS */
+    ARBOR__MATRIX = 1u << 5,       /* the local was set as a matrix (arbor__kept_matrix) */
     ARBOR__LOCKED = 1u << 6,       /* with MATRIX: TRS writes are refused */
     ARBOR__QUEUED = 1u << 7,       /* a subtree root queued by the running update */
 };
@@ -44,7 +45,6 @@ typedef struct arbor__nodes {
     uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
     uint8_t *flags;
     arbor_real *trs;     /* 10 per slot: translation 3, rotation 4, scale 3 */
-    arbor_real *local;   /* 12 per slot, affine (math/affine.h) */
     arbor_real *world;   /* 12 per slot, affine */
     uint64_t *version;
     char **name;
@@ -68,7 +68,6 @@ typedef struct arbor__nodes {
     X(pending, sizeof(uint32_t), false)            \
     X(flags, sizeof(uint8_t), true)                \
     X(trs, ARBOR__TRS * sizeof(arbor_real), true)  \
-    X(local, 12 * sizeof(arbor_real), true)        \
     X(world, 12 * sizeof(arbor_real), true)        \
     X(version, sizeof(uint64_t), true)             \
     X(name, sizeof(char *), true)                  \
@@ -76,10 +75,13 @@ typedef struct arbor__nodes {
 
 /* One allocation behind an array of arbor__nodes (scene/scene.c). */
 typedef struct arbor__storage { void *raw; size_t size; } arbor__storage;
-#define ARBOR__STORAGE_ARRAYS 18
+#define ARBOR__STORAGE_ARRAYS 17
 
 /* What a node carries besides its transform (scene/attach.c); few nodes have one. */
-enum { ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4, ARBOR__HAS_HIDDEN = 8 /* own visibility off */ };
+enum {
+    ARBOR__HAS_BOUNDS = 1, ARBOR__HAS_CAMERA = 2, ARBOR__HAS_LIGHT = 4, ARBOR__HAS_HIDDEN = 8, /* own visibility off */
+    ARBOR__HAS_MATRIX = 16, /* a kept local matrix (arbor__kept_matrix); not part of arbor__attachment_swap */
+};
 typedef struct arbor__attachment {
     void *user;              /* the caller's pointer */
     int32_t mesh;            /* -1: none */
@@ -91,6 +93,7 @@ typedef struct arbor__attachment {
     arbor_real bounds[6];    /* local min, max */
     arbor_camera camera;
     arbor_light light;
+    arbor_real matrix[12];   /* with ARBOR__HAS_MATRIX: the node's local (affine) */
 } arbor__attachment;
 
 /* Where bounds/ keeps its subtree boxes (bounds/bounds_internal.h). */
@@ -400,11 +403,34 @@ void arbor__attachment_release(arbor_scene *s, uint32_t slot);
 /* Frees the scene's records. */
 void arbor__attachments_free(arbor_scene *s);
 
+/* ---- local matrices (scene/attach.c) ---- */
+/* A node's local is composed from its TRS wherever it is needed (nothing caches it), except
+   for a local set as a matrix (ARBOR__MATRIX) that its TRS does not compose to bit for bit (a
+   shear, or rounding): that matrix (affine) is kept in the node's record, and this returns it;
+   NULL for every other node. */
+static inline const arbor_real *arbor__kept_matrix(const arbor_scene *s, uint32_t slot) {
+    uint32_t a = s->n.attachment[slot];
+    return (s->n.flags[slot] & ARBOR__MATRIX) && a && (s->attachments[a].has & ARBOR__HAS_MATRIX) ? s->attachments[a].matrix
+                                                                                                   : NULL;
+}
+/* The node's local matrix: the one it keeps, or composed from its TRS. */
+static inline arbor__rows arbor__local_rows(const arbor_scene *s, uint32_t slot) {
+    const arbor_real *m = arbor__kept_matrix(s, slot);
+    return m ? arbor__rows_load(m) : arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS);
+}
+/* Whether the local m (affine) must be kept: trs does not compose to its bits. */
+bool arbor__matrix_needs_keeping(const arbor_real m[12], const arbor_real trs[ARBOR__TRS]);
+/* Keeps m (affine) as slot's local matrix, or none when m is NULL; the caller sets ARBOR__MATRIX.
+   False when out of memory for the record (nothing changed; a reserved record cannot fail). */
+bool arbor__keep_matrix(arbor_scene *s, uint32_t slot, const arbor_real *m);
+
 /* ---- hierarchy (scene/hierarchy.c) ---- */
 void arbor__link(arbor_scene *s, uint32_t slot, uint32_t parent, uint32_t before);
 void arbor__unlink(arbor_scene *s, uint32_t slot);
 /* Writes a local that keeps a world matrix: TRS when it is one, else an unlocked matrix (a
-   shear). The caller invalidates. */
+   shear, which takes a record: the caller reserved one when arbor__kept_local_is_matrix). The
+   caller invalidates. */
 void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]);
+bool arbor__kept_local_is_matrix(const arbor_real local[12]);
 
 #endif

@@ -109,27 +109,12 @@ static uint64_t take_version(compute_ctx *c) {
     return c->next_version++;
 }
 
-/* The node's local matrix, composed (and cached) first if its TRS changed. */
-ARBOR__HOT arbor__rows local_rows(compute_ctx *c, uint32_t slot) {
-    arbor_scene *s = c->s;
-    arbor_real *local = s->n.local + (size_t)slot * 12;
-    if (!(s->n.flags[slot] & ARBOR__LOCAL_DIRTY)) return arbor__rows_load(local);
-    arbor__rows rows = arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS);
-    arbor__rows_store(local, rows);
-    s->n.flags[slot] &= (uint8_t)~ARBOR__LOCAL_DIRTY;
-    c->local_composed++;
-    return rows;
-}
-
-static inline void compose_local(compute_ctx *c, uint32_t slot) {
-    if (c->s->n.flags[slot] & ARBOR__LOCAL_DIRTY) local_rows(c, slot);
-}
-
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
-   local goes from its composition to the product in registers. */
+   local goes from its composition to the product in registers (nothing caches it). */
 ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor_scene *s = c->s;
-    arbor__rows local = local_rows(c, slot);
+    arbor__rows local = arbor__local_rows(s, slot);
+    c->local_composed += (s->n.flags[slot] & ARBOR__LOCAL_DIRTY) != 0;
     uint32_t parent = s->n.parent[slot];
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
@@ -137,7 +122,7 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
-    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
+    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED | ARBOR__LOCAL_DIRTY);
     c->world_composed++;
 }
 
@@ -260,13 +245,6 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
             __builtin_prefetch(ahead);
             __builtin_prefetch(ahead + 11);
         }
-        /* Four new TRS in a row (an animated scene): their locals in one go, a node a lane
-           (which clears their LOCAL_DIRTY, so the next three slots do not start another). */
-        if (slot + 4 <= end && (flags[slot] & flags[slot + 1] & flags[slot + 2] & flags[slot + 3] & ARBOR__LOCAL_DIRTY)) {
-            arbor__compose4(s->n.local + (size_t)slot * 12, s->n.trs + (size_t)slot * ARBOR__TRS);
-            for (uint32_t k = slot; k < slot + 4; k++) flags[k] &= (uint8_t)~ARBOR__LOCAL_DIRTY;
-            c.local_composed += 4;
-        }
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
             compute_world(&c, slot);
@@ -277,36 +255,6 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
 }
 
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
-
-/* A scene with few roots (one big tree) in parents-first slot order: the locals, which need
-   no parent, are composed in parallel over ranges of slots, then one sweep in slot order
-   computes the world matrices (dependencies run anywhere backwards, so that pass stays on one
-   thread; it reads memory as it lies and asks ahead for the parents). Computing level by level
-   in parallel was slower here: a level's nodes are scattered over memory. */
-typedef struct locals_job {
-    arbor_scene *s;
-    uint32_t task_count;
-    _Atomic uint64_t local_composed;
-} locals_job;
-
-ARBOR__DISPATCH static void locals_task(void *user, uint32_t index) {
-    locals_job *job = user;
-    compute_ctx c = ctx_begin(job->s);
-    /* slots [1, slot_end): slot 0 is never a node, and its flags were never written */
-    uint64_t slots = job->s->slot_end - 1;
-    const uint8_t *flags = job->s->n.flags;
-    uint32_t slot = 1 + (uint32_t)(slots * index / job->task_count), end = 1 + (uint32_t)(slots * (index + 1) / job->task_count);
-    for (; slot < end; slot++)
-        if (flags[slot] & ARBOR__WORLD_DIRTY) compose_local(&c, slot);
-    atomic_fetch_add_explicit(&job->local_composed, c.local_composed, memory_order_relaxed);
-}
-
-static void sweep_with_parallel_locals(arbor_scene *s, const arbor_executor *executor) {
-    locals_job job = { .s = s, .task_count = PARALLEL_MIN_TASKS };
-    executor->parallel_for(executor->user, job.task_count, locals_task, &job);
-    s->stats.local_composed += atomic_load(&job.local_composed);
-    sweep(s);
-}
 
 typedef struct update_job {
     arbor_scene *s;
@@ -363,9 +311,11 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     if (s->order_inversions && dirty * SWEEP_MIN_SHARE >= s->slot_end) arbor__relayout(s);
     uint32_t count = 0;
     bool swept = sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS);
-    if (swept && parallel)
-        sweep_with_parallel_locals(s, executor);
-    else if (swept)
+    /* One big tree (few roots) in parents-first order: one sweep in slot order on this thread
+       (dependencies run anywhere backwards; it reads memory as it lies and asks ahead for the
+       parents). Computing level by level in parallel was slower: a level's nodes are scattered
+       over memory. */
+    if (swept)
         sweep(s);
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
