@@ -61,14 +61,16 @@ extern "C" {
 typedef struct arbor_pose arbor_pose;
 
 /* A pose of `count` nodes of s (no node twice), or of every live node when nodes is NULL
-   (count ignored). Its entries start as the nodes' current TRS. Refused, nothing made: a dead
-   or NONE node (ARBOR_ERR_DEAD_NODE / ARBOR_ERR_INVALID_ARGUMENT), a node given twice
-   (ARBOR_ERR_INVALID_ARGUMENT), no memory. Allocates through the scene's allocator: destroy
-   the pose before its scene. */
+   (count ignored). Its entries are the nodes in the scene's storage order, whatever the order
+   given (arbor_pose_nodes says which node each entry is), and start as the nodes' current TRS.
+   Refused, nothing made: a dead or NONE node (ARBOR_ERR_DEAD_NODE /
+   ARBOR_ERR_INVALID_ARGUMENT), a node given twice (ARBOR_ERR_INVALID_ARGUMENT), no memory.
+   Allocates through the scene's allocator: destroy the pose before its scene. */
 ARBOR_API arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out);
 ARBOR_API void arbor_pose_destroy(arbor_pose *pose);   /* NULL is allowed */
 
-/* How many nodes; node i of the pose (arbor_pose_trs(pose)[i] is its TRS). */
+/* How many nodes; node i of the pose (arbor_pose_trs(pose)[i] is its TRS), in the storage
+   order of the pose's creation. */
 ARBOR_API uint32_t arbor_pose_count(const arbor_pose *pose);
 ARBOR_API const arbor_node *arbor_pose_nodes(const arbor_pose *pose);
 

@@ -56,8 +56,8 @@ The pose path writes arbor's own TRS storage in place, no copy at all:
         pose.rotations[:] = q                          # (N, 4) writable view; translations,
         pose.apply()                                   # scales (N, 3); apply(threads=2)
 
-``pose.nodes`` is arbor's order for the pose, not necessarily the order given (``scene.pose()``
-is storage order, parents first). The views are valid until the pose is closed (the end of
+``pose.nodes`` is the nodes in arbor's storage order (parents first in a scene built parents
+first), whatever the order given. The views are valid until the pose is closed (the end of
 the ``with``, ``pose.close()`` or the scene's close): the memory is freed then, so do not keep
 them longer (``.copy()`` keeps values). A closed pose raises ClosedError; apply refuses a NaN,
 an infinity or a zero quaternion with nothing stored.

@@ -20,10 +20,10 @@ class Pose(_ScenePart):
                 scene.update()                   # anything below the pose
 
     Row i of ``translations`` (N, 3), ``rotations`` (N, 4, x, y, z, w) and ``scales`` (N, 3)
-    is ``nodes[i]``'s: index the arrays by ``pose.nodes``, arbor's order for the pose, which
-    need not be the order given. ``scene.pose()`` (every node) is in arbor's storage order,
-    parents first in a scene built parents first; a list given parents first as created keeps
-    that order, and apply is fastest in storage order. The rows start as the nodes' current
+    is ``nodes[i]``'s: index the arrays by ``pose.nodes``, the nodes in arbor's storage order
+    when the pose was made (parents first in a scene built parents first), whatever the order
+    given. It stays that order when the scene later renumbers its storage (apply is fastest in
+    storage order: make the pose again to get it back). The rows start as the nodes' current
     TRS, and :meth:`read` reloads them.
 
     The three arrays are writable strided views (dtype ``arbor.real``) of one C array of
@@ -85,8 +85,8 @@ class Pose(_ScenePart):
 
     @property
     def nodes(self):
-        """The pose's nodes as a NodeList, row i of the arrays being nodes[i]'s: arbor's order
-        for the pose (storage order for ``scene.pose()``), not necessarily the order given."""
+        """The pose's nodes as a NodeList, row i of the arrays being nodes[i]'s: arbor's storage
+        order when the pose was made, whatever the order given."""
         from ._scene import NodeList
         p = self._p()
         n = lib.ap_pose_count(p)

@@ -620,10 +620,10 @@ class Scene:
         """A :class:`Pose` of nodes (a NodeList or a sequence of Nodes, none twice; None: every
         node): writable numpy views ``translations`` (N, 3), ``rotations`` (N, 4) and ``scales``
         (N, 3) of the nodes' TRS in arbor's own memory, stored and brought up to date by
-        ``pose.apply()``. Its rows follow ``pose.nodes``, arbor's order for the pose (storage
-        order, parents first, for every node), which need not be the order of ``nodes``. The views are valid until the pose is closed (a context
-        manager; closed with the scene too). Refused: a dead node (DeadNodeError), a node
-        given twice (InvalidArgumentError)."""
+        ``pose.apply()``. Its rows follow ``pose.nodes``: the nodes in arbor's storage order
+        (parents first in a scene built parents first), whatever the order of ``nodes``. The
+        views are valid until the pose is closed (a context manager; closed with the scene
+        too). Refused: a dead node (DeadNodeError), a node given twice (InvalidArgumentError)."""
         ids = None if nodes is None else self._ids_of(nodes, "Scene.pose")
         return Pose(self, ids)
 

@@ -193,6 +193,31 @@ static arbor_result read_entries(arbor_pose *p, const char *fn) {
 
 arbor_result arbor_pose_read(arbor_pose *p) { return read_entries(p, "arbor_pose_read"); }
 
+/* nodes[0 .. count) (none NONE) into out in the scene's storage order; refused for a node not
+   alive or given twice. */
+static arbor_result storage_order(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_node *out, const char *fn) {
+    size_t size = (size_t)(count ? count : 1) * sizeof(uint64_t);
+    uint64_t *keys = arbor__alloc(s, size);
+    if (!keys) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's order");
+    arbor_result r = ARBOR_OK;
+    bool sorted = true;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        uint32_t slot = arbor__live_slot(s, nodes[i]);
+        if (!slot) r = arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] is not a live node", i);
+        keys[i] = (uint64_t)slot << 32 | i;
+        if (i && keys[i] < keys[i - 1]) sorted = false;
+    }
+    if (!r && !sorted) qsort(keys, count, sizeof *keys, compare_keys);
+    for (uint32_t k = 0; k < count && !r; k++) {
+        if (k && keys[k] >> 32 == keys[k - 1] >> 32)
+            r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] and nodes[%u] are the same node " ARBOR__NODE_FMT,
+                            (uint32_t)keys[k - 1], (uint32_t)keys[k], ARBOR__NODE_ARGS(s, (uint32_t)(keys[k] >> 32)));
+        out[k] = nodes[(uint32_t)keys[k]];
+    }
+    arbor__free(s, keys, size);
+    return r;
+}
+
 arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out) {
     static const char *const fn = "arbor_pose_create";
     if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
@@ -210,14 +235,15 @@ arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t
     p->nodes = (arbor_node *)(block + (size_t)count * sizeof(arbor_trs));
     p->slot = (uint32_t *)(block + (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node)));
     p->index = p->slot + count;
+    arbor_result r = ARBOR_OK;
     if (nodes) {
-        memcpy(p->nodes, nodes, (size_t)count * sizeof *nodes);
+        r = storage_order(s, nodes, count, p->nodes, fn);
     } else {
         uint32_t i = 0;
         for (uint32_t slot = 1; slot < s->slot_end && i < count; slot++)
             if (s->n.flags[slot] & ARBOR__ALIVE) p->nodes[i++] = arbor__handle(s, slot);
     }
-    arbor_result r = read_entries(p, fn);
+    if (!r) r = read_entries(p, fn);
     if (r) {
         arbor_pose_destroy(p);
         return r;
