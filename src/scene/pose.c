@@ -91,28 +91,34 @@ static inline bool member(const arbor_pose *p, uint32_t slot) {
 static arbor_result derive(arbor_pose *p, const char *fn) {
     arbor_scene *s = p->s;
     uint32_t count = p->count;
-    size_t keys_size = (size_t)(count ? count : 1) * sizeof(uint64_t);
-    uint64_t *keys = arbor__alloc(s, keys_size);
-    if (!keys) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's order");
     bool sorted = true;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t slot = arbor__live_slot(s, p->nodes[i]);
-        if (!slot) {
-            arbor__free(s, keys, keys_size);
-            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the node of pose entry %u was destroyed", i);
-        }
-        keys[i] = (uint64_t)slot << 32 | i;
-        if (i && keys[i] < keys[i - 1]) sorted = false;
+        if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the node of pose entry %u was destroyed", i);
+        p->slot[i] = slot;
+        if (i && slot <= p->slot[i - 1]) sorted = false;
     }
-    if (!sorted) qsort(keys, count, sizeof *keys, compare_keys);
-    for (uint32_t k = 0; k < count; k++) {
-        p->slot[k] = (uint32_t)(keys[k] >> 32);
-        p->index[k] = (uint32_t)keys[k];
-        if (k && p->slot[k] == p->slot[k - 1]) {
-            arbor__free(s, keys, keys_size);
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is in the pose twice (entries %u and %u)",
-                               ARBOR__NODE_ARGS(s, p->slot[k]), p->index[k - 1], p->index[k]);
+    /* In slot order (as made, until the storage is renumbered), index is the identity, written
+       last: until then it holds each position's pose parent (parent_pos below), so the pass
+       allocates nothing. Otherwise the order is sorted, and its keys hold that. */
+    size_t keys_size = 0;
+    uint64_t *keys = NULL;
+    uint32_t *parent_pos = p->index;
+    if (!sorted) {
+        keys_size = (size_t)count * sizeof(uint64_t);
+        if (!(keys = arbor__alloc(s, keys_size))) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's order");
+        for (uint32_t i = 0; i < count; i++) keys[i] = (uint64_t)p->slot[i] << 32 | i;
+        qsort(keys, count, sizeof *keys, compare_keys);
+        for (uint32_t k = 0; k < count; k++) {
+            p->slot[k] = (uint32_t)(keys[k] >> 32);
+            p->index[k] = (uint32_t)keys[k];
+            if (k && p->slot[k] == p->slot[k - 1]) {
+                arbor__free(s, keys, keys_size);
+                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT " is in the pose twice (entries %u and %u)",
+                                   ARBOR__NODE_ARGS(s, p->slot[k]), p->index[k - 1], p->index[k]);
+            }
         }
+        parent_pos = (uint32_t *)keys; /* reused */
     }
     p->sorted = sorted;
     for (uint32_t k = 0; k < count; k++) s->n.scratch[p->slot[k]] = k;
@@ -122,7 +128,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
     uint32_t outside = 0, above = 0;
     uint64_t budget = 4 * (uint64_t)count + 1024;
     bool simple = s->order_inversions == 0 && !s->hooks.foreign_world;
-    uint32_t *parent_pos = (uint32_t *)keys; /* reused: position of each position's pose parent */
+    /* parent_pos[k]: the position of position k's pose parent */
     for (uint32_t k = 0; k < count; k++) {
         uint32_t slot = p->slot[k], parent = s->n.parent[slot];
         for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c]) outside += !member(p, c);
@@ -170,6 +176,8 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
         if (k > p->cut[tasks]) p->cut[++tasks] = k;
     }
     p->cut[++tasks] = count;
+    if (sorted)
+        for (uint32_t k = 0; k < count; k++) p->index[k] = k;
     p->task_count = tasks;
     p->simple = simple;
     p->shape = s->shape;
