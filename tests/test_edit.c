@@ -15,7 +15,9 @@
  * - foreign parents that move and that stand still (no recompute, no matrix read), reads after
  *   an update that do not poll, keep-world, a node of another scene as a parent;
  * - change lists' exact contents after serial and parallel updates and lazy reads;
- * - an edited scene saved as glTF and loaded again keeps hierarchy, order and transforms.
+ * - an edited scene saved as glTF and loaded again keeps hierarchy, order and transforms;
+ * - locals set as matrices (a shear, a rotation, a translation) through renumbering, undo and
+ *   redo around attachment edits and a destroyed subtree, clones and a glTF round trip.
  */
 #include "test_util.h"
 
