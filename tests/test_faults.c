@@ -222,6 +222,18 @@ static arbor_result op_create_child(arbor_scene *s, fault_case *c) {
     return arbor_node_create(s, &(arbor_node_desc){.name = "child", .parent = c->h[3], .matrix = m, .lock_matrix = true}, &n);
 }
 
+static arbor_result op_create_nodes(arbor_scene *s, fault_case *c) {
+    static int user;
+    static const arbor_real m[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1};
+    const arbor_node_desc d[4] = {{.name = "batch root", .user = &user, .translation = {1, 2, 3}},
+                                  {.name = "batch child", .matrix = m, .lock_matrix = true},
+                                  {.parent = c->h[3], .rotation = {0, 0, 1, 1}},
+                                  {.name = "batch grandchild", .user = &user, .scale = {2, 2, 2}}};
+    const int32_t parents[4] = {-1, 0, -1, 1};
+    arbor_node out[4];
+    return arbor_scene_create_nodes(s, d, parents, 4, out);
+}
+
 static arbor_result op_set_name(arbor_scene *s, fault_case *c) { return arbor_node_set_name(s, c->h[4], "a new name"); }
 static arbor_result op_rename(arbor_scene *s, fault_case *c) { return arbor_node_set_name(s, c->h[0], "renamed"); }
 
@@ -662,6 +674,7 @@ static void test_scene_operations(void **state) {
     } ops[] = {
         {"arbor_node_create (root, name, user)", op_create_root, true},
         {"arbor_node_create (child, locked matrix)", op_create_child, true},
+        {"arbor_scene_create_nodes (names, users, matrix, parents)", op_create_nodes, true},
         {"arbor_node_set_name (first name)", op_set_name, true},
         {"arbor_node_set_name (rename)", op_rename, true},
         {"arbor_node_set_user", op_set_user, true},

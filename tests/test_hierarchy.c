@@ -2365,11 +2365,184 @@ static void test_destroy_and_create_among_pending_work(void **state)
     arbor_scene_destroy(s);
 }
 
+/* ---- creating many nodes at once ---- */
+
+/* arbor_scene_create_nodes makes what arbor_node_create makes one node at a time (the promise
+   of scene.h): the same handles, with freed slots and ids reused alike, the same links, names,
+   user pointers, TRS and matrices, world matrices bit for bit; and a batch root and its batch
+   child against the double-precision reference. */
+static void test_create_nodes_as_one_by_one(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static const arbor_real m[16] = { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1 };
+    static int users[N];
+    static char names[N][16];
+    arbor_scene *a, *b;
+    ASSERT_OK(arbor_scene_create(NULL, &a));
+    ASSERT_OK(arbor_scene_create(NULL, &b));
+    arbor_node pre[2][6];
+    arbor_scene *both[2] = { a, b };
+    for (int k = 0; k < 2; k++) {
+        ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .name = "r" }, &pre[k][0]));
+        for (int i = 1; i < 6; i++)
+            ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .parent = pre[k][i / 2], .translation = { 1, 0, 0 } }, &pre[k][i]));
+        ASSERT_OK(arbor_node_destroy(both[k], pre[k][2])); /* frees the slots and ids of 2, 4 and 5 */
+        assert_int_equal(pre[k][5].id, pre[0][5].id);
+    }
+    arbor_node_desc d[N];
+    int32_t parents[N];
+    test_rng g = test_rng_make(0x5EED);
+    for (int i = 0; i < N; i++) {
+        arbor_node_desc x = { 0 };
+        uint64_t kind = test_rng_next(&g) % 4;
+        parents[i] = -1;
+        if (kind == 1 && i) parents[i] = (int32_t)(test_rng_uniform(&g) * i);
+        if (kind == 2) x.parent = pre[0][i % 2 ? 0 : 3];
+        if (kind == 3 && i) parents[i] = i - 1;
+        for (int c = 0; c < 3; c++) x.translation[c] = (arbor_real)test_rng_sym(&g);
+        if (i % 4) /* every fourth left zero: identity */
+            for (int c = 0; c < 4; c++) x.rotation[c] = (arbor_real)test_rng_sym(&g);
+        if (i % 3) x.scale[0] = x.scale[1] = x.scale[2] = (arbor_real)(0.5 + test_rng_uniform(&g));
+        if (i % 7 == 0) x.matrix = m, x.lock_matrix = i % 14 == 0;
+        if (i % 3 == 0) snprintf(names[i], sizeof names[i], "n%d", i), x.name = names[i];
+        if (i % 5 == 0) x.user = &users[i];
+        d[i] = x;
+    }
+    arbor_node out[N], one[N];
+    ASSERT_OK(arbor_scene_create_nodes(a, d, parents, N, out));
+    for (int i = 0; i < N; i++) {
+        arbor_node_desc x = d[i];
+        if (parents[i] >= 0) x.parent = one[parents[i]];
+        ASSERT_OK(arbor_node_create(b, &x, &one[i]));
+        assert_int_equal(out[i].id, one[i].id);
+    }
+    arbor_scene_update(a);
+    arbor_scene_update(b);
+    assert_int_equal(arbor_scene_node_count(a), arbor_scene_node_count(b));
+    arbor_node x = arbor_scene_next_node(a, ARBOR_NONE), y = arbor_scene_next_node(b, ARBOR_NONE);
+    uint32_t seen = 0;
+    for (; !arbor_node_is_none(x); x = arbor_scene_next_node(a, x), y = arbor_scene_next_node(b, y), seen++) {
+        assert_int_equal(x.id, y.id);
+        assert_int_equal(arbor_node_parent(a, x).id, arbor_node_parent(b, y).id);
+        assert_int_equal(arbor_node_depth(a, x), arbor_node_depth(b, y));
+        const char *na = arbor_node_name(a, x), *nb = arbor_node_name(b, y);
+        assert_true(na == nb || (na && nb && !strcmp(na, nb)));
+        assert_ptr_equal(arbor_node_user(a, x), arbor_node_user(b, y));
+        assert_int_equal(arbor_node_is_locked(a, x), arbor_node_is_locked(b, y));
+        assert_int_equal(arbor_node_is_matrix_backed(a, x), arbor_node_is_matrix_backed(b, y));
+        arbor_trs ta, tb;
+        ASSERT_OK(arbor_node_get_trs(a, x, &ta));
+        ASSERT_OK(arbor_node_get_trs(b, y, &tb));
+        assert_memory_equal(&ta, &tb, sizeof ta);
+        arbor_real wa[16], wb[16];
+        ASSERT_OK(arbor_node_local_matrix(a, x, wa));
+        ASSERT_OK(arbor_node_local_matrix(b, y, wb));
+        assert_memory_equal(wa, wb, sizeof wa);
+        TEST_WORLD(a, x, wa);
+        TEST_WORLD(b, y, wb);
+        assert_memory_equal(wa, wb, sizeof wa);
+    }
+    assert_true(arbor_node_is_none(y));
+    assert_int_equal(seen, 6 - 3 + N);
+    /* The reference: d[1] under d[0] when the draw made it so, else any batch child of a root. */
+    for (int i = 1; i < N; i++) {
+        int32_t p = parents[i];
+        if (p < 0 || parents[p] != -1 || d[p].parent.id || d[p].matrix || d[i].matrix) continue;
+        double t[2][3], q[2][4], sc[2][3], wp[16], li[16], want[16];
+        const arbor_node_desc *dd[2] = { &d[p], &d[i] };
+        for (int k = 0; k < 2; k++) {
+            bool zq = !dd[k]->rotation[0] && !dd[k]->rotation[1] && !dd[k]->rotation[2] && !dd[k]->rotation[3];
+            for (int c = 0; c < 3; c++) t[k][c] = dd[k]->translation[c], sc[k][c] = dd[k]->scale[0] ? dd[k]->scale[c] : 1;
+            for (int c = 0; c < 4; c++) q[k][c] = zq ? c == 3 : dd[k]->rotation[c];
+        }
+        test_ref_compose(wp, t[0], q[0], sc[0]);
+        test_ref_compose(li, t[1], q[1], sc[1]);
+        test_ref_mul(want, wp, li);
+        arbor_real w[16];
+        TEST_WORLD(a, out[i], w);
+        ASSERT_MAT4_NEAR_D_REL(w, want, TEST_EPS);
+        seen = 0;
+        break;
+    }
+    assert_int_equal(seen, 0); /* the draw made such a pair */
+    arbor_scene_destroy(a);
+    arbor_scene_destroy(b);
+}
+
+/* A refused bulk creation says which desc or parent index is wrong, creates nothing and leaves
+   out and the next handles as they were. */
+static void test_create_nodes_refused(void **state)
+{
+    (void)state;
+    arbor_scene *s, *twin;
+    ASSERT_OK(arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 }, &s));
+    ASSERT_OK(arbor_scene_create(&(arbor_scene_desc){ .max_depth = 3 }, &twin));
+    arbor_node r, deep, dead, tr, tdeep, tdead;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "r" }, &r));
+    ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .name = "r" }, &tr));
+    arbor_node chain = r, tchain = tr;
+    for (int i = 0; i < 3; i++) {
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = chain }, &deep));
+        ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .parent = tchain }, &tdeep));
+        chain = deep, tchain = tdeep;
+    }
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &dead));
+    ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ 0 }, &tdead));
+    ASSERT_OK(arbor_node_destroy(s, dead));
+    ASSERT_OK(arbor_node_destroy(twin, tdead));
+    static const arbor_real bad_row[16] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 2 };
+    const struct {
+        arbor_result code;
+        const char *says;
+        int32_t parents[4];
+        arbor_node_desc bad; /* descs[2] */
+        bool under_deep;     /* descs[0] a child of r's child (the depth in the batch) */
+    } cases[] = {
+        { ARBOR_ERR_INVALID_ARGUMENT, "parents[2] is 2", { -1, 0, 2, -1 }, { 0 }, false },
+        { ARBOR_ERR_INVALID_ARGUMENT, "parents[2] is -2", { -1, 0, -2, -1 }, { 0 }, false },
+        { ARBOR_ERR_INVALID_ARGUMENT, "descs[2] names a parent and parents[2]", { -1, 0, 1, -1 }, { .parent = r }, false },
+        { ARBOR_ERR_DEAD_NODE, "descs[2]", { -1, 0, -1, -1 }, { .parent = dead }, false },
+        { ARBOR_ERR_NONFINITE, "descs[2]: the TRS holds a NaN", { -1, 0, 1, -1 }, { .translation = { 0, NAN, 0 } }, false },
+        { ARBOR_ERR_INVALID_ARGUMENT, "descs[2]: the scale (2, 0, 0) is partly given", { -1, 0, 1, -1 }, { .scale = { 2 } }, false },
+        { ARBOR_ERR_INVALID_ARGUMENT, "descs[2]: the matrix's last row", { -1, 0, 1, -1 }, { .matrix = bad_row }, false },
+        { ARBOR_ERR_DEPTH_LIMIT, "descs[2]: a child of node", { -1, 0, -1, -1 }, { .parent = deep }, false },
+        { ARBOR_ERR_DEPTH_LIMIT, "descs[3]: a child of descs[2] would be at depth 4", { -1, 0, 0, 2 }, { 0 }, true },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        arbor_node_desc d[4] = { { .name = "a" }, { .name = "b", .translation = { 1, 2, 3 } }, cases[c].bad, { .name = "d" } };
+        if (cases[c].under_deep) d[0] = (arbor_node_desc){ .parent = arbor_node_first_child(s, r) };
+        int32_t parents[4];
+        memcpy(parents, cases[c].parents, sizeof parents);
+        arbor_node out[4] = { { 7 }, { 7 }, { 7 }, { 7 } };
+        assert_int_equal(arbor_scene_create_nodes(s, d, parents, 4, out), cases[c].code);
+        if (!strstr(arbor_last_error(), cases[c].says)) fail_msg("case %zu: '%s' does not say '%s'", c, arbor_last_error(), cases[c].says);
+        for (int i = 0; i < 4; i++) assert_int_equal(out[i].id, 7);
+        assert_int_equal(arbor_scene_node_count(s), 4);
+    }
+    ASSERT_OK(arbor_scene_create_nodes(s, NULL, NULL, 0, NULL));
+    /* Nothing changed: the next nodes get the handles a scene without the refused calls gives. */
+    arbor_node_desc d[2] = { { .parent = r }, { 0 } };
+    int32_t parents[2] = { -1, 0 };
+    arbor_node out[2], t0, t1;
+    ASSERT_OK(arbor_scene_create_nodes(s, d, parents, 2, out));
+    ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .parent = tr }, &t0));
+    ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .parent = t0 }, &t1));
+    assert_int_equal(out[0].id, t0.id);
+    assert_int_equal(out[1].id, t1.id);
+    assert_int_equal(arbor_node_first_child(s, out[0]).id, out[1].id);
+    assert_int_equal(arbor_node_child_count(s, r), 2);
+    arbor_scene_destroy(s);
+    arbor_scene_destroy(twin);
+}
+
 int main(void)
 {
     test_check_real_size();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_defaults),
+        cmocka_unit_test(test_create_nodes_as_one_by_one),
+        cmocka_unit_test(test_create_nodes_refused),
         cmocka_unit_test(test_create_partial_scale_refused),
         cmocka_unit_test(test_messages_name_nodes_by_path),
         cmocka_unit_test(test_rotation_normalised_extremes),

@@ -98,6 +98,12 @@ ROW(arbor_node_create) {
     INVALID(arbor_node_create(S, NULL, &n));
     INVALID(arbor_node_create(S, &(arbor_node_desc){ 0 }, NULL));
 }
+ROW(arbor_scene_create_nodes) {
+    arbor_node n;
+    INVALID(arbor_scene_create_nodes(NULL, &(arbor_node_desc){ 0 }, NULL, 1, &n));
+    INVALID(arbor_scene_create_nodes(S, NULL, NULL, 1, &n));
+    INVALID(arbor_scene_create_nodes(S, &(arbor_node_desc){ 0 }, NULL, 1, NULL));
+}
 ROW(arbor_node_destroy) { INVALID(arbor_node_destroy(NULL, N)); }
 ROW(arbor_node_alive) { assert_false(arbor_node_alive(NULL, N)); }
 ROW(arbor_node_set_translation) { INVALID(arbor_node_set_translation(NULL, N, 1, 2, 3)); }
@@ -713,7 +719,7 @@ typedef struct row { const char *name; void (*check)(void); } row;
 static const row rows[] = {
     E(arbor_result_string), E(arbor_last_error), E(arbor_version), E(arbor_real_size),
     E(arbor_scene_create), E(arbor_scene_destroy), E(arbor_scene_update), E(arbor_scene_node_count),
-    E(arbor_scene_max_depth), E(arbor_scene_stats_get), E(arbor_scene_stats_reset), E(arbor_node_create),
+    E(arbor_scene_max_depth), E(arbor_scene_stats_get), E(arbor_scene_stats_reset), E(arbor_node_create), E(arbor_scene_create_nodes),
     E(arbor_node_destroy), E(arbor_node_alive), E(arbor_node_set_translation), E(arbor_node_set_rotation),
     E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs),
     E(arbor_node_local_matrix), E(arbor_node_is_matrix_backed), E(arbor_node_is_locked), E(arbor_node_set_name),

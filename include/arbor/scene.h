@@ -121,6 +121,22 @@ typedef struct arbor_node_desc {   /* all zero: an identity root with no name */
    must not be NULL. May allocate (storage grows geometrically, names are copied). */
 ARBOR_API arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out);
 
+/* Creates count nodes at once, as count calls of arbor_node_create in order would (the same
+   handles, links, sibling order and values), their handles in out[0 .. count). parents may be
+   NULL, every node's parent then being its desc's; otherwise parents[i] >= 0 makes node i a
+   child of out[parents[i]], a node of this call made before it (parents[i] < i), and -1 leaves
+   descs[i].parent as given. Much faster than a call a node when the parents lie anywhere in
+   memory (they are looked up ahead). Refused, with nothing created and out untouched: what
+   arbor_node_create refuses, said of descs[i]; parents[i] neither -1 nor below i, or given
+   with descs[i].parent too (ARBOR_ERR_INVALID_ARGUMENT); no memory. count 0 does nothing.
+   Example, a root and two children:
+       arbor_node_desc d[3] = { { .name = "root" }, { .translation = {1, 0, 0} }, { .scale = {2, 2, 2} } };
+       int32_t parents[3] = { -1, 0, 0 };
+       arbor_node out[3];
+       arbor_scene_create_nodes(s, d, parents, 3, out);                                        */
+ARBOR_API arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents,
+                                                uint32_t count, arbor_node *out);
+
 /* Destroys root and every descendant, deepest first (reverse breadth-first order). Their
    handles stay dead forever. */
 ARBOR_API arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root);

@@ -403,11 +403,12 @@ arbor_real arbor__affine_det3(const arbor_real a[12]);
 bool arbor__affine_decompose(const arbor_real a[12], arbor_real t[3], arbor_real q[4], arbor_real s[3]);
 
 /* True when all n values are finite: v - v is 0 for a finite value and NaN for an infinity or
-   a NaN, and a NaN survives the sum (no branch per value). */
+   a NaN (no branch per value; the tests are independent, so the compiler runs them side by
+   side where a sum of them would be one chain of additions). */
 ARBOR__HOT bool arbor__all_finite(const arbor_real *v, size_t n) {
-    arbor_real zero = 0;
-    for (size_t i = 0; i < n; ++i) zero = zero + (v[i] - v[i]);
-    return zero == 0;
+    bool finite = true;
+    for (size_t i = 0; i < n; ++i) finite &= v[i] - v[i] == 0;
+    return finite;
 }
 
 #endif

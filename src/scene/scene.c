@@ -184,13 +184,22 @@ static bool all_zero(const arbor_real *v, int n) {
     return true;
 }
 
+/* How messages name the desc at fault: "descs[i]: " in a bulk creation (index >= 0), nothing
+   for one node. Formatted only when a check fails. */
+static const char *desc_at(char *buf, size_t cap, int64_t index) {
+    if (index < 0) return "";
+    snprintf(buf, cap, "descs[%lld]: ", (long long)index);
+    return buf;
+}
+#define DESC_AT(index) desc_at((char[32]){0}, 32, (index))
+
 /* Checks a 4x4 local matrix given by a caller. */
-static arbor_result check_matrix(const arbor_real m[16], const char *func) {
+static arbor_result check_matrix(const arbor_real m[16], const char *func, int64_t index) {
     if (!arbor__all_finite(m, 16))
-        return arbor__fail(ARBOR_ERR_NONFINITE, func, "the matrix holds a NaN or infinity");
+        return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sthe matrix holds a NaN or infinity", DESC_AT(index));
     if (m[3] != 0 || m[7] != 0 || m[11] != 0 || m[15] != 1)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func,
-                           "the matrix's last row is (%g, %g, %g, %g), not (0, 0, 0, 1)", (double)m[3],
+                           "%sthe matrix's last row is (%g, %g, %g, %g), not (0, 0, 0, 1)", DESC_AT(index), (double)m[3],
                            (double)m[7], (double)m[11], (double)m[15]);
     return ARBOR_OK;
 }
@@ -220,42 +229,45 @@ static bool store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], 
     return true;
 }
 
-arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out) {
-    static const char *const fn = "arbor_node_create";
-    if (!s || !desc || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene, desc and out are required");
-    uint32_t parent = 0;
-    if (desc->parent.id) {
-        arbor_result r = ARBOR_OK;
-        if (!(parent = arbor__require(s, desc->parent, fn, &r))) return r;
-        if (s->n.depth[parent] + 1 > s->max_depth)
-            return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "a child of node " ARBOR__NODE_FMT " would be at depth %u, beyond max_depth %u",
-                               ARBOR__NODE_ARGS(s, parent), s->n.depth[parent] + 1, s->max_depth);
+/* The TRS a node's desc gives it (identity parts for what is left zero), or why the desc is
+   refused; a matrix desc is checked and keeps the identity TRS (store_matrix sets it). */
+ARBOR__HOT arbor_result desc_trs(const arbor_node_desc *desc, arbor_real trs[ARBOR__TRS], const char *fn, int64_t index) {
+    static const arbor_real identity[ARBOR__TRS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+    memcpy(trs, identity, sizeof identity);
+    if (desc->matrix) return check_matrix(desc->matrix, fn, index);
+    if (!arbor__all_finite(desc->translation, 3) || !arbor__all_finite(desc->rotation, 4) ||
+        !arbor__all_finite(desc->scale, 3))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS holds a NaN or infinity", DESC_AT(index));
+    memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
+    if (!all_zero(desc->rotation, 4) && !arbor__unit_quat(trs + ARBOR__R, desc->rotation))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation cannot be normalised", DESC_AT(index));
+    if (!all_zero(desc->scale, 3)) {
+        if (desc->scale[0] == 0 || desc->scale[1] == 0 || desc->scale[2] == 0)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
+                               "%sthe scale (%g, %g, %g) is partly given: give all three components (a node "
+                               "flattened on purpose gets its zero scale from arbor_node_set_scale)",
+                               DESC_AT(index), (double)desc->scale[0], (double)desc->scale[1], (double)desc->scale[2]);
+        memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
     }
-    arbor_real trs[ARBOR__TRS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-    if (desc->matrix) {
-        arbor_result r = check_matrix(desc->matrix, fn);
-        if (r) return r;
-    } else {
-        if (!arbor__all_finite(desc->translation, 3) || !arbor__all_finite(desc->rotation, 4) ||
-            !arbor__all_finite(desc->scale, 3))
-            return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the TRS holds a NaN or infinity");
-        memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
-        if (!all_zero(desc->rotation, 4) && !arbor__unit_quat(trs + ARBOR__R, desc->rotation))
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation cannot be normalised");
-        if (!all_zero(desc->scale, 3)) {
-            if (desc->scale[0] == 0 || desc->scale[1] == 0 || desc->scale[2] == 0)
-                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
-                                   "the scale (%g, %g, %g) is partly given: give all three components (a node "
-                                   "flattened on purpose gets its zero scale from arbor_node_set_scale)",
-                                   (double)desc->scale[0], (double)desc->scale[1], (double)desc->scale[2]);
-            memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
-        }
-    }
-    if (!arbor__reserve(s, 1) || ((desc->user || desc->matrix) && !arbor__attachment_reserve(s, 1)))
-        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
-    char *name;
-    if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
+    return ARBOR_OK;
+}
 
+/* The depth a child of parent (0: none) would have, or why it may not have it. */
+static arbor_result child_depth(const arbor_scene *s, uint32_t parent, uint32_t parent_depth, uint32_t *depth,
+                                const char *fn, int64_t index) {
+    *depth = parent ? parent_depth + 1 : 0;
+    if (parent && parent_depth + 1 > s->max_depth)
+        return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "%sa child of node " ARBOR__NODE_FMT " would be at depth %u, beyond max_depth %u",
+                           DESC_AT(index), ARBOR__NODE_ARGS(s, parent), parent_depth + 1, s->max_depth);
+    return ARBOR_OK;
+}
+
+/* Makes the node of a checked desc, its TRS in trs (NULL: written in its slot already) and its
+   name copied, under parent (0: a root) at `depth`: takes a free slot and id (storage and, with
+   a user pointer or a matrix, an attachment record reserved), links it last and marks it out of date.
+   Returns its slot. */
+ARBOR__HOT uint32_t place_node(arbor_scene *s, const arbor_node_desc *desc, const arbor_real trs[ARBOR__TRS], char *name,
+                               uint32_t parent, uint32_t depth) {
     uint32_t slot = s->free_head, id = s->id_free;
     if (slot) {
         s->free_head = s->n.next_sibling[slot];
@@ -277,16 +289,157 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     s->n.name[slot] = name;
     s->n.attachment[slot] = 0;
     s->n.version[slot] = 0;
-    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
+    if (trs) memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, ARBOR__TRS * sizeof *trs);
     if (desc->matrix)
         store_matrix(s, slot, desc->matrix, desc->lock_matrix); /* reserved: cannot fail */
     else
         s->n.flags[slot] |= ARBOR__LOCAL_DIRTY;
     if (desc->user) arbor_node_set_user(s, arbor__handle(s, slot), desc->user); /* reserved: cannot fail */
     arbor__link(s, slot, parent, 0);
-    s->n.depth[slot] = parent ? s->n.depth[parent] + 1 : 0;
-    arbor__invalidate(s, slot);
-    *out = arbor__handle(s, slot);
+    s->n.depth[slot] = depth;
+    arbor__invalidate_new(s, slot);
+    return slot;
+}
+
+arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbor_node *out) {
+    static const char *const fn = "arbor_node_create";
+    if (!s || !desc || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene, desc and out are required");
+    uint32_t parent = 0, depth = 0;
+    arbor_result r = ARBOR_OK;
+    if (desc->parent.id) {
+        if (!(parent = arbor__require(s, desc->parent, fn, &r))) return r;
+        if ((r = child_depth(s, parent, s->n.depth[parent], &depth, fn, -1))) return r;
+    }
+    arbor_real trs[ARBOR__TRS];
+    if ((r = desc_trs(desc, trs, fn, -1))) return r;
+    if (!arbor__reserve(s, 1) || ((desc->user || desc->matrix) && !arbor__attachment_reserve(s, 1)))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for node storage");
+    char *name;
+    if (!copy_name(s, desc->name, &name)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name");
+    *out = arbor__handle(s, place_node(s, desc, trs, name, parent, depth));
+    return ARBOR_OK;
+}
+
+/* Bulk creation: every desc checked first (the depths of the batch's nodes in scratch), then
+   storage, records and names taken, then the nodes made in order (their slots in scratch, which
+   the batch's children look their parents up in). Ahead of each node, the parent lines a later
+   node will touch are asked for, so that on a tree whose parents lie anywhere in memory the
+   misses overlap instead of coming one after another. */
+#define CREATE_AHEAD 16u
+
+/* The slot of node j's parent when it can be known by node i (a node of the batch made
+   already, or a handle of a node of the scene), else 0. Only asks: the answer may be stale. */
+ARBOR__HOT uint32_t parent_ahead(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents,
+                                 const uint32_t *batch, uint32_t j, uint32_t i) {
+    int32_t p = parents ? parents[j] : -1;
+    if (p >= 0) return (uint32_t)p < i ? batch[p] : 0;
+    uint32_t id = (uint32_t)descs[j].parent.id, slot = id && id < s->id_end ? s->n.slot_of[id] : 0;
+    return slot < s->slot_end ? slot : 0;
+}
+
+/* Asks for what node i + 2 x AHEAD, i + AHEAD, i + AHEAD / 2 will read, in three steps, each
+   reading only what the one before asked for: where its parent's slot is (batch, or slot_of),
+   then the parent's links and flags, then its last child's sibling link; in the checking pass,
+   the handle's generation and slot, then the parent's depth and flags. */
+ARBOR__HOT void create_prefetch(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents,
+                                const uint32_t *batch, uint32_t i, uint32_t count, bool making) {
+    uint32_t far = i + 2 * CREATE_AHEAD, near = i + CREATE_AHEAD, next = i + CREATE_AHEAD / 2;
+    if (far < count) {
+        int32_t p = parents ? parents[far] : -1;
+        uint32_t id = (uint32_t)descs[far].parent.id;
+        if (p >= 0 && (uint32_t)p < count)
+            __builtin_prefetch(batch + p);
+        else if (p < 0 && id && id < s->id_end) {
+            __builtin_prefetch(s->n.slot_of + id);
+            if (!making) __builtin_prefetch(s->n.gen + id);
+        }
+    }
+    if (near < count) {
+        uint32_t p = parent_ahead(s, descs, parents, batch, near, making ? i : 0);
+        if (p && making) {
+            __builtin_prefetch(s->n.last_child + p, 1);
+            __builtin_prefetch(s->n.flags + p, 1);
+        } else if (p) {
+            __builtin_prefetch(s->n.depth + p);
+            __builtin_prefetch(s->n.flags + p);
+        }
+    }
+    if (making && next < count) {
+        uint32_t p = parent_ahead(s, descs, parents, batch, next, i);
+        if (p) __builtin_prefetch(s->n.next_sibling + s->n.last_child[p], 1);
+    }
+}
+
+/* Frees the first `copied` of the `count` names taken for a batch, and their array. */
+static void free_names(arbor_scene *s, char **names, uint32_t copied, uint32_t count) {
+    for (uint32_t i = 0; i < copied; i++)
+        if (names[i]) arbor__free(s, names[i], strlen(names[i]) + 1);
+    arbor__free(s, names, (size_t)count * sizeof *names);
+}
+
+arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t count,
+                                      arbor_node *out) {
+    static const char *const fn = "arbor_scene_create_nodes";
+    if (!s || (count && (!descs || !out)))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a scene, and descs and out for %u nodes, are required", count);
+    if (!count) return ARBOR_OK;
+    if (!arbor__reserve(s, count)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u more nodes", count);
+    uint32_t *batch = s->n.scratch; /* reserved above: at least count entries */
+    uint32_t records = 0, named = 0;
+    bool in_place = !s->free_head;
+    arbor_result r = ARBOR_OK;
+    for (uint32_t i = 0; i < count; i++) {
+        const arbor_node_desc *d = descs + i;
+        int32_t p = parents ? parents[i] : -1;
+        create_prefetch(s, descs, parents, batch, i, count, false);
+        if (p >= 0) {
+            if ((uint32_t)p >= i)
+                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: a parent in the batch comes before its child", i, (int)p);
+            if (d->parent.id)
+                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "descs[%u] names a parent and parents[%u] another", i, i);
+            if (batch[p] + 1 > s->max_depth)
+                return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "descs[%u]: a child of descs[%d] would be at depth %u, beyond max_depth %u",
+                                   i, (int)p, batch[p] + 1, s->max_depth);
+            batch[i] = batch[p] + 1;
+        } else if (p != -1) {
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: an index in the batch or -1", i, (int)p);
+        } else if (d->parent.id) {
+            uint32_t slot = arbor__live_slot(s, d->parent);
+            if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent of descs[%u] is not a live node", i);
+            if ((r = child_depth(s, slot, s->n.depth[slot], &batch[i], fn, i))) return r;
+        } else {
+            batch[i] = 0;
+        }
+        /* Without free slots the batch takes the slots from slot_end on: the TRS goes there now
+           (beyond slot_end nothing reads it if the call is refused), else it is made again. */
+        arbor_real scrap[ARBOR__TRS], *trs = in_place ? s->n.trs + ((size_t)s->slot_end + i) * ARBOR__TRS : scrap;
+        if ((r = desc_trs(d, trs, fn, i))) return r;
+        records += d->user || d->matrix; /* a matrix may need its record (arbor__keep_matrix) */
+        named += d->name != NULL;
+    }
+    if (records && !arbor__attachment_reserve(s, records))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u attachment records", records);
+    char **names = NULL;
+    if (named) {
+        if (!(names = arbor__alloc(s, (size_t)count * sizeof *names))) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the names");
+        for (uint32_t i = 0; i < count; i++)
+            if (!copy_name(s, descs[i].name, &names[i])) {
+                free_names(s, names, i, count);
+                return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name of descs[%u]", i);
+            }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const arbor_node_desc *d = descs + i;
+        create_prefetch(s, descs, parents, batch, i, count, true);
+        int32_t p = parents ? parents[i] : -1;
+        uint32_t parent = p >= 0 ? batch[p] : d->parent.id ? arbor__slot(s, d->parent) : 0;
+        arbor_real trs[ARBOR__TRS];
+        if (!in_place) desc_trs(d, trs, fn, i); /* checked above: cannot fail */
+        uint32_t depth = batch[i];
+        batch[i] = place_node(s, d, in_place ? NULL : trs, names ? names[i] : NULL, parent, depth);
+        out[i] = arbor__handle(s, batch[i]);
+    }
+    if (names) arbor__free(s, names, (size_t)count * sizeof *names);
     return ARBOR_OK;
 }
 
@@ -651,7 +804,7 @@ arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arb
     uint32_t slot = arbor__require(s, n, fn, &r);
     if (!slot) return r;
     if (!m) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "m is NULL");
-    if ((r = check_matrix(m, fn))) return r;
+    if ((r = check_matrix(m, fn, -1))) return r;
     if (!store_matrix(s, slot, m, lock)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the matrix");
     arbor__invalidate(s, slot);
     return ARBOR_OK;

@@ -312,6 +312,12 @@ static inline bool arbor__own_hidden(const arbor_scene *s, uint32_t slot) {
 }
 
 /* ---- world (scene/world.c) ---- */
+/* Puts slot on the pending list (once). */
+static inline void arbor__pending_push(arbor_scene *s, uint32_t slot) {
+    if (s->n.flags[slot] & ARBOR__PENDING) return;
+    s->n.flags[slot] |= ARBOR__PENDING;
+    s->n.pending[s->pending_count++] = slot; /* at most one entry per slot: never overflows */
+}
 /* Marks slot's world matrix out of date, and with it its descendants' (stopping at nodes
    already out of date), and keeps the node reachable by the next update. */
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t slot);
@@ -325,6 +331,16 @@ static inline void arbor__invalidate(arbor_scene *s, uint32_t slot) {
         ((f & ARBOR__PENDING) || (parent && (s->n.flags[parent] & ARBOR__WORLD_DIRTY))))
         return;
     arbor__invalidate_subtree(s, slot);
+}
+/* arbor__invalidate for a node just made, current and with no children yet: its subtree is
+   itself. */
+static inline void arbor__invalidate_new(arbor_scene *s, uint32_t slot) {
+    arbor__notify_stale(s, slot);
+    s->n.flags[slot] |= ARBOR__WORLD_DIRTY;
+    s->stats.invalidated++;
+    s->dirty_count++;
+    uint32_t parent = s->n.parent[slot];
+    if (!parent || !(s->n.flags[parent] & ARBOR__WORLD_DIRTY)) arbor__pending_push(s, slot);
 }
 /* Many writes at once, in a scene whose slot order puts parents first: each written node is
    marked (its TRS written), then one arbor__invalidate_in_order from the lowest written slot

@@ -20,12 +20,6 @@
 
 #include "scene/scene_internal.h"
 
-static void pending_push(arbor_scene *s, uint32_t slot) {
-    if (s->n.flags[slot] & ARBOR__PENDING) return;
-    s->n.flags[slot] |= ARBOR__PENDING;
-    s->n.pending[s->pending_count++] = slot; /* at most one entry per slot: never overflows */
-}
-
 /* Finishes invalidations in one pass in slot order, from slot `from` on: marks every node
    whose parent is out of date, and sends each node a bulk write marked (QUEUED) to the
    pending list unless its parent is out of date. Needs parents first in slot order: nodes
@@ -43,7 +37,7 @@ void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
             flags[n] = (uint8_t)(f & ~ARBOR__QUEUED);
             marked++;
             arbor__notify_stale(s, n); /* a bulk write: here, not on its threads */
-            if (!parent_dirty) pending_push(s, n);
+            if (!parent_dirty) arbor__pending_push(s, n);
         } else if (!(f & ARBOR__WORLD_DIRTY) && parent_dirty) {
             flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
             marked++;
@@ -80,7 +74,7 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
         }
     }
     uint32_t parent = s->n.parent[top];
-    if (!parent || !(flags[parent] & ARBOR__WORLD_DIRTY)) pending_push(s, top);
+    if (!parent || !(flags[parent] & ARBOR__WORLD_DIRTY)) arbor__pending_push(s, top);
 }
 
 /* Where computations count and get their versions: a lazy read, a serial update, or one task
