@@ -224,7 +224,7 @@ static arbor_result op_create_child(arbor_scene *s, fault_case *c) {
 
 static arbor_result op_create_nodes(arbor_scene *s, fault_case *c) {
     static int user;
-    static const arbor_real m[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1};
+    static const arbor_real m[16] = {0, 1, 0, 0, -1, 0.5, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1}; /* sheared: kept in a record */
     const arbor_node_desc d[4] = {{.name = "batch root", .user = &user, .translation = {1, 2, 3}},
                                   {.name = "batch child", .matrix = m, .lock_matrix = true},
                                   {.parent = c->h[3], .rotation = {0, 0, 1, 1}},
