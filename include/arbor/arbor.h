@@ -6,11 +6,12 @@
  *
  * - base.h     arbor_real, result codes, the last error, handles, allocator and log hooks, version
  * - math.h     matrices and quaternions on plain arrays (column-major, glTF conventions)
- * - scene.h    scenes, nodes, the hierarchy, world matrices, batch update, stats
+ * - scene.h    scenes, nodes, the hierarchy, world matrices, batch and parallel update, bulk
+ *              writes, node visibility, stats
  * - view.h     frames, cameras and lights on nodes
  * - bounds.h   meshes and local bounds on nodes, boxes up the tree, culling, instancing
- * - instances.h a node drawn many times, node visibility, levels of detail
- * - parallel.h bulk writes, the parallel update, executors and a small thread pool
+ * - instances.h a node drawn many times, levels of detail
+ * - parallel.h a small thread pool, an executor for the parallel update and bulk writes
  * - pose.h     many nodes posed in place and brought up to date in one pass
  * - edit.h     the journal (undo, redo, groups), clones, foreign parents, change lists
  * - anim.h     keyframe clips playing on nodes, blends, joint matrices of skins

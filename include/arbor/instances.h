@@ -13,7 +13,8 @@
  * as a group (its own box), then one by one while the group straddles; instancing
  * (arbor_scene_gather_instances) writes one matrix per instance, in instance order.
  *
- * Visibility. Every node is visible unless hidden with arbor_node_set_visible; a node is drawn
+ * Visibility (declared in scene.h, the scene keeps it). Every node is visible unless hidden
+ * with arbor_node_set_visible; a node is drawn
  * only when it and all its ancestors are visible (its effective visibility). The effective
  * visibility is cached per node and answered in O(1) when no visibility and no link changed
  * since; after a change, the first answer climbs to the nearest node whose answer is still
@@ -86,25 +87,6 @@ ARBOR_API arbor_result arbor_node_cull_instances(arbor_scene *s, arbor_node n, c
 
 /* Nodes of the scene that carry instances, and their instances in all (O(nodes)). */
 ARBOR_API uint32_t arbor_scene_instanced_count(const arbor_scene *s, uint64_t *instances);
-
-/* ---- Visibility ---------------------------------------------------------------------------- */
-
-/* Hides (false) or shows (true) the node and, through it, its subtree. O(1), plus O(subtree)
-   the first time a visibility changes after the scene's effective visibilities were read
-   (marking their answers out of date). May allocate (the node's attachment record). Changes
-   no version. */
-ARBOR_API arbor_result arbor_node_set_visible(arbor_scene *s, arbor_node n, bool visible);
-
-/* The node's own visibility (false for a dead node). */
-ARBOR_API bool arbor_node_visible(const arbor_scene *s, arbor_node n);
-
-/* True when the node and every ancestor are visible (false for a dead node). O(1) when no
-   visibility and no link changed since the last answer; otherwise O(depth) at most. Not one of
-   the reads that may run on many threads at once: it keeps its answers. */
-ARBOR_API bool arbor_node_effectively_visible(arbor_scene *s, arbor_node n);
-
-/* Nodes whose own visibility is off (live ones; O(1) when there are none). */
-ARBOR_API uint32_t arbor_scene_hidden_count(const arbor_scene *s);
 
 /* ---- Levels of detail ------------------------------------------------------------------------ */
 

@@ -264,6 +264,72 @@ ARBOR_API const char *arbor_node_name(const arbor_scene *s, arbor_node n);
    when nothing matches, or for an empty path or an empty segment. */
 ARBOR_API arbor_node arbor_scene_find(const arbor_scene *s, const char *path);
 
+/* ---- Many nodes at once ------------------------------------------------------------------- */
+
+/* Bulk writes set one component of many nodes in one call, with the rules of the per-node
+   setters: a failed call changes nothing (every input is checked before anything is written).
+   The parallel update and the parallel bulk writes take an executor: the host's job system
+   given as a parallel_for callback, or the executor of arbor's own pool (parallel.h). Their
+   matrices are bitwise the same as a serial update's and a lazy read's, for any number of
+   threads. */
+
+/* One task of a parallel_for: index is in [0, count). */
+typedef void (*arbor_task_fn)(void *task_user, uint32_t index);
+
+typedef struct arbor_executor {
+    /* Runs fn(task_user, i) once for every i in [0, count), in any order and on any threads,
+       and returns when all have finished. */
+    void (*parallel_for)(void *user, uint32_t count, arbor_task_fn fn, void *task_user);
+    void *user;
+} arbor_executor;
+
+/* Brings every world matrix up to date like arbor_scene_update, running independent dirty
+   subtrees (and the parts of one huge tree below its top levels) as tasks of the executor.
+   executor NULL: serial. */
+ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
+
+/* Bulk writes: nodes[i] gets values[i * k .. i * k + k - 1] (k = 3, 4, 3 or 10 for
+   translation, rotation, scale, TRS laid out as arbor_trs). Refused with nothing written:
+   a dead or NONE handle (ARBOR_ERR_DEAD_NODE / ARBOR_ERR_INVALID_ARGUMENT), a locked node
+   (ARBOR_ERR_LOCKED), a NaN or infinity (ARBOR_ERR_NONFINITE), a zero quaternion
+   (ARBOR_ERR_INVALID_ARGUMENT). Quaternions are normalised. */
+ARBOR_API arbor_result arbor_scene_set_translations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+ARBOR_API arbor_result arbor_scene_set_rotations(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+ARBOR_API arbor_result arbor_scene_set_scales(arbor_scene *s, const arbor_node *nodes, const arbor_real *values, uint32_t count);
+
+/* The bulk writes above with the work shared out on an executor (NULL: serial). Same results
+   and refusals (the lowest refused index is the one reported). The writes run in parallel
+   when they pay: many nodes (16,384 or more, at least an eighth of the scene) in strictly
+   increasing creation order -- the order a scene built parents first gives, with no node
+   twice -- in a scene whose nodes all come after their parents in creation order (no
+   reparenting under a later node, no reuse of a destroyed node's storage under an earlier
+   parent). Otherwise they run on the calling thread as the serial calls do. */
+ARBOR_API arbor_result arbor_scene_set_translations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                             uint32_t count, const arbor_executor *executor);
+ARBOR_API arbor_result arbor_scene_set_rotations_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                          uint32_t count, const arbor_executor *executor);
+ARBOR_API arbor_result arbor_scene_set_scales_parallel(arbor_scene *s, const arbor_node *nodes, const arbor_real *values,
+                                                       uint32_t count, const arbor_executor *executor);
+
+/* ---- Visibility ---------------------------------------------------------------------------- */
+
+/* Hides (false) or shows (true) the node and, through it, its subtree. O(1), plus O(subtree)
+   the first time a visibility changes after the scene's effective visibilities were read
+   (marking their answers out of date). May allocate (the node's attachment record). Changes
+   no version. */
+ARBOR_API arbor_result arbor_node_set_visible(arbor_scene *s, arbor_node n, bool visible);
+
+/* The node's own visibility (false for a dead node). */
+ARBOR_API bool arbor_node_visible(const arbor_scene *s, arbor_node n);
+
+/* True when the node and every ancestor are visible (false for a dead node). O(1) when no
+   visibility and no link changed since the last answer; otherwise O(depth) at most. Not one of
+   the reads that may run on many threads at once: it keeps its answers. */
+ARBOR_API bool arbor_node_effectively_visible(arbor_scene *s, arbor_node n);
+
+/* Nodes whose own visibility is off (live ones; O(1) when there are none). */
+ARBOR_API uint32_t arbor_scene_hidden_count(const arbor_scene *s);
+
 #ifdef __cplusplus
 }
 #endif

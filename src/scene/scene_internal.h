@@ -401,11 +401,6 @@ arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, u
 /* ---- attachments (scene/attach.c) ---- */
 /* The node's attachment record, or NULL when it has none. */
 ARBOR__FOR_GLTF const arbor__attachment *arbor__attachment_of(const arbor_scene *s, uint32_t slot);
-/* The record of a live node that carries `part` (ARBOR__HAS_CAMERA or ARBOR__HAS_LIGHT) and
-   its slot; NULL after recording why in *r: the handle (arbor__require), or
-   ARBOR_ERR_INVALID_ARGUMENT when the node carries no such part. */
-const arbor__attachment *arbor__carrying(const arbor_scene *s, arbor_node n, uint32_t part, uint32_t *slot,
-                                         arbor_result *r, const char *fn);
 /* Makes sure the next `count` records nodes ask for can be had; false when out of memory. */
 bool arbor__attachment_reserve(arbor_scene *s, uint32_t count);
 /* The node's record, made (empty) when it has none; NULL when out of memory. */
@@ -414,6 +409,8 @@ arbor__attachment *arbor__attachment_writable(arbor_scene *s, uint32_t slot);
    *other (mesh -1, nothing in has, no user) leaves the node without a record. Its foreign
    parent stays. False when out of memory (nothing changed). */
 bool arbor__attachment_swap(arbor_scene *s, uint32_t slot, arbor__attachment *other);
+/* Drops the node's record when it no longer holds anything (a setter that cleared a part). */
+void arbor__attachment_trim(arbor_scene *s, uint32_t slot);
 /* Drops the node's record (node destruction). */
 void arbor__attachment_release(arbor_scene *s, uint32_t slot);
 /* Frees the scene's records. */
