@@ -603,6 +603,60 @@ static void test_matrix_nodes_locked(void **state)
     }
 }
 
+/* The core's messages name a loaded node by its path and its index in the file: a node put
+   under its own child is refused naming both, each with the index the file's JSON gives it;
+   a node made in code, and a node on the id of a destroyed loaded one, carry no index. */
+static void test_core_messages_name_file_indices(void **state)
+{
+    (void)state;
+    NEED_SHARED();
+    const char *name = "BlenderIO_02_node_hierarchy/02_node_hierarchy.gltf";
+    char path[512];
+    snprintf(path, sizeof path, "%s/samples/%s", GLTF_DIR, name);
+    json_t *root = file_json(path), *nodes = json_object_get(root, "nodes");
+    /* the first node with a child, and that child, from the JSON */
+    size_t parent = SIZE_MAX, child = SIZE_MAX;
+    for (size_t i = 0; i < json_array_size(nodes) && parent == SIZE_MAX; i++) {
+        json_t *kids = json_object_get(json_array_get(nodes, i), "children");
+        if (json_array_size(kids)) {
+            parent = i;
+            child = (size_t)json_integer_value(json_array_get(kids, 0));
+        }
+    }
+    assert_true(parent != SIZE_MAX);
+    const char *parent_name = json_string_value(json_object_get(json_array_get(nodes, parent), "name"));
+    const char *child_name = json_string_value(json_object_get(json_array_get(nodes, child), "name"));
+    assert_non_null(parent_name);
+    assert_non_null(child_name);
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_gltf *doc;
+    load_sample(s, name, &doc);
+    arbor_node p = arbor_gltf_node(doc, (uint32_t)parent), c = arbor_gltf_node(doc, (uint32_t)child);
+    char want[256];
+    snprintf(want, sizeof want, "arbor_node_set_parent: node '%s' (#%zu) cannot go under its descendant '%s/%s' (#%zu): that would make a ring",
+             parent_name, parent, parent_name, child_name, child);
+    assert_int_equal(arbor_node_set_parent(s, p, c, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
+    assert_string_equal(arbor_last_error(), want);
+    /* a node made in code has its path only */
+    arbor_node mine;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "mine", .parent = c }, &mine));
+    snprintf(want, sizeof want, "arbor_node_set_parent: node '%s/%s/mine' cannot go under itself, '%s/%s/mine': that "
+             "would make a ring", parent_name, child_name, parent_name, child_name);
+    assert_int_equal(arbor_node_set_parent(s, mine, mine, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
+    assert_string_equal(arbor_last_error(), want);
+    /* the child's id, reused by a node made in code after the child is destroyed, has no index */
+    arbor_node_destroy(s, c);
+    arbor_node again;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "again" }, &again));
+    assert_int_equal((uint32_t)again.id, (uint32_t)c.id);
+    assert_int_equal(arbor_node_set_parent(s, again, again, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
+    assert_string_equal(arbor_last_error(), "arbor_node_set_parent: node 'again' cannot go under itself, 'again': that would make a ring");
+    arbor_gltf_destroy(doc);
+    arbor_scene_destroy(s);
+    json_decref(root);
+}
+
 static void test_scenes_and_roots(void **state)
 {
     (void)state;
@@ -1475,6 +1529,7 @@ int main(void)
         cmocka_unit_test(test_invalid_corpus_strict),
         cmocka_unit_test(test_invalid_corpus_lenient),
         cmocka_unit_test(test_samples),
+        cmocka_unit_test(test_core_messages_name_file_indices),
         cmocka_unit_test(test_matrix_nodes_locked),
         cmocka_unit_test(test_scenes_and_roots),
         cmocka_unit_test(test_cameras_and_lights),

@@ -131,4 +131,9 @@ void arbor__gltf_node_ext_free(arbor_gltf *doc);
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
                                    char *reason, size_t reason_cap);
 
+/* The file indices of loaded nodes, for the core's messages (gltf/labels.c): room for count
+   more nodes (false when out of memory), then each node's index once it is made. */
+bool arbor__gltf_indices_reserve(arbor_scene *s, uint32_t count);
+void arbor__gltf_indices_set(arbor_scene *s, arbor_node n, uint32_t index);
+
 #endif

@@ -103,10 +103,14 @@ arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out)
 }
 
 const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap) {
-    /* Written backwards from the end, leaf first; each segment takes at least one byte, so the
-       walk ends within cap steps even on links that are not what they should be. */
-    size_t at = cap - 1;
-    buf[at] = '\0';
+    /* Written backwards from the end: the closing quote and the file index, then the path leaf
+       first, then the opening quote; each segment takes at least one byte, so the walk ends
+       within cap steps even on links that are not what they should be. */
+    char tail[24] = "'";
+    uint32_t index;
+    if (s->hooks.file_index && s->hooks.file_index(s, slot, &index)) snprintf(tail, sizeof tail, "' (#%u)", (unsigned)index);
+    size_t tail_len = strlen(tail), at = cap - 1 - tail_len;
+    memcpy(buf + at, tail, tail_len + 1);
     for (uint32_t x = slot; x && x < s->slot_end; x = s->n.parent[x]) {
         char place[16];
         const char *text = s->n.name[x];
@@ -117,9 +121,9 @@ const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, si
             text = place;
         }
         size_t len = strlen(text), slash = x != slot;
-        if (len + slash + 4 > at) {
+        if (len + slash + 5 > at) {
             if (x == slot) { /* the node's own name alone is too long: its start, then "..." */
-                snprintf(buf, cap, "%.*s...", (int)(cap - 4), text);
+                snprintf(buf, cap, "'%.*s...%s", (int)(cap - 5 - tail_len), text, tail);
                 return buf;
             }
             at -= 4;
@@ -130,6 +134,7 @@ const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, si
         at -= len;
         memcpy(buf + at, text, len);
     }
+    buf[--at] = '\'';
     return buf + at;
 }
 

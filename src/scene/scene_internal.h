@@ -163,6 +163,9 @@ typedef struct arbor__hooks {
        carries them along). */
     uint32_t (*held_count)(const arbor_scene *s);
     uint32_t (*held_number)(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
+    /* How messages name a node (arbor__node_label) besides its path: true with the node's index
+       in the glTF file it was loaded from in *index (gltf: the nodes of its loads). */
+    bool (*file_index)(const arbor_scene *s, uint32_t slot, uint32_t *index);
     /* The scene is being destroyed: each registered feature frees its state (arbor__on_destroy). */
     void (*destroy[ARBOR__DESTROY_HOOKS])(arbor_scene *s);
 } arbor__hooks;
@@ -210,6 +213,7 @@ struct arbor_scene {
     uint32_t hidden;                /* nodes (live or held) whose own visibility is off */
     arbor__visibility visibility;
     arbor__instance_sets instance_sets;
+    struct arbor__file_indices *file_indices; /* gltf/labels.c */
 };
 
 /* TRS layout inside n.trs. */
@@ -249,10 +253,11 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
 }
 /* How messages name a node: its path of names from its root, quoted ('base/arm/hand'), an
    unnamed node on it as [i], its place among its siblings; a path longer than the buffer keeps
-   its last part after ".../". Written into buf (cap bytes), which it returns a part of. */
+   its last part after ".../"; then, for a node loaded from a file (the file_index hook), its
+   index there: 'base/arm/hand' (#3). Written into buf (cap bytes), which it returns a part of. */
 #define ARBOR__LABEL_CAP 160
 const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap);
-#define ARBOR__NODE_FMT "'%s'"
+#define ARBOR__NODE_FMT "%s"
 #define ARBOR__NODE_ARGS(s, slot) arbor__node_label((s), (slot), (char[ARBOR__LABEL_CAP]){0}, ARBOR__LABEL_CAP)
 /* The slot for a node argument, or 0 after recording why (ARBOR_ERR_INVALID_ARGUMENT for a
    NULL scene or ARBOR_NONE, ARBOR_ERR_DEAD_NODE otherwise) in *result. */
@@ -293,7 +298,7 @@ static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
     if (s->hooks.stale) arbor__call_stale(s, slot);
 }
 /* Has fn called when the scene is destroyed (once, however often it is asked). */
-void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
+ARBOR__FOR_GLTF void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
 
 /* ---- visibility (scene/visibility.c) ---- */
 /* slot's own visibility or link changed: its subtree's effective visibility is out of date. */

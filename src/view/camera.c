@@ -56,7 +56,7 @@ static arbor_result camera_projection(const arbor_scene *s, arbor_node camera, a
     if (aspect < 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "aspect %g is negative", (double)aspect);
     if (aspect == 0) aspect = c->aspect;
     if (c->type == ARBOR_CAMERA_PERSPECTIVE && aspect == 0)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "node " ARBOR__NODE_FMT "'s camera has no aspect ratio and none was given",
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the camera of node " ARBOR__NODE_FMT " has no aspect ratio and none was given",
                            ARBOR__NODE_ARGS(s, slot));
     projection(c, (double)aspect, out);
     return ARBOR_OK;
