@@ -690,9 +690,13 @@ static void test_scenes_and_roots(void **state)
     assert_int_equal(arbor_gltf_index(doc, second), 1); /* the map still knows where it came from */
     arbor_gltf_destroy(doc);
 
-    /* options.scene chooses, 0-based; ARBOR_GLTF_DEFAULT_SCENE is the file's `scene` (1 in this
-       file, which has scenes 0 and 1); out of range is refused with nothing loaded */
+    /* options.scene chooses, 0-based, with use_scene; all zero and ARBOR_GLTF_DEFAULT_SCENE are
+       the file's `scene` (1 in this file, which has scenes 0 and 1); out of range is refused
+       with nothing loaded */
+    arbor_gltf_options zero;
+    memset(&zero, 0, sizeof zero);
     arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
+    assert_memory_equal(&o, &zero, sizeof o); /* the defaults are all zero */
     char path[512];
     snprintf(path, sizeof path, "%s/samples/MultipleScenes/MultipleScenes.gltf", GLTF_DIR);
     ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
@@ -701,9 +705,20 @@ static void test_scenes_and_roots(void **state)
     ASSERT_OK(arbor_gltf_load(s, path, NULL, &doc));
     assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
     arbor_gltf_destroy(doc);
-    o.scene = 0;
+    ASSERT_OK(arbor_gltf_load(s, path, &zero, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
+    arbor_gltf_destroy(doc);
+    o.scene = 0; /* without use_scene: still the file's default */
+    ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
+    arbor_gltf_destroy(doc);
+    o.use_scene = true;
     ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
     assert_int_equal(arbor_gltf_loaded_scene(doc), 0);
+    arbor_gltf_destroy(doc);
+    o.scene = ARBOR_GLTF_DEFAULT_SCENE;
+    ASSERT_OK(arbor_gltf_load(s, path, &o, &doc));
+    assert_int_equal(arbor_gltf_loaded_scene(doc), 1);
     arbor_gltf_destroy(doc);
     uint32_t before = arbor_scene_node_count(s);
     o.scene = 2;

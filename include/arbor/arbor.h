@@ -50,8 +50,9 @@
  *   arbor_X_stats_reset.
  * - Descriptions: a struct arbor_X_desc, all zero for the defaults, passed by pointer (NULL is
  *   all defaults). A field that cannot be partly given is refused when it is (a node's scale:
- *   `.scale = {2}` is refused, not read as (2, 0, 0)). glTF load options are the exception to
- *   "all zero": scene 0 is a scene, so they start from ARBOR_GLTF_OPTIONS_DEFAULT.
+ *   `.scale = {2}` is refused, not read as (2, 0, 0)). Where zero is a value as well as the
+ *   default, a flag beside it says that it is given (glTF load options: `.use_scene = true`
+ *   with `.scene = 0` chooses scene 0; all zero, the file's default scene).
  * - Indices are 0-based everywhere, glTF scenes included (ARBOR_GLTF_DEFAULT_SCENE stands for a
  *   file's default scene).
  * - Threads: a scene is used by one thread at a time, except for the reads after an update

@@ -95,16 +95,17 @@ extern "C" {
    default scene: its `scene`, or scene 0 when it names none. */
 #define ARBOR_GLTF_DEFAULT_SCENE (-1)
 
-/* Start from ARBOR_GLTF_OPTIONS_DEFAULT (or pass NULL options): a zeroed struct chooses scene 0,
-   which is not the file's default scene when its `scene` names another. */
+/* All zero (or NULL options, or ARBOR_GLTF_OPTIONS_DEFAULT): the file's default scene, strict,
+   URIs inside the file's folder. */
 typedef struct arbor_gltf_options {
-    int32_t scene;                   /* the scene whose roots come first (0-based), or
-                                        ARBOR_GLTF_DEFAULT_SCENE */
+    int32_t scene;                   /* with use_scene: the scene whose roots come first
+                                        (0-based), or ARBOR_GLTF_DEFAULT_SCENE */
+    bool use_scene;                  /* false: the file's default scene, whatever `scene` holds */
     bool allow_outside_uris;         /* external URIs may leave the file's folder */
     bool lenient;                    /* load what can be loaded, with warnings, instead of
                                         refusing a file that breaks a MUST of the spec */
 } arbor_gltf_options;
-#define ARBOR_GLTF_OPTIONS_DEFAULT { ARBOR_GLTF_DEFAULT_SCENE, false, false }
+#define ARBOR_GLTF_OPTIONS_DEFAULT { 0, false, false, false }
 
 /* A loaded document: what the scene graph does not own, and the node index <-> handle map. */
 typedef struct arbor_gltf arbor_gltf;

@@ -358,6 +358,7 @@ done:
 static void begin(ld *L, arbor_scene *s, const char *file, const char *base_dir, const arbor_gltf_options *options) {
     *L = (ld){.s = s, .a = &s->allocator, .file = file, .base_dir = base_dir, .scene = -1};
     L->opt = options ? *options : (arbor_gltf_options)ARBOR_GLTF_OPTIONS_DEFAULT;
+    if (!L->opt.use_scene) L->opt.scene = ARBOR_GLTF_DEFAULT_SCENE;
 }
 
 static arbor_result refuse_arguments(const char *what) {

@@ -194,6 +194,7 @@ int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
     arbor_gltf_options options = ARBOR_GLTF_OPTIONS_DEFAULT;
     options.lenient = lenient;
     options.scene = scene;
+    options.use_scene = scene != ARBOR_GLTF_DEFAULT_SCENE;
     /* A file loads from its path (its messages name it, its URIs resolve beside it); standard
        input from its bytes, URIs resolving from the working directory. */
     /* about 30 MB a second on a slow machine: bigger files say so */
