@@ -11,3 +11,4 @@ s/\barbor_scene_reset_stats\b/arbor_scene_stats_reset/g
 s/\barbor_scene_stats\b\([[:space:]]*(\)/arbor_scene_stats_get\1/g
 s/\barbor_stats\b/arbor_scene_stats/g
 s/\barbor_gltf_default_scene\b/arbor_gltf_loaded_scene/g
+s/\barbor_gltf_save_with\b/arbor_gltf_save/g

@@ -128,7 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             play(s, doc);
             node_extensions(s, doc);
-            arbor_result saved = arbor_gltf_save(s, doc, out_path());
+            arbor_result saved = arbor_gltf_save(s, doc, out_path(), NULL);
             if (saved != ARBOR_OK && saved != ARBOR_ERR_IO) {
                 fprintf(stderr, "a loaded scene was not saved: %s\n", arbor_last_error());
                 abort();

@@ -278,7 +278,7 @@ static void test_dump_million_deep_chain(void **state) {
         parent = n;
     }
     make_dir(OUT_DIR);
-    if (arbor_gltf_save(s, NULL, OUT_DIR "/chain.glb") != ARBOR_OK) fail_msg("%s", arbor_last_error());
+    if (arbor_gltf_save(s, NULL, OUT_DIR "/chain.glb", NULL) != ARBOR_OK) fail_msg("%s", arbor_last_error());
     arbor_scene_destroy(s);
 
     FILE *p = popen("'" ARBOR_CLI_PATH "' dump '" OUT_DIR "/chain.glb' --json", "r");
@@ -571,7 +571,7 @@ static void save_with_eye(const char *path) {
     assert_int_equal(arbor_node_create(s, &d, &eye), ARBOR_OK);
     const arbor_camera ortho = { ARBOR_CAMERA_ORTHOGRAPHIC, 0, 0, 0.9f, 2, 0.1f, 100 };
     assert_int_equal(arbor_node_set_camera(s, eye, &ortho), ARBOR_OK);
-    assert_int_equal(arbor_gltf_save(s, doc, path), ARBOR_OK);
+    assert_int_equal(arbor_gltf_save(s, doc, path, NULL), ARBOR_OK);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
 }

@@ -1324,14 +1324,14 @@ static void test_save_keeps_order(void **state) {
 
     for (int pass = 0; pass < 2; pass++) { /* as edited, and with an undo and a redo in between */
         const char *path = pass ? ARBOR_TEST_OUTPUT_DIR "/edited.glb" : ARBOR_TEST_OUTPUT_DIR "/edited.gltf";
-        ASSERT_OK(arbor_gltf_save(s, NULL, path));
+        ASSERT_OK(arbor_gltf_save(s, NULL, path, NULL));
         arbor_scene *back = NULL;
         assert_int_equal(arbor_scene_create(NULL, &back), ARBOR_OK);
         arbor_gltf *doc;
         ASSERT_OK(arbor_gltf_load(back, path, NULL, &doc));
         assert_same_tree(s, back);
         /* and once more, through the document it came from */
-        ASSERT_OK(arbor_gltf_save(back, doc, path));
+        ASSERT_OK(arbor_gltf_save(back, doc, path, NULL));
         arbor_scene *again = NULL;
         assert_int_equal(arbor_scene_create(NULL, &again), ARBOR_OK);
         arbor_gltf *doc2;
@@ -1370,7 +1370,7 @@ static void test_save_keeps_order_of_a_loaded_file(void **state) {
     ASSERT_OK(arbor_journal_destroy_node(j, hand2));
     ASSERT_NODE_EQ(arbor_scene_first_root(s), mirror);
     const char *path = ARBOR_TEST_OUTPUT_DIR "/robot_arm_edited.gltf";
-    ASSERT_OK(arbor_gltf_save(s, doc, path));
+    ASSERT_OK(arbor_gltf_save(s, doc, path, NULL));
     arbor_scene *back = NULL;
     assert_int_equal(arbor_scene_create(NULL, &back), ARBOR_OK);
     arbor_gltf *doc2;

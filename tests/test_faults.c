@@ -300,7 +300,7 @@ static arbor_result op_load_memory(arbor_scene *s, fault_case *c) {
 }
 
 static arbor_result op_save(arbor_scene *s, fault_case *c) {
-    arbor_result r = arbor_gltf_save(s, c->doc, c->out);
+    arbor_result r = arbor_gltf_save(s, c->doc, c->out, NULL);
     if (r && (r != arbor_last_error_info().code || strcmp(arbor_last_error_info().file, c->out) != 0)) fail_msg("%s: code %d, message \"%s\"", c->out, (int)r, arbor_last_error());
     return r;
 }

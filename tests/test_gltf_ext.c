@@ -425,7 +425,7 @@ static void test_every_file(void **state) {
         for (int glb = 0; glb < 2; glb++) {
             char out[PATH_MAX];
             snprintf(out, sizeof out, "%s/%s%s", OUT_DIR, c.folder[i], glb ? ".glb" : ".gltf");
-            ASSERT_OK(arbor_gltf_save(s, doc, out));
+            ASSERT_OK(arbor_gltf_save(s, doc, out, NULL));
             note_written(out, c.path[i]);
             loaded back = load_ok(out);
             check_against(&back, &f, out);
@@ -473,7 +473,7 @@ static void test_edits_saved(void **state) {
     for (int glb = 0; glb < 2; glb++) {
         char out[PATH_MAX];
         snprintf(out, sizeof out, "%s/teapots_edited%s", OUT_DIR, glb ? ".glb" : ".gltf");
-                ASSERT_OK(arbor_gltf_save(l.s, l.doc, out));
+                ASSERT_OK(arbor_gltf_save(l.s, l.doc, out, NULL));
         fprintf(sources, "%s\t%s\n", out, teapots);
         loaded back = load_ok(out);
         arbor_node bt = arbor_gltf_node(back.doc, 3), bt0 = arbor_gltf_node(back.doc, 4);
@@ -542,7 +542,7 @@ static void test_edits_saved(void **state) {
     ASSERT_OK(arbor_node_destroy(t.s, arbor_gltf_node(t.doc, 0))); /* Low_LOD, the last level */
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/torus_edited.gltf", OUT_DIR);
-    ASSERT_OK(arbor_gltf_save(t.s, t.doc, out));
+    ASSERT_OK(arbor_gltf_save(t.s, t.doc, out, NULL));
     fprintf(sources, "%s\t%s\n", out, torus);
     assert_int_equal(warnings.warnings, 1);
     assert_non_null(strstr(warnings.last, "MSFT_lod"));
@@ -581,7 +581,7 @@ static void test_edits_saved(void **state) {
     }
     assert_true(destroyed > 0);
     snprintf(out, sizeof out, "%s/whack_edited.glb", OUT_DIR);
-    ASSERT_OK(arbor_gltf_save(w.s, w.doc, out));
+    ASSERT_OK(arbor_gltf_save(w.s, w.doc, out, NULL));
     fprintf(sources, "%s\t%s\n", out, whack);
     file_data of = read_gltf(out);
     json_t *oa = json_object_get(of.root, "animations"), *fa = json_object_get(wf.root, "animations");
@@ -626,7 +626,7 @@ static void test_edits_saved(void **state) {
     ASSERT_OK(arbor_node_set_visible(s, root, false));
     for (int glb = 0; glb < 2; glb++) {
         snprintf(out, sizeof out, "%s/built%s", OUT_DIR, glb ? ".glb" : ".gltf");
-        ASSERT_OK(arbor_gltf_save(s, NULL, out));
+        ASSERT_OK(arbor_gltf_save(s, NULL, out, NULL));
         fprintf(sources, "%s\t%s\n", out, out);
         loaded b = load_ok(out);
         arbor_node bg = arbor_scene_find(b.s, "root/grove");
@@ -760,7 +760,7 @@ static void test_bad_input(void **state) {
     make_dir(OUT_DIR);
     char out[PATH_MAX];
     snprintf(out, sizeof out, "%s/pointer_remapped.gltf", OUT_DIR);
-    ASSERT_OK(arbor_gltf_save(l.s, l.doc, out));
+    ASSERT_OK(arbor_gltf_save(l.s, l.doc, out, NULL));
     loaded back = load_ok(out);
     assert_int_equal(arbor_gltf_node_count(back.doc), 1);
     assert_int_equal(arbor_gltf_apply_visibility(back.doc, 0, 2.0, false), 1);

@@ -66,7 +66,7 @@ static bool file_exists(const char *path) {
 /* ---- loading -------------------------------------------------------------------------------- */
 
 static void save_ok(arbor_scene *s, const arbor_gltf *doc, const char *path) {
-    arbor_result r = arbor_gltf_save(s, doc, path);
+    arbor_result r = arbor_gltf_save(s, doc, path, NULL);
     if (r != ARBOR_OK) fail_msg("saving %s: %s (%s)", path, arbor_last_error(), arbor_result_string(r));
 }
 
@@ -404,7 +404,7 @@ static void test_glb_embeds_images(void **state) {
             make_dir(dir);
             snprintf(out, sizeof out, "%s/out.glb", dir);
             arbor_gltf_save_options o = { .external_images = mode == 1 };
-            if (arbor_gltf_save_with(a.s, a.doc, out, &o)) fail_msg("%s: %s", out, arbor_last_error());
+            if (arbor_gltf_save(a.s, a.doc, out, &o)) fail_msg("%s: %s", out, arbor_last_error());
             loaded b = load_ok(out);
             assert_same_document(&a, &b, out);
             unload(&b);
@@ -733,14 +733,14 @@ static void test_refusals(void **state) {
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
     arbor_node n;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "n" }, &n));
-    assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/scene.obj"), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/scene.obj", NULL), ARBOR_ERR_INVALID_ARGUMENT);
     assert_int_equal(arbor_last_error_info().code, ARBOR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(arbor_last_error(), "scene.obj"));
-    assert_int_equal(arbor_gltf_save(NULL, NULL, OUT_DIR "/x.gltf"), ARBOR_ERR_INVALID_ARGUMENT);
-    assert_int_equal(arbor_gltf_save(s, NULL, NULL), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_save(NULL, NULL, OUT_DIR "/x.gltf", NULL), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_gltf_save(s, NULL, NULL, NULL), ARBOR_ERR_INVALID_ARGUMENT);
 
     const char *missing = OUT_DIR "/no such folder/scene.gltf";
-    assert_int_equal(arbor_gltf_save(s, NULL, missing), ARBOR_ERR_IO);
+    assert_int_equal(arbor_gltf_save(s, NULL, missing, NULL), ARBOR_ERR_IO);
     assert_string_equal(arbor_last_error_info().file, missing);
     assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_save: ", 17), 0);
     assert_int_equal(strncmp(arbor_last_error() + 17, missing, strlen(missing)), 0);
@@ -752,7 +752,7 @@ static void test_refusals(void **state) {
     fclose(f);
     chmod(OUT_DIR "/keep", 0555);
     if (access(OUT_DIR "/keep", W_OK) != 0) { /* root can write anyway */
-        assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/keep/scene.glb"), ARBOR_ERR_IO);
+        assert_int_equal(arbor_gltf_save(s, NULL, OUT_DIR "/keep/scene.glb", NULL), ARBOR_ERR_IO);
         json_t *none = json_load_file(OUT_DIR "/keep/scene.glb", 0, NULL);
         assert_null(none);
     }

@@ -198,7 +198,7 @@ static void test_gltf_claims_and_numbers(void **state) {
         g_bad++;
     }
     /* what loaded saves and loads back with the same numbers */
-    ASSERT_OK(arbor_gltf_save(s, doc, OUT_DIR "/extremes_saved.glb"));
+    ASSERT_OK(arbor_gltf_save(s, doc, OUT_DIR "/extremes_saved.glb", NULL));
     loaded back = load_ok(OUT_DIR "/extremes_saved.glb");
     ASSERT_OK(arbor_node_get_trs(back.s, arbor_gltf_node(back.doc, 0), &trs));
     assert_true(trs.translation[1] == (arbor_real)-3.4028234e38 && trs.scale[0] == (arbor_real)1.1754944e-38);
@@ -296,7 +296,7 @@ static void test_huge_names(void **state) {
     name[0] = 'Z';
     ASSERT_OK(arbor_node_set_name(s, big, name));
     assert_int_equal(arbor_node_name(s, big)[0], 'Z');
-    ASSERT_OK(arbor_gltf_save(s, doc, OUT_DIR "/name_16mb_saved.glb"));
+    ASSERT_OK(arbor_gltf_save(s, doc, OUT_DIR "/name_16mb_saved.glb", NULL));
     loaded back = load_ok(OUT_DIR "/name_16mb_saved.glb");
     assert_string_equal(arbor_node_name(back.s, arbor_gltf_node(back.doc, 0)), name);
     unload(&back);

@@ -437,7 +437,7 @@ static void round_trip(const char *source, const char *twin, const char *out_nam
         snprintf(dir, sizeof dir, "%s/%s", OUT_DIR, out_name);
         make_dir(dir);
         snprintf(path, sizeof path, "%s/%.64s.%s", dir, out_name, kinds[k]);
-        if (arbor_gltf_save(a.s, a.doc, path)) fail_msg("saving %s: %s", path, arbor_last_error());
+        if (arbor_gltf_save(a.s, a.doc, path, NULL)) fail_msg("saving %s: %s", path, arbor_last_error());
         loaded b = load_ok(path);
         assert_worlds(&b, want, path);
         if (twin) {

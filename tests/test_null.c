@@ -574,12 +574,9 @@ ROW(arbor_gltf_load_memory) {
     INVALID(arbor_gltf_load_memory(S, "{}", 2, NULL, NULL, NULL));
 }
 ROW(arbor_gltf_save) {
-    INVALID(arbor_gltf_save(NULL, NULL, "x.glb"));
-    INVALID(arbor_gltf_save(S, NULL, NULL));
-}
-ROW(arbor_gltf_save_with) {
-    INVALID(arbor_gltf_save_with(NULL, NULL, "x.glb", NULL));
-    INVALID(arbor_gltf_save_with(S, NULL, NULL, NULL));
+    INVALID(arbor_gltf_save(NULL, NULL, "x.glb", NULL));
+    INVALID(arbor_gltf_save(S, NULL, NULL, NULL));
+    INVALID(arbor_gltf_save(NULL, NULL, "x.glb", &(arbor_gltf_save_options){ .external_images = true }));
 }
 ROW(arbor_gltf_validate) {
     uint32_t count = 1;
@@ -756,7 +753,7 @@ static const row rows[] = {
     E(arbor_clip_channel_count), E(arbor_clip_channel), E(arbor_clip_target_name), E(arbor_clip_bind_names),
     E(arbor_player_create), E(arbor_player_destroy), E(arbor_player_clip), E(arbor_player_apply), E(arbor_players_apply), E(arbor_players_apply_pose),
     E(arbor_pose_create), E(arbor_pose_destroy), E(arbor_pose_count), E(arbor_pose_nodes), E(arbor_pose_trs),
-    E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_save_with), E(arbor_gltf_validate),
+    E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_validate),
     E(arbor_player_sample), E(arbor_player_blend), E(arbor_player_add), E(arbor_player_weights),
     E(arbor_skins_create), E(arbor_skins_destroy), E(arbor_skins_add), E(arbor_skins_count), E(arbor_skins_joint_total),
     E(arbor_skins_first_joint), E(arbor_skins_compute),

@@ -35,7 +35,7 @@ static int generate(const char *path, uint32_t n) {
         d.scale[0] = d.scale[1] = d.scale[2] = w.s[i];
         if (arbor_node_create(s, &d, &h[i]) != ARBOR_OK) return 1;
     }
-    if (arbor_gltf_save(s, NULL, path) != ARBOR_OK) {
+    if (arbor_gltf_save(s, NULL, path, NULL) != ARBOR_OK) {
         fprintf(stderr, "gltf_load: %s\n", arbor_last_error());
         return 1;
     }

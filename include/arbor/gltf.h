@@ -145,6 +145,12 @@ typedef struct arbor_gltf_issue {
 ARBOR_API arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options,
                                            arbor_gltf_issue *issues, uint32_t cap, uint32_t *count);
 
+/* How arbor_gltf_save writes; all zero (or NULL options): the defaults. */
+typedef struct arbor_gltf_save_options {
+    bool external_images; /* .glb: images with relative URIs stay files beside it (copied there when
+                             it is written elsewhere) instead of going into its BIN chunk */
+} arbor_gltf_save_options;
+
 /* Writes the scene as .gltf or .glb (by path's extension). With a document, its nodes are
    written in file order without the deleted ones, then the nodes created since (parents
    before children), and every reference to a node is remapped; everything else of the
@@ -155,18 +161,10 @@ ARBOR_API arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_op
    (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
    WebP or KTX2 without a mimeType, stays a URI, with a warning). A .gltf written elsewhere than
    its source writes its buffers beside it, and its images too, so the output stands on its own.
-   A refusal's place in arbor_last_error_info() is the file written. */
-ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path);
-
-/* How arbor_gltf_save_with writes. */
-typedef struct arbor_gltf_save_options { /* all zero: defaults (arbor_gltf_save's) */
-    bool external_images; /* .glb: images with relative URIs stay files beside it (copied there when
-                             it is written elsewhere) instead of going into its BIN chunk */
-} arbor_gltf_save_options;
-
-/* arbor_gltf_save with options (NULL: the defaults). */
-ARBOR_API arbor_result arbor_gltf_save_with(arbor_scene *s, const arbor_gltf *doc, const char *path,
-                                            const arbor_gltf_save_options *options);
+   options NULL: the defaults. A refusal's place in arbor_last_error_info() is the file
+   written. */
+ARBOR_API arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path,
+                                       const arbor_gltf_save_options *options);
 
 /* Frees the document (not the nodes). NULL is allowed. */
 ARBOR_API void arbor_gltf_destroy(arbor_gltf *doc);

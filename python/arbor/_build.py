@@ -177,7 +177,7 @@ AP int ap_gltf_load(arbor_scene *s, const char *path, bool lenient, arbor_gltf *
     options.lenient = lenient;
     return arbor_gltf_load(s, path, &options, out);
 }
-AP int ap_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) { return arbor_gltf_save(s, doc, path); }
+AP int ap_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) { return arbor_gltf_save(s, doc, path, NULL); }
 AP void ap_gltf_free(arbor_gltf *doc) { arbor_gltf_destroy(doc); }
 /* The file's nodes in index order (0 for destroyed ones), at most cap written; returns the count. */
 AP uint32_t ap_gltf_nodes(const arbor_gltf *doc, uint64_t *out, uint32_t cap) {

@@ -1509,12 +1509,8 @@ static void free_saver(saver *sv) {
     free_string(sv, sv->stem);
 }
 
-arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path) {
-    return arbor_gltf_save_with(s, doc, path, NULL);
-}
-
-arbor_result arbor_gltf_save_with(arbor_scene *s, const arbor_gltf *doc, const char *path,
-                                  const arbor_gltf_save_options *options) {
+arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *path,
+                             const arbor_gltf_save_options *options) {
     saver sv = { .s = s, .doc = doc, .path = path ? path : "(null)",
                  .external_images = options && options->external_images };
     if (!s) return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "no scene was given");

@@ -45,7 +45,7 @@ int cmd_convert(int argc, char **argv) {
     }
     cli_progress saving;
     cli_progress_begin(&saving, f.size > (32u << 20), "saving", args.files[1], f.size / 1048576.0);
-    arbor_result saved = arbor_gltf_save_with(f.scene, f.doc, args.files[1], &options);
+    arbor_result saved = arbor_gltf_save(f.scene, f.doc, args.files[1], &options);
     cli_progress_end(&saving);
     if (saved != ARBOR_OK) {
         fprintf(stderr, "arbor: %s\n", arbor_last_error());

@@ -173,7 +173,7 @@ static int save_gltf(demo_arm *d, const char *path) {
         r = arbor_node_set_mesh(d->scene, parts[i].node, parts[i].mesh);
         if (r == ARBOR_OK) r = arbor_node_set_bounds(d->scene, parts[i].node, lo, hi);
     }
-    if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path);
+    if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path, NULL);
     arbor_gltf_destroy(doc);
     if (r != ARBOR_OK) {
         fprintf(stderr, "arbor: demo: %s\n", json ? arbor_last_error() : "out of memory");

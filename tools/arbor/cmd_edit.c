@@ -454,7 +454,7 @@ int cmd_edit(int argc, char **argv) {
         }
         cli_progress saving;
         cli_progress_begin(&saving, !status && e.f.size > (32u << 20), "saving", out, e.f.size / 1048576.0);
-        arbor_result saved = !status ? arbor_gltf_save(e.f.scene, e.f.doc, out) : ARBOR_OK;
+        arbor_result saved = !status ? arbor_gltf_save(e.f.scene, e.f.doc, out, NULL) : ARBOR_OK;
         cli_progress_end(&saving);
         if (!status && saved != ARBOR_OK) {
             fprintf(stderr, "arbor: %s\n", arbor_last_error());
