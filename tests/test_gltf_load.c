@@ -124,7 +124,7 @@ static void expect_refused_(arbor_scene *s, const char *json, const arbor_gltf_o
     arbor_result r = load_text(s, json, o, &doc);
     arbor_error_info e = arbor_last_error_info();
     if (r != code || e.code != code || doc != NULL || arbor_scene_node_count(s) != before ||
-        strncmp(e.message, "arbor_gltf_load: memory: ", 25) != 0 || strcmp(e.file, "memory") != 0 ||
+        strncmp(e.message, "arbor_gltf_load_memory: ", 24) != 0 || strcmp(e.file, "") != 0 ||
         (has1 && !strstr(e.message, has1)) || (has2 && !strstr(e.message, has2))) {
         print_error("load returned %d (%s), expected %d; message \"%s\", wanted \"%s\" and \"%s\"\n", (int)r,
                     arbor_result_string(r), (int)code, arbor_last_error(), has1 ? has1 : "", has2 ? has2 : "");
@@ -954,7 +954,7 @@ static void expect_glb_offset(arbor_scene *s, const unsigned char *data, size_t 
     arbor_gltf *doc = NULL;
     arbor_result r = arbor_gltf_load_memory(s, data, size, NULL, NULL, &doc);
     char want[64];
-    snprintf(want, sizeof want, "arbor_gltf_load: memory: GLB offset %zu: ", offset);
+    snprintf(want, sizeof want, "arbor_gltf_load_memory: GLB offset %zu: ", offset);
     if (r != ARBOR_ERR_PARSE || doc || strncmp(arbor_last_error(), want, strlen(want)) != 0)
         fail_msg("wanted a refusal at offset %zu, got %d: %s", offset, (int)r, arbor_last_error());
     assert_int_equal(arbor_scene_node_count(s), 0);
@@ -1091,10 +1091,11 @@ static void test_uris_outside_the_folder(void **state)
     write_text(path, json);
     assert_int_equal(arbor_gltf_load(s, path, NULL, &doc), ARBOR_ERR_PARSE);
     assert_non_null(strstr(arbor_last_error(), "/buffers/0: "));
-    /* from memory without a folder, external URIs are refused; the name in messages is "memory" */
+    /* from memory without a folder, external URIs are refused; messages name the call, no file */
     snprintf(json, sizeof json, fmt, "in%20side.bin");
     assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), NULL, NULL, &doc), ARBOR_ERR_IO);
-    assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_load: memory: /buffers/0/uri: ", 41), 0);
+    assert_int_equal(strncmp(arbor_last_error(), "arbor_gltf_load_memory: /buffers/0/uri: ", 40), 0);
+    assert_string_equal(arbor_last_error_info().file, "");
     assert_string_equal(arbor_last_error_info().pointer, "/buffers/0/uri");
     assert_int_equal(arbor_gltf_load_memory(s, json, strlen(json), OUT_DIR "/inner", NULL, &doc), ARBOR_OK);
     arbor_gltf_destroy(doc);
@@ -1146,7 +1147,7 @@ static void test_million_deep_chain(void **state)
     d.max_depth = 1000;
     assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
     assert_int_equal(arbor_gltf_load_memory(s, json, at, NULL, NULL, &doc), ARBOR_ERR_DEPTH_LIMIT);
-    assert_non_null(strstr(arbor_last_error(), "memory: /nodes/1001: "));
+    assert_non_null(strstr(arbor_last_error(), "arbor_gltf_load_memory: /nodes/1001: "));
     assert_int_equal(arbor_scene_node_count(s), 0);
     arbor_scene_destroy(s);
     free(json);
@@ -1228,7 +1229,7 @@ static void test_spec_breaches(void **state)
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\n  \"nodes\":[{]}", NULL, ARBOR_ERR_PARSE, "line 2, column",
                    NULL);
     e = arbor_last_error_info(); /* the ']' where a key should be: line 2, column 13 */
-    assert_string_equal(e.file, "memory");
+    assert_string_equal(e.file, "");
     assert_string_equal(e.pointer, "");
     assert_int_equal(e.line, 2);
     assert_int_equal(e.column, 13);
@@ -1260,7 +1261,7 @@ static void test_spec_breaches(void **state)
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"name\":7}]}", NULL, ARBOR_ERR_PARSE,
                    "/nodes/0/name", NULL);
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[]}", NULL, ARBOR_ERR_PARSE, "/nodes", "non-empty");
-    EXPECT_REFUSED(s, "{\"nodes\":[{}]}", NULL, ARBOR_ERR_PARSE, "memory: /: asset is required", NULL);
+    EXPECT_REFUSED(s, "{\"nodes\":[{}]}", NULL, ARBOR_ERR_PARSE, "arbor_gltf_load_memory: /: asset is required", NULL);
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"1.0\"}}", NULL, ARBOR_ERR_UNSUPPORTED, "/asset/version", NULL);
     /* byteStride rules */
     EXPECT_REFUSED(s,
@@ -1297,7 +1298,7 @@ static void test_lenient_repairs(void **state)
     arbor_gltf *doc = EXPECT_LOADED(s, json, &o);
     assert_int_equal(arbor_scene_node_count(s), 8);
     assert_true(log.warnings >= 5);
-    assert_non_null(strstr(log.first, "memory: /nodes/0/children/1: "));
+    assert_non_null(strstr(log.first, "arbor_gltf_load_memory: /nodes/0/children/1: "));
     /* the bad link and the second parent are dropped; node 1 stays under node 0 */
     ASSERT_NODE_EQ(arbor_node_parent(s, arbor_gltf_node(doc, 1)), arbor_gltf_node(doc, 0));
     assert_int_equal(arbor_node_child_count(s, arbor_gltf_node(doc, 0)), 1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Types of arbor.mjs: arbor's scene graph compiled to WebAssembly.
 
-/** Thrown by every call that fails; message is arbor's ("memory: /nodes/7/children/1: ..."). */
+/** Thrown by every call that fails; message is arbor's ("arbor_gltf_load_memory: /nodes/7/children/1: ..."). */
 export class ArborError extends Error {
   readonly code: number;
 }

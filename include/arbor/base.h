@@ -105,7 +105,7 @@ ARBOR_API const char *arbor_last_error(void);
 typedef struct arbor_error_info {
     arbor_result code;     /* what the failed call returned; ARBOR_OK when none failed yet */
     const char *message;   /* arbor_last_error() */
-    const char *file;      /* the file the failure is in ("memory" for a load from memory) */
+    const char *file;      /* the file the failure is in ("" for a load from memory) */
     const char *pointer;   /* a JSON pointer into that file ("/nodes/7/children/1") */
     uint32_t line, column; /* 1-based, in the file's text (JSON syntax errors) */
 } arbor_error_info;

@@ -122,8 +122,9 @@ ARBOR_API arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const a
                                        arbor_gltf **out);
 
 /* The same from memory: data is .glb when it starts with the GLB magic, else JSON. base_dir
-   resolves external URIs (NULL: external URIs are refused). The name in messages is
-   "memory". */
+   resolves external URIs (NULL: external URIs are refused). Its messages name this call and
+   the place in the bytes (a JSON pointer, a GLB offset, a line and column) and no file
+   (arbor_last_error_info's file is ""): "arbor_gltf_load_memory: /nodes/1/children/0: ...". */
 ARBOR_API arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
                                               const arbor_gltf_options *options, arbor_gltf **out);
 

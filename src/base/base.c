@@ -62,8 +62,9 @@ static arbor_result vfail(arbor_result code, const char *func, const arbor__plac
     last.column = at ? at->column : 0;
     int used = last.file[0] && last.pointer[0]
                    ? snprintf(last.message, sizeof last.message, "%s: %s: %s: ", func, last.file, last.pointer)
-               : last.file[0] ? snprintf(last.message, sizeof last.message, "%s: %s: ", func, last.file)
-                              : snprintf(last.message, sizeof last.message, "%s: ", func);
+               : last.file[0] || last.pointer[0]
+                   ? snprintf(last.message, sizeof last.message, "%s: %s: ", func, last.file[0] ? last.file : last.pointer)
+                   : snprintf(last.message, sizeof last.message, "%s: ", func);
     if (used < 0 || (size_t)used >= sizeof last.message) used = (int)strlen(last.message);
     vsnprintf(last.message + used, sizeof last.message - (size_t)used, fmt, ap);
     return code;

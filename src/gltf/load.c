@@ -43,8 +43,9 @@ static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, v
         return;
     }
     L->code = code;
-    arbor__place at = { L->file, ptr, L->line, L->column };
-    arbor__fail_at(code, "arbor_gltf_load", &at, "%s", reason);
+    /* from memory there is no file: the call's name says where the bytes came from */
+    arbor__place at = { L->memory ? NULL : L->file, ptr, L->line, L->column };
+    arbor__fail_at(code, L->memory ? "arbor_gltf_load_memory" : "arbor_gltf_load", &at, "%s", reason);
 }
 
 bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
@@ -361,8 +362,8 @@ static void begin(ld *L, arbor_scene *s, const char *file, const char *base_dir,
     if (!L->opt.use_scene) L->opt.scene = ARBOR_GLTF_DEFAULT_SCENE;
 }
 
-static arbor_result refuse_arguments(const char *what) {
-    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_load", "%s", what);
+static arbor_result refuse_arguments(const char *fn, const char *what) {
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%s", what);
 }
 
 /* The file at path, loaded with the context begin() made. */
@@ -394,7 +395,7 @@ static arbor_result load_file(ld *L, const char *path, arbor_gltf **out) {
 
 arbor_result arbor_gltf_load(arbor_scene *s, const char *path, const arbor_gltf_options *options, arbor_gltf **out) {
     if (out) *out = NULL;
-    if (!s || !path || !out) return refuse_arguments("scene, path and out are required");
+    if (!s || !path || !out) return refuse_arguments("arbor_gltf_load", "scene, path and out are required");
     ld L;
     begin(&L, s, path, NULL, options);
     return load_file(&L, path, out);
@@ -409,7 +410,7 @@ static void no_log(void *user, arbor_log_level level, const char *message) {
 arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options, arbor_gltf_issue *issues,
                                  uint32_t cap, uint32_t *count) {
     if (count) *count = 0;
-    if (!path || (cap && !issues)) return refuse_arguments("path is required, and issues when cap > 0");
+    if (!path || (cap && !issues)) return refuse_arguments("arbor_gltf_validate", "path is required, and issues when cap > 0");
     arbor_scene_desc desc = {.log = no_log};
     arbor_scene *s = NULL;
     arbor_result made = arbor_scene_create(&desc, &s);
@@ -434,9 +435,10 @@ arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *opt
 arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
                                     const arbor_gltf_options *options, arbor_gltf **out) {
     if (out) *out = NULL;
-    if (!s || (!data && size) || !out) return refuse_arguments("scene, data and out are required");
+    if (!s || (!data && size) || !out) return refuse_arguments("arbor_gltf_load_memory", "scene, data and out are required");
     ld L;
-    begin(&L, s, "memory", base_dir, options);
+    begin(&L, s, "arbor_gltf_load_memory", base_dir, options); /* the name in its warnings */
+    L.memory = true;
     const uint8_t *bytes = data ? data : (const uint8_t *)"";
     return load(&L, bytes, size, has_glb_magic(bytes, size), base_dir, out);
 }

@@ -114,7 +114,8 @@ typedef struct ld_animation {
 typedef struct ld {
     arbor_scene *s;
     const arbor_allocator *a;
-    const char *file; /* for messages: the path as given, or "memory" */
+    const char *file; /* for messages: the path as given, or "arbor_gltf_load_memory" (warnings) */
+    bool memory;      /* arbor_gltf_load_memory: errors name that call and no file */
     const char *base_dir; /* resolves relative URIs; NULL: external URIs refused */
     arbor_gltf_options opt;
     arbor_result code; /* the first fatal code */
