@@ -605,7 +605,8 @@ static void test_matrix_nodes_locked(void **state)
 
 /* The core's messages name a loaded node by its path and its index in the file: a node put
    under its own child is refused naming both, each with the index the file's JSON gives it;
-   a node made in code, and a node on the id of a destroyed loaded one, carry no index. */
+   a node made in code, a node on the id of a destroyed loaded one, and every node once the
+   document is destroyed, carry no index. */
 static void test_core_messages_name_file_indices(void **state)
 {
     (void)state;
@@ -652,7 +653,15 @@ static void test_core_messages_name_file_indices(void **state)
     assert_int_equal((uint32_t)again.id, (uint32_t)c.id);
     assert_int_equal(arbor_node_set_parent(s, again, again, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
     assert_string_equal(arbor_last_error(), "arbor_node_set_parent: node 'again' cannot go under itself, 'again': that would make a ring");
+    assert_int_equal(arbor_node_set_parent(s, p, p, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
+    snprintf(want, sizeof want, "arbor_node_set_parent: node '%s' (#%zu) cannot go under itself, '%s' (#%zu): that would "
+             "make a ring", parent_name, parent, parent_name, parent);
+    assert_string_equal(arbor_last_error(), want);
     arbor_gltf_destroy(doc);
+    assert_int_equal(arbor_node_set_parent(s, p, p, ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_ERR_CYCLE);
+    snprintf(want, sizeof want, "arbor_node_set_parent: node '%s' cannot go under itself, '%s': that would make a ring",
+             parent_name, parent_name);
+    assert_string_equal(arbor_last_error(), want);
     arbor_scene_destroy(s);
     json_decref(root);
 }

@@ -37,7 +37,7 @@
  *   quoted ('base/joint/arm', the path arbor_scene_find takes); an unnamed node on the path
  *   shows as [i], its place among its siblings (0-based; roots among the roots); a long path
  *   keeps its end after ".../"; a node loaded from a glTF file also gives its index in the file
- *   ('root/arm' (#3)). glTF messages name a file's nodes by their index in the file (node 3,
+ *   while its document lives ('root/arm' (#3)). glTF messages name a file's nodes by their index in the file (node 3,
  *   /nodes/3). A handle's id and generation never appear.
  * - Queries: a query that can be refused returns an arbor_result and gives its count through an
  *   out-parameter (arbor_scene_cull, arbor_gltf_scene_roots, arbor_gltf_skin), so "none" and

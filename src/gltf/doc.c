@@ -51,6 +51,7 @@ arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, u
 
 void arbor_gltf_destroy(arbor_gltf *doc) {
     if (!doc) return;
+    arbor__gltf_docs_remove(doc);
     const arbor_allocator a = doc->allocator;
     if (doc->root) json_decref(doc->root);
     if (doc->path) arbor__free_with(&a, doc->path, strlen(doc->path) + 1);

@@ -64,6 +64,7 @@ typedef struct arbor__gltf_visibility_channel {
 struct arbor_gltf {
     arbor_allocator allocator;   /* the scene's, copied: the document may outlive the scene */
     arbor_scene *scene;          /* queries need it alive */
+    bool listed;                 /* in the scene's list of documents (gltf/labels.c) */
     json_t *root;                /* the whole JSON as loaded; save rewrites nodes and scenes */
     char *path;                  /* as given to load ("memory" for load_memory) */
     char *base_dir;              /* resolves relative URIs; NULL: none */
@@ -131,9 +132,11 @@ void arbor__gltf_node_ext_free(arbor_gltf *doc);
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
                                    char *reason, size_t reason_cap);
 
-/* The file indices of loaded nodes, for the core's messages (gltf/labels.c): room for count
-   more nodes (false when out of memory), then each node's index once it is made. */
-bool arbor__gltf_indices_reserve(arbor_scene *s, uint32_t count);
-void arbor__gltf_indices_set(arbor_scene *s, arbor_node n, uint32_t index);
+/* The scene's list of live documents, whose maps give the core's messages a loaded node's file
+   index (gltf/labels.c): room for one more (false when out of memory), then the document of a
+   load that succeeded joins it; arbor_gltf_destroy takes it out. */
+bool arbor__gltf_docs_reserve(arbor_scene *s);
+void arbor__gltf_docs_add(arbor_gltf *doc);
+void arbor__gltf_docs_remove(arbor_gltf *doc);
 
 #endif

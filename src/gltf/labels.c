@@ -1,63 +1,75 @@
 /* SPDX-License-Identifier: MIT */
-/* The file index of each node a load created, per node id, so that the core's messages can
-   name a node as users of the file know it: 'root/arm' (#3). Registered with the core through
-   its file_index hook; the core never asks gltf by name. */
+/* The core's messages name a node loaded from a file by its index there too: 'root/arm' (#3).
+   The scene keeps a short list of its live documents, and its file_index hook asks their
+   index <-> handle maps (arbor_gltf_index), so the labels cost no memory per node; the core
+   never asks gltf by name. A document leaves the list when destroyed, and the list goes with
+   the scene (a document may outlive its scene). */
 #include <string.h>
 
 #include "gltf/gltf_internal.h"
 
-/* Per id: the generation of the node the load created and its index in the file plus one
-   (0: not from a file). A later node on the same id has another generation. */
-typedef struct arbor__file_indices {
-    uint32_t cap;
-    uint32_t (*entry)[2];
-} arbor__file_indices;
+typedef struct arbor__gltf_docs {
+    uint32_t count, cap;
+    arbor_gltf **doc;
+} arbor__gltf_docs;
 
 static bool file_index(const arbor_scene *s, uint32_t slot, uint32_t *index) {
-    const arbor__file_indices *t = s->file_indices;
-    uint32_t id = s->n.id[slot];
-    if (!t || id >= t->cap || !t->entry[id][1] || t->entry[id][0] != s->n.gen[id]) return false;
-    *index = t->entry[id][1] - 1;
-    return true;
+    const arbor__gltf_docs *d = s->gltf_docs;
+    arbor_node n = arbor__handle(s, slot);
+    for (uint32_t k = 0; d && k < d->count; k++) {
+        int64_t i = arbor_gltf_index(d->doc[k], n);
+        if (i >= 0) {
+            *index = (uint32_t)i;
+            return true;
+        }
+    }
+    return false;
 }
 
-static void free_indices(arbor_scene *s) {
-    arbor__file_indices *t = s->file_indices;
-    if (!t) return;
-    arbor__free(s, t->entry, (size_t)t->cap * sizeof *t->entry);
-    arbor__free(s, t, sizeof *t);
-    s->file_indices = NULL;
+static void free_docs(arbor_scene *s) {
+    arbor__gltf_docs *d = s->gltf_docs;
+    if (!d) return;
+    for (uint32_t k = 0; k < d->count; k++) d->doc[k]->listed = false;
+    arbor__free(s, d->doc, (size_t)d->cap * sizeof *d->doc);
+    arbor__free(s, d, sizeof *d);
+    s->gltf_docs = NULL;
 }
 
-bool arbor__gltf_indices_reserve(arbor_scene *s, uint32_t count) {
-    uint64_t need = (uint64_t)s->id_end + count;
-    if (need > UINT32_MAX) return false;
-    arbor__file_indices *t = s->file_indices;
-    if (!t) {
-        if (!(t = arbor__alloc(s, sizeof *t))) return false;
-        *t = (arbor__file_indices){ 0 };
-        s->file_indices = t;
-        arbor__on_destroy(s, free_indices);
+bool arbor__gltf_docs_reserve(arbor_scene *s) {
+    arbor__gltf_docs *d = s->gltf_docs;
+    if (!d) {
+        if (!(d = arbor__alloc(s, sizeof *d))) return false;
+        *d = (arbor__gltf_docs){ 0 };
+        s->gltf_docs = d;
+        arbor__on_destroy(s, free_docs);
         s->hooks.file_index = file_index;
     }
-    if (need <= t->cap) return true;
-    uint64_t cap = (uint64_t)t->cap * 2 > need ? (uint64_t)t->cap * 2 : need;
-    if (cap > UINT32_MAX) cap = need;
-    uint32_t (*grown)[2] = arbor__alloc(s, (size_t)cap * sizeof *grown);
+    if (d->count < d->cap) return true;
+    uint32_t cap = d->cap ? d->cap * 2 : 4;
+    if (cap <= d->cap) return false;
+    arbor_gltf **grown = arbor__alloc(s, (size_t)cap * sizeof *grown);
     if (!grown) return false;
-    if (t->cap) memcpy(grown, t->entry, (size_t)t->cap * sizeof *grown);
-    memset(grown + t->cap, 0, (size_t)(cap - t->cap) * sizeof *grown);
-    arbor__free(s, t->entry, (size_t)t->cap * sizeof *t->entry);
-    t->entry = grown;
-    t->cap = (uint32_t)cap;
+    if (d->count) memcpy(grown, d->doc, (size_t)d->count * sizeof *grown);
+    arbor__free(s, d->doc, (size_t)d->cap * sizeof *d->doc);
+    d->doc = grown;
+    d->cap = cap;
     return true;
 }
 
-void arbor__gltf_indices_set(arbor_scene *s, arbor_node n, uint32_t index) {
-    arbor__file_indices *t = s->file_indices;
-    uint32_t id = (uint32_t)n.id;
-    if (t && id < t->cap) {
-        t->entry[id][0] = (uint32_t)(n.id >> 32);
-        t->entry[id][1] = index + 1;
-    }
+void arbor__gltf_docs_add(arbor_gltf *doc) {
+    arbor__gltf_docs *d = doc->scene->gltf_docs;
+    if (!d || d->count == d->cap) return; /* reserved before the load made anything */
+    d->doc[d->count++] = doc;
+    doc->listed = true;
+}
+
+void arbor__gltf_docs_remove(arbor_gltf *doc) {
+    if (!doc->listed) return;
+    arbor__gltf_docs *d = doc->scene->gltf_docs;
+    for (uint32_t k = 0; k < d->count; k++)
+        if (d->doc[k] == doc) {
+            d->doc[k] = d->doc[--d->count];
+            break;
+        }
+    doc->listed = false;
 }

@@ -210,7 +210,7 @@ static bool attach(ld *L, uint32_t i, arbor_node h) {
 
 static bool create(ld *L, arbor_gltf *doc) {
     uint32_t n = L->n_nodes, k = 0;
-    bool ok = arbor__reserve(L->s, n) && arbor__gltf_indices_reserve(L->s, n);
+    bool ok = arbor__reserve(L->s, n) && arbor__gltf_docs_reserve(L->s);
     if (!ok) arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, "/nodes", "no memory for %u nodes", n);
     for (; ok && k < n; k++) {
         uint32_t i = L->order[k];
@@ -250,8 +250,8 @@ static bool create(ld *L, arbor_gltf *doc) {
         }
         return false;
     }
-    for (uint32_t i = 0; i < n; i++) arbor__gltf_indices_set(L->s, doc->nodes[i], i);
     sort_ids(doc->by_id, doc->by_id_index, n);
+    arbor__gltf_docs_add(doc);
     return true;
 }
 

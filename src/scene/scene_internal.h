@@ -164,7 +164,7 @@ typedef struct arbor__hooks {
     uint32_t (*held_count)(const arbor_scene *s);
     uint32_t (*held_number)(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
     /* How messages name a node (arbor__node_label) besides its path: true with the node's index
-       in the glTF file it was loaded from in *index (gltf: the nodes of its loads). */
+       in the glTF file it was loaded from in *index (gltf: the nodes of its live documents). */
     bool (*file_index)(const arbor_scene *s, uint32_t slot, uint32_t *index);
     /* The scene is being destroyed: each registered feature frees its state (arbor__on_destroy). */
     void (*destroy[ARBOR__DESTROY_HOOKS])(arbor_scene *s);
@@ -213,7 +213,7 @@ struct arbor_scene {
     uint32_t hidden;                /* nodes (live or held) whose own visibility is off */
     arbor__visibility visibility;
     arbor__instance_sets instance_sets;
-    struct arbor__file_indices *file_indices; /* gltf/labels.c */
+    struct arbor__gltf_docs *gltf_docs;     /* gltf/labels.c: the live documents loaded here */
 };
 
 /* TRS layout inside n.trs. */
@@ -253,8 +253,8 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
 }
 /* How messages name a node: its path of names from its root, quoted ('base/arm/hand'), an
    unnamed node on it as [i], its place among its siblings; a path longer than the buffer keeps
-   its last part after ".../"; then, for a node loaded from a file (the file_index hook), its
-   index there: 'base/arm/hand' (#3). Written into buf (cap bytes), which it returns a part of. */
+   its last part after ".../"; then, for a node loaded from a file whose document lives (the
+   file_index hook), its index there: 'base/arm/hand' (#3). Written into buf (cap bytes), which it returns a part of. */
 #define ARBOR__LABEL_CAP 160
 const char *arbor__node_label(const arbor_scene *s, uint32_t slot, char *buf, size_t cap);
 #define ARBOR__NODE_FMT "%s"
