@@ -1191,7 +1191,7 @@ static void test_kept_matrices(void **state) {
     arbor_scene_destroy(other);
 
     /* glTF: written as matrices, read back as matrices (the digits of shear and shift exact) */
-    ASSERT_OK(arbor_gltf_save(s, NULL, ARBOR_TEST_OUTPUT_DIR "/kept_matrices.gltf"));
+    ASSERT_OK(arbor_gltf_save(s, NULL, ARBOR_TEST_OUTPUT_DIR "/kept_matrices.gltf", NULL));
     arbor_scene *loaded = NULL;
     assert_int_equal(arbor_scene_create(NULL, &loaded), ARBOR_OK);
     arbor_gltf *doc;
