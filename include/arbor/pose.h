@@ -51,7 +51,6 @@
 #ifndef ARBOR_POSE_H
 #define ARBOR_POSE_H
 
-#include "arbor/parallel.h"
 #include "arbor/scene.h"
 
 #ifdef __cplusplus
