@@ -87,7 +87,7 @@ int cli_pose(cli_file *f, const char *cmd, const char *animation, double time);
 
 /* Long work said on stderr when it is a terminal: "arbor: loading robot.glb (120 MB) ..." when
    `big` (work likely over a second), then " done in 2.1 s" at cli_progress_end. Silent
-   otherwise, so pipes and tests see nothing. */
+   otherwise, so pipes and tests see nothing. A negative megabytes leaves the size out. */
 typedef struct cli_progress {
     bool shown;
     double start;

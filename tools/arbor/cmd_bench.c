@@ -306,7 +306,12 @@ int cmd_bench(int argc, char **argv) {
             if (arbor_pool_create(threads, &b.pool) != ARBOR_OK) return bench_fail("arbor_pool_create");
             b.exec = arbor_pool_executor(b.pool);
         }
+        char what[64];
+        snprintf(what, sizeof what, "%u nodes", nodes);
+        cli_progress running;
+        cli_progress_begin(&running, true, "benchmarking", what, -1);
         int rc = run_nodes(&b, nodes, frames_given ? frames : 5, json, peer);
+        cli_progress_end(&running);
         arbor_scene_destroy(b.scene);
         arbor_pool_destroy(b.pool);
         return rc;
@@ -331,6 +336,7 @@ int cmd_bench(int argc, char **argv) {
         b.exec = arbor_pool_executor(b.pool);
     }
     int rc = 0;
+    cli_progress running = { 0 }; /* "benchmarking ..." on a terminal, while the frames run */
     if (frame == WL_F_MEMORY) {
         rc = run_memory(&b, &shape, &rep.value, &rep.checksum);
         rep.frames = 1;
@@ -367,6 +373,9 @@ int cmd_bench(int argc, char **argv) {
         }
     }
 
+    char what[96];
+    snprintf(what, sizeof what, "%s %s%s (%u frames)", shape_name, wl_frame_names[frame], bulk ? " --bulk" : posed ? " --pose" : "", total);
+    cli_progress_begin(&running, true, "benchmarking", what, -1);
     volatile double sink = 0;
     for (uint32_t k = 0; k < total; k++) {
         double t0 = 0, t1 = 0;
@@ -462,12 +471,14 @@ int cmd_bench(int argc, char **argv) {
         times[k] = t1 - t0;
     }
     (void)sink;
+    cli_progress_end(&running);
 
     char extra[96];
     wl_report_figure(&rep, frame, times, frames, &w, extra, sizeof extra);
     wl_print(&rep, json);
 
 done:
+    cli_progress_end(&running);
     arbor_pose_destroy(pose);
     arbor_scene_destroy(b.scene);
     arbor_pool_destroy(b.pool);

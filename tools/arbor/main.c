@@ -98,7 +98,8 @@ static double seconds(void) {
 void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes) {
     p->shown = big && isatty(STDERR_FILENO);
     p->start = seconds();
-    if (p->shown) fprintf(stderr, "arbor: %s %s (%.0f MB) ...", what, name, megabytes);
+    if (p->shown && megabytes >= 0) fprintf(stderr, "arbor: %s %s (%.0f MB) ...", what, name, megabytes);
+    else if (p->shown) fprintf(stderr, "arbor: %s %s ...", what, name);
 }
 
 void cli_progress_end(cli_progress *p) {
