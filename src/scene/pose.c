@@ -464,6 +464,8 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
 }
 #endif
 
+#define PREFETCH_AHEAD 32u
+
 /* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
    cut into independent ranges, its first half, parallel over any ranges: each node's local left
    in its world matrix, which pose_products then multiplies by its parent's in slot order. */
@@ -476,9 +478,18 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     }
     uint32_t k = first;
 #if ARBOR__SIMD
-    for (; k + 4 <= end; k += 4)
+    for (; k + 4 <= end; k += 4) {
+        /* Parents are anywhere before (one big tree): ask for later nodes' parent matrices now,
+           as scene/world.c's sweep does, so the misses overlap the work in between. */
+        if (multiply && k + PREFETCH_AHEAD + 4 <= end)
+            for (uint32_t j = k + PREFETCH_AHEAD; j < k + PREFETCH_AHEAD + 4; j++) {
+                const arbor_real *ahead = s.world + (size_t)s.parent[slot[j]] * 12;
+                __builtin_prefetch(ahead);
+                __builtin_prefetch(ahead + 11);
+            }
         if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
             for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
+    }
 #endif
     for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
 }
@@ -488,8 +499,6 @@ ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint
 ARBOR__DISPATCH static void pose_locals(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
     pose_positions(p, first, end, base, false);
 }
-
-#define PREFETCH_AHEAD 32u
 
 /* The second half: world = parent's world * local, in slot order (parents first), asking ahead
    for the parents' matrices as scene/world.c's sweep does. The same product on the same values
