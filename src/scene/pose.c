@@ -464,8 +464,6 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
 }
 #endif
 
-#define PREFETCH_AHEAD 32u
-
 /* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
    cut into independent ranges, its first half, parallel over any ranges: each node's local left
    in its world matrix, which pose_products then multiplies by its parent's in slot order. */
@@ -479,14 +477,9 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     uint32_t k = first;
 #if ARBOR__SIMD
     for (; k + 4 <= end; k += 4) {
-        /* Parents are anywhere before (one big tree): ask for later nodes' parent matrices now,
-           as scene/world.c's sweep does, so the misses overlap the work in between. */
-        if (multiply && k + PREFETCH_AHEAD + 4 <= end)
-            for (uint32_t j = k + PREFETCH_AHEAD; j < k + PREFETCH_AHEAD + 4; j++) {
-                const arbor_real *ahead = s.world + (size_t)s.parent[slot[j]] * 12;
-                __builtin_prefetch(ahead);
-                __builtin_prefetch(ahead + 11);
-            }
+        if (multiply && k + ARBOR__PREFETCH_AHEAD + 4 <= end)
+            for (uint32_t j = k + ARBOR__PREFETCH_AHEAD; j < k + ARBOR__PREFETCH_AHEAD + 4; j++)
+                arbor__prefetch_world(s.world, s.parent[slot[j]]);
         if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
             for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
     }
@@ -507,11 +500,7 @@ ARBOR__DISPATCH static void pose_products(const arbor_pose *p) {
     arbor_real *world = p->s->n.world;
     const uint32_t *parent = p->s->n.parent, *slot = p->slot;
     for (uint32_t k = 0, end = p->count; k < end; k++) {
-        if (k + PREFETCH_AHEAD < end) {
-            const arbor_real *ahead = world + (size_t)parent[slot[k + PREFETCH_AHEAD]] * 12;
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 11);
-        }
+        if (k + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot[k + ARBOR__PREFETCH_AHEAD]]);
         uint32_t up = parent[slot[k]];
         arbor_real *w = world + (size_t)slot[k] * 12;
         if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));

@@ -238,6 +238,16 @@ void arbor__walk_bound(const arbor_scene *s, const char *walk, uint64_t bound);
 
 /* ---- handles ---- */
 /* The slot of a handle known to be live. */
+/* Sweeps in slot order find a node's parent anywhere before it: they ask for the parent's world
+   matrix this many nodes ahead (both cache lines it may span), so the miss overlaps the work in
+   between (scene/world.c's sweep, scene/pose.c's passes). */
+#define ARBOR__PREFETCH_AHEAD 32u
+static inline void arbor__prefetch_world(const arbor_real *world, uint32_t slot) {
+    const arbor_real *m = world + (size_t)slot * 12;
+    __builtin_prefetch(m);
+    __builtin_prefetch(m + 11);
+}
+
 static inline uint32_t arbor__slot(const arbor_scene *s, arbor_node n) { return s->n.slot_of[(uint32_t)n.id]; }
 static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
     uint32_t id = slot ? s->n.id[slot] : 0;

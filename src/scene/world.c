@@ -218,8 +218,6 @@ static uint32_t collect_roots(arbor_scene *s) {
    depth-first order is all over memory). */
 #define SWEEP_MIN_SHARE 8u /* the sweep pays once at least 1/8 of the nodes are out of date */
 
-#define PREFETCH_AHEAD 32u
-
 static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
     return s->order_inversions == 0 && dirty * SWEEP_MIN_SHARE >= s->slot_end;
 }
@@ -232,13 +230,7 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
     for (uint32_t slot = 1, end = s->slot_end; slot < end; slot++) {
-        /* Parents are anywhere before: ask for a later node's parent matrix now (both of the
-           cache lines it may span), so the miss overlaps the work in between. */
-        if (slot + PREFETCH_AHEAD < end) {
-            const arbor_real *ahead = world + (size_t)parent[slot + PREFETCH_AHEAD] * 12;
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 11);
-        }
+        if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
             compute_world(&c, slot);
