@@ -7,8 +7,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* madvise */
-#include <sys/mman.h>
 #include "../workloads.h"
+#include "c_reserve.h"
 
 #define PEER_NAME "C loop plain 3x4"
 
@@ -18,19 +18,6 @@ typedef struct cnode {
     float world[12]; /* column c, row r at [c * 3 + r] */
 } cnode;
 
-/* The reservation arbor's scene gets (src/scene/scene.c): storage sized once for every node, and
-   a large array asked for on huge pages before anything is in it (the kernel's page faults
-   otherwise cost more than making the nodes). */
-static void peer_reserve_like_arbor(void *array, size_t size) {
-#if defined(MADV_HUGEPAGE)
-    if (size >= ((size_t)2 << 20)) {
-        uintptr_t first = ((uintptr_t)array + 4095) & ~(uintptr_t)4095, end = ((uintptr_t)array + size) & ~(uintptr_t)4095;
-        madvise((void *)first, end - first, MADV_HUGEPAGE);
-    }
-#else
-    (void)array, (void)size;
-#endif
-}
 
 typedef struct peer_scene {
     cnode *nodes;
