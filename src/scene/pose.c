@@ -24,6 +24,10 @@
 #define POSE_TASKS 64u
 #define POSE_PARALLEL_MIN 8192u /* fewer nodes: waking threads costs more than it saves */
 #define CHECK_BLOCK 256u        /* nodes a check reads at a time (the zero test reads them again, in cache) */
+#define FAR_PARENT 256u         /* slots back past which a parent's world matrix may have left the
+                                   nearer caches: when an eighth of the pose's parents are that far
+                                   (one big tree built in any order), the pass asks for them ahead;
+                                   otherwise (skeletons, chains) asking costs more than it saves */
 
 struct arbor_pose {
     arbor_scene *s;
@@ -35,6 +39,7 @@ struct arbor_pose {
     bool derived;
     bool simple;             /* the pass may run (see the top of the file) */
     bool sorted;             /* index order is slot order */
+    bool far_parents;        /* enough parents far back in storage that the pass asks ahead for them */
     uint32_t *slot;          /* position k (slot order): the slot */
     uint32_t *index;         /* position k: the pose index */
     uint32_t *outside;       /* children outside the pose of pose nodes */
@@ -129,8 +134,10 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
     uint64_t budget = 4 * (uint64_t)count + 1024;
     bool simple = s->order_inversions == 0 && !s->hooks.foreign_world;
     /* parent_pos[k]: the position of position k's pose parent */
+    uint32_t far = 0;
     for (uint32_t k = 0; k < count; k++) {
         uint32_t slot = p->slot[k], parent = s->n.parent[slot];
+        far += parent && slot - parent > FAR_PARENT;
         for (uint32_t c = s->n.first_child[slot]; c; c = s->n.next_sibling[c]) outside += !member(p, c);
         parent_pos[k] = member(p, parent) ? s->n.scratch[parent] : UINT32_MAX;
         if (!parent || member(p, parent)) continue;
@@ -179,6 +186,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
     if (sorted)
         for (uint32_t k = 0; k < count; k++) p->index[k] = k;
     p->task_count = tasks;
+    p->far_parents = far > count / 8;
     p->simple = simple;
     p->shape = s->shape;
     p->derived = true;
@@ -420,20 +428,83 @@ ARBOR__HOT arbor__v4 sqrt4(arbor__v4 v) {
 #endif
 }
 
-/* What pose4 stores for one node: its TRS (the entry with the rotation q), its world matrix
-   from its local rows, its version and flags. */
+/* What pose4 stores for one node: its TRS (the entry with the rotation q) and version unless
+   they were streamed, its world matrix from its local rows, its flags. */
 ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
-                           uint32_t slot, uint64_t version, bool multiply) {
-    arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
-    memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
-    memcpy(trs + ARBOR__R, &q, sizeof q);
+                           uint32_t slot, uint64_t version, bool multiply, bool streamed) {
+    if (!streamed) {
+        arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
+        memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
+        memcpy(trs + ARBOR__R, &q, sizeof q);
+        s.version[slot] = version;
+    }
     arbor__rows world = {{r0, r1, r2}};
     uint32_t parent = multiply ? s.parent[slot] : 0;
     if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
-    s.version[slot] = version;
     s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
 }
+
+/* Streaming: the TRS and versions of four nodes in consecutive slots go to memory with
+   non-temporal stores. The pass never reads them back, and an ordinary store first fetches the
+   line it writes: on the machine measured (bench/ANALYSIS.md), streaming bytes out costs a
+   third of storing them. The world matrices stay ordinary stores (the children read them). */
+#if defined(__SSE2__) && defined(__x86_64__)
+#define POSE_STREAM 1
+static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
+#if ARBOR_REAL_IS_DOUBLE
+typedef double pose_v2 __attribute__((vector_size(16)));
+static inline pose_v2 load2(const double *p) {
+    pose_v2 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+/* One node's TRS (80 bytes, 16-byte aligned): the entry e with the rotation q. */
+ARBOR__HOT void stream_trs(double *out, const double *e, arbor__v4 q) {
+    const pose_v2 q01 = {q[0], q[1]}, q23 = {q[2], q[3]};
+    _mm_stream_pd(out, (__m128d)load2(e));
+    _mm_stream_pd(out + 2, (__m128d)__builtin_shufflevector(load2(e + 2), q01, 0, 2));
+    _mm_stream_pd(out + 4, (__m128d)__builtin_shufflevector(q01, q23, 1, 2));
+    _mm_stream_pd(out + 6, (__m128d)__builtin_shufflevector(q23, load2(e + 6), 1, 3));
+    _mm_stream_pd(out + 8, (__m128d)load2(e + 8));
+}
+#define STREAM_ALIGNED(trs) aligned16(trs)
+#else
+/* Two nodes' TRS (80 bytes, 16-byte aligned: the first at an even slot): the entries e with
+   the rotations a and b. */
+ARBOR__HOT void stream_trs2(float *out, const float *e, arbor__v4 a, arbor__v4 b) {
+    const arbor__v4 e0 = arbor__v4_load(e), e1 = arbor__v4_load(e + 4), e2 = arbor__v4_load(e + 8);
+    const arbor__v4 e3 = arbor__v4_load(e + 12), e4 = arbor__v4_load(e + 16);
+    _mm_stream_ps(out, (__m128)ARBOR__SHUF(e0, a, 0, 1, 2, 4));      /* t0 t1 t2 a0 */
+    _mm_stream_ps(out + 4, (__m128)ARBOR__SHUF(a, e1, 1, 2, 3, 7));  /* a1 a2 a3 s0 */
+    _mm_stream_ps(out + 8, (__m128)e2);                              /* s1 s2, t0 t1 of the next */
+    _mm_stream_ps(out + 12, (__m128)ARBOR__SHUF(e3, b, 0, 4, 5, 6)); /* t2 b0 b1 b2 */
+    _mm_stream_ps(out + 16, (__m128)ARBOR__SHUF(b, e4, 3, 5, 6, 7)); /* b3 s0 s1 s2 */
+}
+#define STREAM_ALIGNED(trs) aligned16(trs)
+#endif
+/* The four nodes' TRS and versions, streamed; false (nothing written) when their slots are not
+   consecutive or their TRS not aligned. */
+ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot, arbor__v4 q0, arbor__v4 q1, arbor__v4 q2,
+                        arbor__v4 q3, uint64_t version) {
+    arbor_real *out = s.trs + (size_t)slot[0] * ARBOR__TRS;
+    if (slot[3] != slot[0] + 3 || !STREAM_ALIGNED(out)) return false;
+#if ARBOR_REAL_IS_DOUBLE
+    stream_trs(out, e, q0);
+    stream_trs(out + ARBOR__TRS, e + ARBOR__TRS, q1);
+    stream_trs(out + 2 * ARBOR__TRS, e + 2 * ARBOR__TRS, q2);
+    stream_trs(out + 3 * ARBOR__TRS, e + 3 * ARBOR__TRS, q3);
+#else
+    stream_trs2(out, e, q0, q1);
+    stream_trs2(out + 2 * ARBOR__TRS, e + 2 * ARBOR__TRS, q2, q3);
+#endif
+    long long *v = (long long *)(s.version + slot[0]);
+    for (int i = 0; i < 4; i++) _mm_stream_si64(v + i, (long long)(version + (uint64_t)i));
+    return true;
+}
+#else
+#define POSE_STREAM 0
+#endif
 
 /* Four nodes whose entries lie one after another, a node a lane: the same expressions as
    pose_node (and so the same bits), with one division and one square root for four rotations.
@@ -456,12 +527,20 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
     w = w / l;
     const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
     ARBOR__TRANSPOSE4(x, y, z, w); /* back to a rotation a register */
-    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version, multiply);
-    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1, multiply);
-    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2, multiply);
-    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply);
+#if POSE_STREAM
+    const bool streamed = stream4(s, v, slot, x, y, z, w, version);
+#else
+    const bool streamed = false;
+#endif
+    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version, multiply, streamed);
+    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1, multiply, streamed);
+    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2, multiply, streamed);
+    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply, streamed);
     return true;
 }
+#endif
+#ifndef POSE_STREAM
+#define POSE_STREAM 0
 #endif
 
 /* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
@@ -476,8 +555,13 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     }
     uint32_t k = first;
 #if ARBOR__SIMD
+    /* groups of four from an even slot, whose TRS can be streamed (stream4) */
+    if (POSE_STREAM && !ARBOR_REAL_IS_DOUBLE && k < end && (slot[k] & 1)) {
+        pose_node(s, &p->trs[k], slot[k], base + k, multiply);
+        k++;
+    }
     for (; k + 4 <= end; k += 4) {
-        if (multiply && k + ARBOR__PREFETCH_AHEAD + 4 <= end)
+        if (multiply && p->far_parents && k + ARBOR__PREFETCH_AHEAD + 4 <= end)
             for (uint32_t j = k + ARBOR__PREFETCH_AHEAD; j < k + ARBOR__PREFETCH_AHEAD + 4; j++)
                 arbor__prefetch_world(s.world, s.parent[slot[j]]);
         if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
@@ -485,6 +569,9 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     }
 #endif
     for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
+#if POSE_STREAM
+    _mm_sfence(); /* the streamed stores are seen before whatever follows the pass */
+#endif
 }
 ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
     pose_positions(p, first, end, base, true);
