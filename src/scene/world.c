@@ -104,10 +104,10 @@ static uint64_t take_version(compute_ctx *c) {
 }
 
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
-   local goes from its composition to the product in registers (nothing caches it). */
-ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
+   local goes from its composition to the product in registers (nothing caches it), or comes
+   from where compose_locals left it: the same values, so the same product. */
+ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local) {
     arbor_scene *s = c->s;
-    arbor__rows local = arbor__local_rows(s, slot);
     c->local_composed += (s->n.flags[slot] & ARBOR__LOCAL_DIRTY) != 0;
     uint32_t parent = s->n.parent[slot];
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
@@ -119,6 +119,8 @@ ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
     s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED | ARBOR__LOCAL_DIRTY);
     c->world_composed++;
 }
+
+ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) { finish_world(c, slot, arbor__local_rows(c->s, slot)); }
 
 void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
     uint8_t *flags = s->n.flags;
@@ -222,7 +224,9 @@ static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
     return s->order_inversions == 0 && dirty * SWEEP_MIN_SHARE >= s->slot_end;
 }
 
-ARBOR__DISPATCH static void sweep(arbor_scene *s) {
+/* The sweep, with each out-of-date node's local composed beforehand into its world matrix
+   (composed) or composed here. */
+ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
     uint8_t *flags = s->n.flags;
     for (uint32_t i = 0; i < s->pending_count; i++) flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
     s->pending_count = 0;
@@ -233,11 +237,45 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
-            compute_world(&c, slot);
+            finish_world(&c, slot, composed ? arbor__rows_load(world + (size_t)slot * 12) : arbor__local_rows(s, slot));
         else if (f & ARBOR__PARTIAL)
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
     }
     ctx_end(&c);
+}
+
+/* One big tree on several threads: its subtrees lie interleaved in slot order, so the work
+   splits where it does not depend on the tree. The locals of the out-of-date nodes are
+   composed in parallel over ranges of slots, each into its node's world matrix (out of date:
+   nobody reads it), four neighbours at a time where they can be; then one sweep multiplies
+   them by their parents' in slot order. */
+#define LOCALS_TASKS 64u
+
+ARBOR__DISPATCH static void compose_locals(arbor_scene *s, uint32_t first, uint32_t end) {
+    const uint8_t *flags = s->n.flags;
+    arbor_real *world = s->n.world;
+    uint32_t slot = first;
+#if ARBOR__SIMD
+    const uint32_t dirty4 = 0x01010101u * ARBOR__WORLD_DIRTY, matrix4 = 0x01010101u * ARBOR__MATRIX;
+    for (; slot + 4 <= end; slot += 4) {
+        uint32_t four;
+        memcpy(&four, flags + slot, sizeof four);
+        if ((four & (dirty4 | matrix4)) == dirty4) {
+            arbor__compose4(world + (size_t)slot * 12, s->n.trs + (size_t)slot * ARBOR__TRS);
+            continue;
+        }
+        for (uint32_t k = slot; k < slot + 4; k++)
+            if (flags[k] & ARBOR__WORLD_DIRTY) arbor__rows_store(world + (size_t)k * 12, arbor__local_rows(s, k));
+    }
+#endif
+    for (; slot < end; slot++)
+        if (flags[slot] & ARBOR__WORLD_DIRTY) arbor__rows_store(world + (size_t)slot * 12, arbor__local_rows(s, slot));
+}
+
+static void locals_task(void *user, uint32_t task) {
+    arbor_scene *s = user;
+    uint32_t n = s->slot_end - 1;
+    compose_locals(s, 1 + (uint32_t)((uint64_t)n * task / LOCALS_TASKS), 1 + (uint32_t)((uint64_t)n * (task + 1) / LOCALS_TASKS));
 }
 
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
@@ -299,11 +337,14 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     bool swept = sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS);
     /* One big tree (few roots) in parents-first order: one sweep in slot order on this thread
        (dependencies run anywhere backwards; it reads memory as it lies and asks ahead for the
-       parents). Computing level by level in parallel was slower: a level's nodes are scattered
-       over memory. */
-    if (swept)
-        sweep(s);
-    else
+       parents), after the locals were composed on every thread. Computing level by level in
+       parallel was slower: a level's nodes are scattered over memory. */
+    if (swept && parallel) {
+        executor->parallel_for(executor->user, LOCALS_TASKS, locals_task, s);
+        sweep(s, true);
+    } else if (swept) {
+        sweep(s, false);
+    } else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
     if (s->hooks.computed_roots)
