@@ -224,6 +224,16 @@ static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
     return s->order_inversions == 0 && dirty * SWEEP_MIN_SHARE >= s->slot_end;
 }
 
+/* Four neighbouring slots, all out of date and none with a kept matrix: their locals can be
+   composed a node a lane (the same expressions: the same bits). */
+#define FOUR_DIRTY (0x01010101u * ARBOR__WORLD_DIRTY)
+#define FOUR_MATRIX (0x01010101u * ARBOR__MATRIX)
+static inline bool four_plain_dirty(const uint8_t *flags) {
+    uint32_t four;
+    memcpy(&four, flags, sizeof four);
+    return (four & (FOUR_DIRTY | FOUR_MATRIX)) == FOUR_DIRTY;
+}
+
 /* The sweep, with each out-of-date node's local composed beforehand into its world matrix
    (composed) or composed here. */
 ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
@@ -233,13 +243,26 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
     compute_ctx c = ctx_begin(s);
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
-    for (uint32_t slot = 1, end = s->slot_end; slot < end; slot++) {
+    for (uint32_t slot = 1, end = s->slot_end; slot < end;) {
+#if ARBOR__SIMD
+        if (!composed && slot + 4 <= end && four_plain_dirty(flags + slot)) {
+            for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4 && k < end; k++)
+                arbor__prefetch_world(world, parent[k]);
+            const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
+            ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+            const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
+            for (int k = 0; k < 4; k++) finish_world(&c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}});
+            slot += 4;
+            continue;
+        }
+#endif
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
             finish_world(&c, slot, composed ? arbor__rows_load(world + (size_t)slot * 12) : arbor__local_rows(s, slot));
         else if (f & ARBOR__PARTIAL)
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
+        slot++;
     }
     ctx_end(&c);
 }
@@ -256,11 +279,8 @@ ARBOR__DISPATCH static void compose_locals(arbor_scene *s, uint32_t first, uint3
     arbor_real *world = s->n.world;
     uint32_t slot = first;
 #if ARBOR__SIMD
-    const uint32_t dirty4 = 0x01010101u * ARBOR__WORLD_DIRTY, matrix4 = 0x01010101u * ARBOR__MATRIX;
     for (; slot + 4 <= end; slot += 4) {
-        uint32_t four;
-        memcpy(&four, flags + slot, sizeof four);
-        if ((four & (dirty4 | matrix4)) == dirty4) {
+        if (four_plain_dirty(flags + slot)) {
             arbor__compose4(world + (size_t)slot * 12, s->n.trs + (size_t)slot * ARBOR__TRS);
             continue;
         }
