@@ -39,6 +39,7 @@ struct arbor_pose {
     bool derived;
     bool simple;             /* the pass may run (see the top of the file) */
     bool sorted;             /* index order is slot order */
+    bool contiguous;         /* sorted, in consecutive slots */
     bool far_parents;        /* enough parents far back in storage that the pass asks ahead for them */
     uint32_t *slot;          /* position k (slot order): the slot */
     uint32_t *index;         /* position k: the pose index */
@@ -187,6 +188,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
         for (uint32_t k = 0; k < count; k++) p->index[k] = k;
     p->task_count = tasks;
     p->far_parents = far > count / 8;
+    p->contiguous = sorted && count && p->slot[count - 1] - p->slot[0] == count - 1;
     p->simple = simple;
     p->shape = s->shape;
     p->derived = true;
@@ -339,6 +341,21 @@ ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint
     return true;
 }
 
+/* The OR of n bytes, eight at a time. */
+static uint8_t or_bytes(const uint8_t *bytes, uint32_t n) {
+    uint64_t words = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, bytes + i, sizeof w);
+        words |= w;
+    }
+    uint8_t any = 0;
+    for (; i < n; i++) any |= bytes[i];
+    for (int b = 0; b < 8; b++) any |= (uint8_t)(words >> (8 * b));
+    return any;
+}
+
 /* The first refused entry in index order (the checks found one): why, as arbor_node_set_trs
    would say it. */
 static arbor_result refusal(const arbor_pose *p, const char *fn) {
@@ -442,7 +459,8 @@ ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, 
     uint32_t parent = multiply ? s.parent[slot] : 0;
     if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
-    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+    if (!streamed)
+        s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
 }
 
 /* Streaming: the TRS and versions of four nodes in consecutive slots go to memory with
@@ -483,8 +501,9 @@ ARBOR__HOT void stream_trs2(float *out, const float *e, arbor__v4 a, arbor__v4 b
 }
 #define STREAM_ALIGNED(trs) aligned16(trs)
 #endif
-/* The four nodes' TRS and versions, streamed; false (nothing written) when their slots are not
-   consecutive or their TRS not aligned. */
+/* The four nodes' TRS and versions, streamed, and their flags set as pose_store sets one
+   node's; false (nothing written) when their slots are not consecutive or their TRS not
+   aligned. */
 ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot, arbor__v4 q0, arbor__v4 q1, arbor__v4 q2,
                         arbor__v4 q3, uint64_t version) {
     arbor_real *out = s.trs + (size_t)slot[0] * ARBOR__TRS;
@@ -498,8 +517,19 @@ ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot
     stream_trs2(out, e, q0, q1);
     stream_trs2(out + 2 * ARBOR__TRS, e + 2 * ARBOR__TRS, q2, q3);
 #endif
-    long long *v = (long long *)(s.version + slot[0]);
-    for (int i = 0; i < 4; i++) _mm_stream_si64(v + i, (long long)(version + (uint64_t)i));
+    uint64_t *v = s.version + slot[0];
+    if (aligned16(v)) {
+        const __m128i first = _mm_set1_epi64x((long long)version);
+        _mm_stream_si128((__m128i *)v, _mm_add_epi64(first, _mm_set_epi64x(1, 0)));
+        _mm_stream_si128((__m128i *)(v + 2), _mm_add_epi64(first, _mm_set_epi64x(3, 2)));
+    } else {
+        for (int i = 0; i < 4; i++) _mm_stream_si64((long long *)(v + i), (long long)(version + (uint64_t)i));
+    }
+    const uint32_t each = 0x01010101u;
+    uint32_t f;
+    memcpy(&f, s.flags + slot[0], sizeof f);
+    f = (f & ~(each * (ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED))) | each * ARBOR__LOCAL_DIRTY;
+    memcpy(s.flags + slot[0], &f, sizeof f);
     return true;
 }
 #else
@@ -623,7 +653,10 @@ arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
 
     /* The checks: locks (one OR over the flags), then the values. */
     uint8_t any = 0;
-    for (uint32_t k = 0; k < count; k++) any |= s->n.flags[p->slot[k]];
+    if (p->contiguous)
+        any = or_bytes(s->n.flags + p->slot[0], count);
+    else
+        for (uint32_t k = 0; k < count; k++) any |= s->n.flags[p->slot[k]];
     pose_job job = { .p = p };
     atomic_init(&job.refused, false);
     if (parallel)
