@@ -16,6 +16,7 @@ import re
 from cffi import FFI
 
 SHIMS = r"""
+#include <stdlib.h>
 #include <string.h>
 #include <arbor/arbor.h>
 #include <arbor/gltf.h>
@@ -70,21 +71,34 @@ AP int ap_node_create(arbor_scene *s, const char *name, uint64_t parent, const a
     if (r == ARBOR_OK) *out = n.id;
     return r;
 }
-/* count nodes: node i under node parents[i] of this batch (an index below i), or under `under`
-   (0: a root) where parents[i] < 0; trs rows of 10 values as ap_node_create's. *bad gets the
-   index of a refused node; the nodes made before it are destroyed again (newest first). */
+/* count nodes in one arbor_scene_create_nodes: node i under node parents[i] of this batch (an
+   index below i), or under `under` (0: a root) where parents[i] < 0; trs rows of 10 values as
+   ap_node_create's. *bad gets the index of a refused scale (the batch is destroyed again, newest
+   first), or count when the batch was refused as a whole (the error names descs[i]). */
 AP int ap_add_many(arbor_scene *s, uint64_t under, const int64_t *parents, const arbor_real *trs, uint32_t count, uint64_t *out, uint32_t *bad) {
-    for (uint32_t i = 0; i < count; i++) {
-        int64_t p = parents[i];
-        arbor_result r = p >= (int64_t)i ? ARBOR_ERR_INVALID_ARGUMENT
-                                         : ap_node_create(s, NULL, p < 0 ? under : out[p], trs + 10 * (size_t)i, out + i);
-        if (r != ARBOR_OK) {
+    arbor_node_desc *d = calloc(count ? count : 1, sizeof *d);
+    int32_t *p = malloc((count ? count : 1) * sizeof *p);
+    arbor_result r = d && p ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
+    *bad = count;
+    for (uint32_t i = 0; i < count && !r; i++) {
+        const arbor_real *v = trs + 10 * (size_t)i;
+        p[i] = parents[i] < 0 ? -1 : (int32_t)parents[i];
+        d[i].parent = H(parents[i] < 0 ? under : 0);
+        memcpy(d[i].translation, v, sizeof d[i].translation);
+        memcpy(d[i].rotation, v + 3, sizeof d[i].rotation);
+        if (v[7] != 0 && v[8] != 0 && v[9] != 0) memcpy(d[i].scale, v + 7, sizeof d[i].scale);
+    }
+    if (!r) r = arbor_scene_create_nodes(s, d, p, count, (arbor_node *)(void *)out);
+    for (uint32_t i = 0; i < count && !r; i++) {
+        const arbor_real *v = trs + 10 * (size_t)i;
+        if ((v[7] == 0 || v[8] == 0 || v[9] == 0) && (r = arbor_node_set_scale(s, H(out[i]), v[7], v[8], v[9])) != ARBOR_OK) {
             *bad = i;
-            while (i-- > 0) arbor_node_destroy(s, H(out[i]));
-            return r;
+            for (uint32_t k = count; k-- > 0;) arbor_node_destroy(s, H(out[k]));
         }
     }
-    return ARBOR_OK;
+    free(d);
+    free(p);
+    return r;
 }
 AP int ap_node_destroy(arbor_scene *s, uint64_t n) { return arbor_node_destroy(s, H(n)); }
 AP bool ap_node_alive(const arbor_scene *s, uint64_t n) { return arbor_node_alive(s, H(n)); }

@@ -9,7 +9,7 @@ import numpy as np
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
 from ._pose import Pose
-from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, error_for
+from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, NonFiniteError, error_for
 from ._lowlevel import REAL, check, ffi, lib
 
 _UINT64 = np.dtype(np.uint64)
@@ -510,9 +510,9 @@ class Scene:
         """Creates len(parents) unnamed nodes in one call and returns them as a NodeList:
         node i goes under node parents[i] of the same batch (an index below i), or under
         ``parent`` (None: as a root) where parents[i] is -1. translations (N, 3), rotations
-        (N, 4) and scales (N, 3) default to the identity; a single row is broadcast. Refused as
-        add is, naming the node's index; the nodes it made before the refused one are
-        destroyed again."""
+        (N, 4) and scales (N, 3) default to the identity; a single row is broadcast. One call
+        of arbor_scene_create_nodes. Refused as add is, naming the node's index, with no node
+        made."""
         p = self._p()
         under = self._id_of(parent, "Scene.add_many: parent")
         par = np.ascontiguousarray(parents, dtype=np.int64)
@@ -531,6 +531,9 @@ class Scene:
                 trs[:, lo:hi] = default if value is None else value
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(f"Scene.add_many: {what}: {e}") from None
+        nonfinite = np.nonzero(~np.isfinite(trs).all(axis=1))[0]
+        if len(nonfinite):
+            raise NonFiniteError(f"Scene.add_many: node {int(nonfinite[0])}: its transform holds a NaN or infinity")
         zero = np.nonzero(~trs[:, 3:7].any(axis=1))[0]
         if len(zero):
             raise InvalidArgumentError(f"Scene.add_many: node {int(zero[0])}: the rotation has no length")
@@ -539,7 +542,8 @@ class Scene:
         rc = lib.ap_add_many(p, under, ll.ptr(par, "int64_t *"), ll.ptr(trs, "arbor_real *"), n,
                              ll.ptr(out, "uint64_t *"), bad)
         if rc:
-            raise error_for(rc, f"Scene.add_many: node {bad[0]}: {ll.last_error()}")
+            where = f"node {bad[0]}: " if bad[0] < n else ""
+            raise error_for(rc, f"Scene.add_many: {where}{ll.last_error()}")
         return NodeList(self, out)
 
     def __len__(self):
