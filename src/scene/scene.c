@@ -596,8 +596,10 @@ arbor_result arbor_node_set_scale(arbor_scene *s, arbor_node n, arbor_real x, ar
     return set_vec3(s, n, ARBOR__S, x, y, z, "arbor_node_set_scale");
 }
 
-/* Checks and normalises a quaternion given by a caller. */
+/* Checks and normalises a quaternion given by a caller. The common case first: a sum of
+   squares inside the fast path's range is finite, and so are the components. */
 static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], const char *fn) {
+    if (arbor__quat_normalize_fast(out, q)) return ARBOR_OK;
     if (!arbor__all_finite(q, 4)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the rotation holds a NaN or infinity");
     if (!arbor__unit_quat(out, q)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the rotation has no length");
     return ARBOR_OK;
