@@ -226,6 +226,7 @@ static bool sweep_pays(const arbor_scene *s, uint64_t dirty) {
 
 /* Four neighbouring slots, all out of date and none with a kept matrix: their locals can be
    composed a node a lane (the same expressions: the same bits). */
+#if ARBOR__SIMD
 #define FOUR_DIRTY (0x01010101u * ARBOR__WORLD_DIRTY)
 #define FOUR_MATRIX (0x01010101u * ARBOR__MATRIX)
 static inline bool four_plain_dirty(const uint8_t *flags) {
@@ -233,6 +234,7 @@ static inline bool four_plain_dirty(const uint8_t *flags) {
     memcpy(&four, flags, sizeof four);
     return (four & (FOUR_DIRTY | FOUR_MATRIX)) == FOUR_DIRTY;
 }
+#endif
 
 /* The sweep, with each out-of-date node's local composed beforehand into its world matrix
    (composed) or composed here. */
