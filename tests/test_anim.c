@@ -937,6 +937,57 @@ static void test_skins_by_hand(void **state) {
     assert_int_equal(count.size_mismatches, 0);
 }
 
+/* The joints' slots the skin set keeps between calls follow the scene: a renumbering of the
+   storage, a joint destroyed and brought back by undo (expected values: the nodes' translations,
+   the skin's mesh at the origin and its IBMs the identity). */
+static void test_skins_follow_the_storage(void **state) {
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    arbor_node mesh, n[8];
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &mesh));
+    for (int i = 0; i < 8; i++) /* two chains of four: each moves x by 1 (first chain) or 10 */
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i % 4 ? n[i - 1] : ARBOR_NONE,
+                                                           .translation = { i < 4 ? 1 : 10, 0, 0 } }, &n[i]));
+    arbor_skins *k;
+    ASSERT_OK(arbor_skins_create(s, &k));
+    const arbor_node joints[] = { n[3], n[7], n[1] };
+    ASSERT_OK(arbor_skins_add(k, &(arbor_skin_desc){ mesh, joints, 3, NULL }, NULL));
+    float out[3 * 12];
+    ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
+    NEAR(out[3], 4, "n[3]");
+    NEAR(out[12 + 3], 40, "n[7]");
+    NEAR(out[24 + 3], 2, "n[1]");
+    /* the second chain under a node made after it, and many nodes out of date: the update
+       renumbers the storage */
+    arbor_node late;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .translation = { 0, 5, 0 } }, &late));
+    ASSERT_OK(arbor_node_set_parent(s, n[4], late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    for (int i = 0; i < 8; i++) ASSERT_OK(arbor_node_set_translation(s, n[i], i < 4 ? 2 : 20, 0, 0));
+    arbor_scene_stats a, b;
+    arbor_scene_stats_get(s, &a);
+    arbor_scene_update(s);
+    arbor_scene_stats_get(s, &b);
+    assert_int_equal(b.relayouts - a.relayouts, 1);
+    ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
+    NEAR(out[3], 8, "n[3] after the renumbering");
+    NEAR(out[12 + 3], 80, "n[7] after the renumbering");
+    NEAR(out[12 + 7], 5, "n[7] under late");
+    NEAR(out[24 + 3], 4, "n[1] after the renumbering");
+    /* a joint destroyed (refused), then back (undo) */
+    ASSERT_OK(arbor_journal_destroy_node(j, n[6]));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_skins_compute", arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
+    ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_OK(arbor_node_set_translation(s, n[7], 30, 0, 0));
+    ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
+    NEAR(out[12 + 3], 90, "n[7] back");
+    arbor_skins_destroy(k);
+    arbor_journal_destroy(j);
+    arbor_scene_destroy(s);
+}
+
 /* ---- writes, versions, blends, layers ------------------------------------------------------------ */
 
 /* A three-node rig (root, a, b under root) and clips made by hand on it. */
@@ -1631,6 +1682,7 @@ int main(void) {
         cmocka_unit_test(test_cursor_any_order),
         cmocka_unit_test(test_skins_bind_pose),
         cmocka_unit_test(test_skins_by_hand),
+        cmocka_unit_test(test_skins_follow_the_storage),
         cmocka_unit_test(test_writes_and_versions),
         cmocka_unit_test(test_blend),
         cmocka_unit_test(test_additive),

@@ -24,6 +24,9 @@ struct arbor_skins {
     skin_record *skins;
     uint32_t joint_total, joint_cap;
     joint_record *joints;
+    bool slots_known;            /* joints[].slot hold the joints' live slots ... */
+    uint64_t shape;              /* ... found when the scene's shape was this (a destroy, a link or
+                                    a renumbering changes it) */
 };
 
 arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out) {
@@ -87,6 +90,7 @@ arbor_result arbor_skins_add(arbor_skins *k, const arbor_skin_desc *d, uint32_t 
         arbor__affine_from_mat4(a, m);
     }
     k->skins[k->count] = (skin_record){ .mesh = d->mesh, .first = first, .count = d->joint_count };
+    k->slots_known = false;
     if (index) *index = k->count;
     k->count++;
     k->joint_total += d->joint_count;
@@ -97,6 +101,7 @@ void arbor__skins_truncate(arbor_skins *k, uint32_t count) {
     if (count >= k->count) return;
     k->joint_total = k->skins[count].first;
     k->count = count;
+    k->slots_known = false;
 }
 
 uint32_t arbor_skins_count(const arbor_skins *k) { return k ? k->count : 0; }
@@ -144,22 +149,44 @@ static bool is_identity(const arbor_real a[12]) {
     return true;
 }
 
-/* Skins [first, end): the products in rows (the same expressions as arbor__affine_mul, so the
-   same bits), stored straight from registers. */
-ARBOR__DISPATCH static void skin_range(const skin_job *job, uint32_t first, uint32_t end) {
+/* The rows of an affine matrix, loaded one register each (a copy of the whole struct goes
+   through the stack). */
+ARBOR__HOT arbor__rows load_rows(const arbor_real a[12]) {
+#if ARBOR__SIMD
+    return (arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}};
+#else
+    return arbor__rows_load(a);
+#endif
+}
+
+/* Skins [first, end) into a layout known here: the products in rows (the same expressions as
+   arbor__affine_mul, so the same bits), stored straight from registers. */
+ARBOR__HOT void skin_joints(const skin_job *job, uint32_t first, uint32_t end, const arbor_matrix_layout layout) {
     const arbor_skins *k = job->k;
-    const arbor_scene *s = k->s;
-    const size_t stride = job->layout == ARBOR_LAYOUT_MAT4 ? 16 : 12;
+    const arbor_real *world = k->s->n.world;
+    const size_t stride = layout == ARBOR_LAYOUT_MAT4 ? 16 : 12;
     for (uint32_t i = first; i < end; i++) {
         const skin_record *sk = &k->skins[i];
-        const arbor__rows mesh_inverse = arbor__rows_load(sk->mesh_inverse);
-        for (uint32_t j = sk->first; j < sk->first + sk->count; j++) {
-            const joint_record *joint = &k->joints[j];
-            arbor__rows m = arbor__rows_mul(arbor__rows_load(s->n.world + (size_t)joint->slot * 12), arbor__rows_load(joint->ibm));
-            if (!sk->mesh_identity) m = arbor__rows_mul(mesh_inverse, m);
-            store(job->out + (size_t)j * stride, m, job->layout);
+        const joint_record *joint = k->joints + sk->first, *last = joint + sk->count;
+        float *out = job->out + (size_t)sk->first * stride;
+        if (sk->mesh_identity) {
+            for (; joint < last; joint++, out += stride)
+                store(out, arbor__rows_mul(load_rows(world + (size_t)joint->slot * 12), load_rows(joint->ibm)), layout);
+            continue;
+        }
+        const arbor__rows mesh_inverse = load_rows(sk->mesh_inverse);
+        for (; joint < last; joint++, out += stride) {
+            const arbor__rows m = arbor__rows_mul(load_rows(world + (size_t)joint->slot * 12), load_rows(joint->ibm));
+            store(out, arbor__rows_mul(mesh_inverse, m), layout);
         }
     }
+}
+
+ARBOR__DISPATCH static void skin_range(const skin_job *job, uint32_t first, uint32_t end) {
+    if (job->layout == ARBOR_LAYOUT_MAT4)
+        skin_joints(job, first, end, ARBOR_LAYOUT_MAT4);
+    else
+        skin_joints(job, first, end, ARBOR_LAYOUT_MAT3X4);
 }
 
 static void skin_task(void *user, uint32_t index) {
@@ -181,11 +208,19 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out holds %u matrices, the skins have %u joints", matrix_cap,
                            k->joint_total);
     arbor_scene *s = k->s;
+    if (!k->slots_known || k->shape != s->shape) { /* the joints' slots, found again */
+        for (uint32_t i = 0; i < k->count; i++) {
+            const skin_record *sk = &k->skins[i];
+            for (uint32_t j = sk->first; j < sk->first + sk->count; j++)
+                if (!(k->joints[j].slot = arbor__live_slot(s, k->joints[j].node)))
+                    return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: joint %u was destroyed", i, j - sk->first);
+        }
+        k->slots_known = true;
+        k->shape = s->shape;
+    }
+    for (uint32_t j = 0; j < k->joint_total; j++) arbor__resolve(s, k->joints[j].slot); /* out of date ones first */
     for (uint32_t i = 0; i < k->count; i++) {
         skin_record *sk = &k->skins[i];
-        for (uint32_t j = sk->first; j < sk->first + sk->count; j++)
-            if (!(k->joints[j].slot = current_slot(s, k->joints[j].node)))
-                return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: joint %u was destroyed", i, j - sk->first);
         const uint32_t mesh_slot = current_slot(s, sk->mesh);
         if (!mesh_slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "skin %u: the mesh node was destroyed", i);
         /* Inverted again only when the mesh node's world matrix may have changed: a version is
