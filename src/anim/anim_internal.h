@@ -48,10 +48,10 @@ typedef struct arbor__key {
 
 /* sample.c: the keyframe of t on tl, starting the search at *cursor, which is updated. */
 arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, double t, uint32_t *cursor);
-/* sample.c: the channels[0 .. count) of one path at keys (per timeline) into out: 3 or 4 values
-   each, side by side; weights at out + weight_at[e]. */
+/* sample.c: the channels[0 .. count) of one path at keys (per timeline) into out: channel e's
+   3 or 4 values at out + at[e] * stride, or side by side when at is NULL (weights need at). */
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                        int path, arbor_real *out, const uint32_t *weight_at);
+                        int path, arbor_real *out, const uint32_t *at, uint32_t stride);
 /* sample.c: the clip time of a player time (ARBOR_WRAP_LOOP wraps into [0, duration)). */
 double arbor__clip_time(const arbor_clip *clip, double time, arbor_wrap wrap);
 /* sample.c: channel c's first keyframe value (its additive reference) into out. */

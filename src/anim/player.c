@@ -182,16 +182,24 @@ static arbor_result check_nodes(const arbor_player *p, const char *fn) {
     return ARBOR_OK;
 }
 
-/* Samples every bound channel at player time `time` into the lanes, and the weights into
-   weights (the player's, or its workspace). Touches nothing but the player. */
-static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *weights) {
+/* Samples every bound channel at player time `time` into the lanes, or with entries into the
+   pose entries pose_entry maps them to (bind_pose), and the weights into weights (the player's,
+   or its workspace). Touches nothing but the player and those. */
+static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *weights, arbor_trs *entries) {
     const arbor_clip *clip = p->clip;
     double t = arbor__clip_time(clip, time, wrap);
     for (uint32_t i = 0; i < clip->timeline_count; i++)
         p->keys[i] = arbor__find_key(clip, &clip->timelines[i], t, &p->cursors[i]);
-    for (int q = 0; q < PATHS; q++) {
+    for (int q = 0, at = 0; q < PATHS; at += (int)p->lanes[q].count, q++) {
         const lane *L = &p->lanes[q];
-        arbor__sample_lane(clip, p->keys, L->channels, L->count, q, q == W ? weights : L->values, L->weight_at);
+        if (!L->count) continue;
+        if (q == W)
+            arbor__sample_lane(clip, p->keys, L->channels, L->count, q, weights, L->weight_at, 1);
+        else if (entries)
+            arbor__sample_lane(clip, p->keys, L->channels, L->count, q, entries->translation + arbor__path_offset((uint32_t)q),
+                               p->pose_entry + at, ARBOR__TRS);
+        else
+            arbor__sample_lane(clip, p->keys, L->channels, L->count, q, L->values, NULL, 0);
     }
 }
 
@@ -210,6 +218,7 @@ typedef struct sample_job {
     const double *times;
     uint32_t count, tasks;
     arbor_wrap wrap;
+    arbor_trs *entries; /* a pose's, or NULL: the lanes */
 } sample_job;
 
 static void sample_task(void *user, uint32_t index) {
@@ -218,7 +227,7 @@ static void sample_task(void *user, uint32_t index) {
     uint32_t end = (uint32_t)((uint64_t)job->count * (index + 1) / job->tasks);
     for (uint32_t i = first; i < end; i++) {
         arbor_player *p = job->players[i];
-        sample(p, job->times[i], job->wrap, p->weights);
+        sample(p, job->times[i], job->wrap, p->weights, job->entries);
     }
 }
 
@@ -237,11 +246,11 @@ arbor_result arbor_players_apply(arbor_player *const *players, const double *tim
         if (r) return r;
         channels += players[i]->clip->channel_count;
     }
-    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap };
+    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap, NULL };
     if (executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)
         executor->parallel_for(executor->user, job.tasks, sample_task, &job);
     else if (count)
-        sample_task(&(sample_job){ players, times, count, 1, wrap }, 0);
+        sample_task(&(sample_job){ players, times, count, 1, wrap, NULL }, 0);
     for (uint32_t i = 0; i < count; i++) write_lanes(players[i]);
     return ARBOR_OK;
 }
@@ -281,12 +290,15 @@ arbor_result arbor_players_apply_pose(arbor_player *const *players, const double
         if (!r) r = bind_pose(players[i], pose, fn);
         if (r) return r;
     }
-    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap };
-    if (executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)
-        executor->parallel_for(executor->user, job.tasks, sample_task, &job);
-    else if (count)
-        sample_task(&(sample_job){ players, times, count, 1, wrap }, 0);
     arbor_trs *entries = arbor_pose_trs(pose);
+    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap, NULL };
+    if (!(executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)) {
+        /* one thread: straight into the entries, player after player (a later one wins) */
+        if (count) sample_task(&(sample_job){ players, times, count, 1, wrap, entries }, 0);
+        return arbor_pose_apply(pose, executor);
+    }
+    /* the players side by side into their lanes, then the lanes into the entries in order */
+    executor->parallel_for(executor->user, job.tasks, sample_task, &job);
     for (uint32_t i = 0; i < count; i++) {
         const arbor_player *p = players[i];
         for (int q = 0, at = 0; q < 3; at += (int)p->lanes[q].count, q++) {
@@ -307,7 +319,7 @@ arbor_result arbor_player_apply(arbor_player *p, double time, arbor_wrap wrap) {
     arbor_result r = check_call(p, time, wrap, fn);
     if (!r) r = check_nodes(p, fn);
     if (r) return r;
-    sample(p, time, wrap, p->weights);
+    sample(p, time, wrap, p->weights, NULL);
     write_lanes(p);
     return ARBOR_OK;
 }
@@ -334,7 +346,7 @@ arbor_result arbor_player_sample(arbor_player *p, double time, arbor_wrap wrap, 
     if (pose_count < p->rig_size || (!pose && p->rig_size))
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the pose holds %u entries, the rig %u", pose_count,
                            p->rig_size);
-    sample(p, time, wrap, p->weights);
+    sample(p, time, wrap, p->weights, NULL);
     lanes_to_pose(p, pose);
     return ARBOR_OK;
 }
@@ -391,7 +403,7 @@ arbor_result arbor_player_blend(arbor_player *a, double time_a, arbor_player *b,
         arbor_player *p = both[k];
         for (uint32_t i = 0; i < p->rig_size; i++)
             if (p->animated[i] & TRS_BITS) p->pose[i] = p->rest[i];
-        sample(p, k ? time_b : time_a, wrap, p->weights);
+        sample(p, k ? time_b : time_a, wrap, p->weights, NULL);
         lanes_to_pose(p, p->pose);
     }
     for (int q = 0; q < 3; q++) {
@@ -433,7 +445,7 @@ arbor_result arbor_player_add(arbor_player *p, double time, arbor_real weight, a
     if (r) return r;
     if (!isfinite((double)weight)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the weight is %g", (double)weight);
     arbor_real *delta_weights = p->weights + p->weight_total;
-    sample(p, time, wrap, delta_weights);
+    sample(p, time, wrap, delta_weights, NULL);
     const arbor_clip *clip = p->clip;
     bool finite = true;
     for (int q = 0; q < 3; q++) {

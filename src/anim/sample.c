@@ -3,6 +3,7 @@
    moving forward costs O(1) amortised, a binary search otherwise), and a channel's value there
    (STEP, LINEAR with slerp for rotations, CUBICSPLINE Hermite). */
 #include <math.h>
+#include <string.h>
 
 #include "anim/anim_internal.h"
 
@@ -129,63 +130,111 @@ ARBOR__HOT void sample_width(const arbor_clip *clip, const arbor__channel *c, ar
     }
 }
 
-/* Rotation channels: those between two LINEAR keyframes go four at a time through
-   arbor__slerp_weights4 (the same bits as one at a time), the others one by one. */
-ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                             arbor_real *out) {
 #if ARBOR__SIMD
-    arc arcs[4];
+typedef float arbor__f4 __attribute__((vector_size(4 * sizeof(float))));
+/* Four floats of a clip as arbor_real. */
+ARBOR__HOT arbor__v4 load_values(const float *p) {
+    arbor__f4 f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, arbor__v4);
+}
+
+/* slerp on four channels at once, a channel a lane (a[i]: the channel's keyframe k, then k + 1):
+   arc_of, arbor__slerp_weights4 and arc_finish's operations in the same order lane by lane, so
+   the same bits as one at a time. out[i]: where channel i's rotation goes. */
+ARBOR__HOT void slerp4(const float *const a[4], arbor__v4 u, arbor_real *const out[4]) {
+    arbor__v4 ax = load_values(a[0]), ay = load_values(a[1]), az = load_values(a[2]), aw = load_values(a[3]);
+    arbor__v4 bx = load_values(a[0] + 4), by = load_values(a[1] + 4), bz = load_values(a[2] + 4), bw = load_values(a[3] + 4);
+    ARBOR__TRANSPOSE4(ax, ay, az, aw); /* a component a register */
+    ARBOR__TRANSPOSE4(bx, by, bz, bw);
+    arbor__v4 d = ax * bx + ay * by + az * bz + aw * bw;
+    const arbor__mask4 flip = d < 0; /* b on a's side */
+    bx = arbor__select4(flip, -bx, bx);
+    by = arbor__select4(flip, -by, by);
+    bz = arbor__select4(flip, -bz, bz);
+    bw = arbor__select4(flip, -bw, bw);
+    d = arbor__select4(flip, -d, d);
+    arbor__v4 wa, wb;
+    arbor__slerp_weights4(u, d, &wa, &wb);
+    arbor__v4 x = wa * ax + wb * bx, y = wa * ay + wb * by, z = wa * az + wb * bz, w = wa * aw + wb * bw;
+    const arbor__v4 sum = x * x + y * y + z * z + w * w;
+    const arbor__v4 lo = {(arbor_real)1e-30, (arbor_real)1e-30, (arbor_real)1e-30, (arbor_real)1e-30};
+    const arbor__v4 hi = {(arbor_real)1e30, (arbor_real)1e30, (arbor_real)1e30, (arbor_real)1e30};
+    const arbor__mask4 ok = (sum > lo) & (sum < hi);
+    const arbor__v4 one = {1, 1, 1, 1}, inverse = one / arbor__sqrt4(arbor__select4(ok, sum, one));
+    if (!(ok[0] & ok[1] & ok[2] & ok[3])) { /* far from unit: normalize4's other path, one by one */
+        for (int i = 0; i < 4; i++) slerp(out[i], a[i], a[i] + 4, u[i]);
+        return;
+    }
+    x = x * inverse;
+    y = y * inverse;
+    z = z * inverse;
+    w = w * inverse;
+    ARBOR__TRANSPOSE4(x, y, z, w); /* a channel a register, stored in order */
+    memcpy(out[0], &x, sizeof x);
+    memcpy(out[1], &y, sizeof y);
+    memcpy(out[2], &z, sizeof z);
+    memcpy(out[3], &w, sizeof w);
+}
+#endif
+
+/* Rotation channels: those between two LINEAR keyframes go four at a time through slerp4 (the
+   same bits as one at a time), the others one by one; each written at out + 4 e, or at
+   out + at[e] * stride, in channel order (a later channel on the same place wins). */
+ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+                             arbor_real *out, const uint32_t *at, uint32_t stride) {
+#if ARBOR__SIMD
+    const float *pending[4];
     arbor_real *outs[4];
-    int pending = 0;
+    arbor__v4 u = {0, 0, 0, 0};
+    int n = 0;
 #endif
     for (uint32_t e = 0; e < count; e++) {
         const arbor__channel *c = &clip->channels[channels[e]];
         const arbor__key key = keys[c->timeline];
-        if (key.u == 0 || c->interpolation != ARBOR_INTERPOLATION_LINEAR) {
-            sample_width(clip, c, key, out + 4 * (size_t)e, 4);
+        arbor_real *to = out + (at ? (size_t)at[e] * stride : 4 * (size_t)e);
+        const bool linear = key.u != 0 && c->interpolation == ARBOR_INTERPOLATION_LINEAR;
+#if ARBOR__SIMD
+        if (linear) {
+            pending[n] = clip->values + c->values + (size_t)key.k * 4;
+            outs[n] = to;
+            u[n++] = key.u;
+            if (n == 4) {
+                slerp4(pending, u, outs);
+                n = 0;
+            }
             continue;
         }
-        const float *a = clip->values + c->values + (size_t)key.k * 4;
-#if ARBOR__SIMD
-        arcs[pending] = arc_of(a, a + 4, key.u);
-        outs[pending++] = out + 4 * (size_t)e;
-        if (pending < 4) continue;
-        const arbor__v4 u = { arcs[0].u, arcs[1].u, arcs[2].u, arcs[3].u };
-        const arbor__v4 d = { arcs[0].d, arcs[1].d, arcs[2].d, arcs[3].d };
-        arbor__v4 wa, wb;
-        arbor__slerp_weights4(u, d, &wa, &wb);
-        for (int i = 0; i < 4; i++) arc_finish(&arcs[i], wa[i], wb[i], outs[i]);
-        pending = 0;
-#else
-        slerp(out + 4 * (size_t)e, a, a + 4, key.u);
+        for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, u[i]); /* the ones before first */
+        n = 0;
 #endif
+        if (linear)
+            slerp(to, clip->values + c->values + (size_t)key.k * 4, clip->values + c->values + (size_t)key.k * 4 + 4, key.u);
+        else
+            sample_width(clip, c, key, to, 4);
     }
 #if ARBOR__SIMD
-    for (int i = 0; i < pending; i++) {
-        arbor_real wa, wb;
-        arbor__slerp_weights(arcs[i].u, arcs[i].d, &wa, &wb);
-        arc_finish(&arcs[i], wa, wb, outs[i]);
-    }
+    for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, u[i]);
 #endif
 }
 
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                        int path, arbor_real *out, const uint32_t *weight_at) {
+                        int path, arbor_real *out, const uint32_t *at, uint32_t stride) {
     const arbor__channel *all = clip->channels;
     switch (path) {
     case ARBOR_ANIM_ROTATION:
-        sample_rotations(clip, keys, channels, count, out);
+        sample_rotations(clip, keys, channels, count, out, at, stride);
         break;
     case ARBOR_ANIM_WEIGHTS:
         for (uint32_t e = 0; e < count; e++) {
             const arbor__channel *c = &all[channels[e]];
-            sample_width(clip, c, keys[c->timeline], out + weight_at[e], c->width);
+            sample_width(clip, c, keys[c->timeline], out + (size_t)at[e] * stride, c->width);
         }
         break;
     default:
         for (uint32_t e = 0; e < count; e++) {
             const arbor__channel *c = &all[channels[e]];
-            sample_width(clip, c, keys[c->timeline], out + 3 * (size_t)e, 3);
+            sample_width(clip, c, keys[c->timeline], out + (at ? (size_t)at[e] * stride : 3 * (size_t)e), 3);
         }
     }
 }

@@ -17,6 +17,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "arbor/math.h"
 
@@ -320,6 +323,18 @@ typedef int32_t arbor__mask4 __attribute__((vector_size(4 * sizeof(int32_t))));
 ARBOR__HOT arbor__v4 arbor__select4(arbor__mask4 m, arbor__v4 yes, arbor__v4 no) {
     return (arbor__v4)(((arbor__mask4)yes & m) | ((arbor__mask4)no & ~m));
 }
+/* The square roots of four sums (each correctly rounded, as sqrt and sqrtf are). */
+ARBOR__HOT arbor__v4 arbor__sqrt4(arbor__v4 v) {
+#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE
+    return (arbor__v4)_mm_sqrt_ps((__m128)v);
+#elif defined(__SSE2__)
+    const __m128d lo = _mm_sqrt_pd(_mm_set_pd(v[1], v[0])), hi = _mm_sqrt_pd(_mm_set_pd(v[3], v[2]));
+    return (arbor__v4){lo[0], lo[1], hi[0], hi[1]};
+#else
+    for (int i = 0; i < 4; i++) v[i] = ARBOR_REAL_IS_DOUBLE ? sqrt(v[i]) : sqrtf((float)v[i]);
+    return v;
+#endif
+}
 ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, arbor__v4 *wb) {
     const arbor__v4 one = {1, 1, 1, 1}, zero = {0, 0, 0, 0};
     const arbor__v4 wide = {(arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9};
@@ -328,15 +343,7 @@ ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, a
     for (int halvings = 0; halvings < 2; ++halvings) {
         const arbor__mask4 halve = d < wide;
         if (!(halve[0] | halve[1] | halve[2] | halve[3])) break;
-        arbor__v4 root = zero; /* every lane set below (GCC -O3 cannot tell) */
-        for (int i = 0; i < 4; ++i) {
-#if ARBOR_REAL_IS_DOUBLE
-            root[i] = sqrt(2 + 2 * d[i]);
-#else
-            root[i] = sqrtf(2 + 2 * d[i]);
-#endif
-        }
-        const arbor__v4 inverse = one / root;
+        const arbor__v4 inverse = one / arbor__sqrt4(2 + 2 * d);
         const arbor__v4 ma = (fa + ta) * inverse, mb = (fb + tb) * inverse;
         const arbor__mask4 low = u < half, lower = halve & low, upper = halve & ~low;
         ta = arbor__select4(lower, ma, ta);

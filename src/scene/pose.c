@@ -432,19 +432,6 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
 }
 
 #if ARBOR__SIMD
-/* The square roots of four sums (each correctly rounded, as sqrt and sqrtf are). */
-ARBOR__HOT arbor__v4 sqrt4(arbor__v4 v) {
-#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE
-    return (arbor__v4)_mm_sqrt_ps((__m128)v);
-#elif defined(__SSE2__)
-    const __m128d lo = _mm_sqrt_pd(_mm_set_pd(v[1], v[0])), hi = _mm_sqrt_pd(_mm_set_pd(v[3], v[2]));
-    return (arbor__v4){lo[0], lo[1], hi[0], hi[1]};
-#else
-    for (int i = 0; i < 4; i++) v[i] = ARBOR_REAL_IS_DOUBLE ? sqrt(v[i]) : sqrtf((float)v[i]);
-    return v;
-#endif
-}
-
 /* What pose4 stores for one node: its TRS (the entry with the rotation q) and version unless
    they were streamed, its world matrix from its local rows, its flags. */
 ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
@@ -550,7 +537,7 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
     const arbor__v4 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
     const arbor__mask4 ok = (sum > lo) & (sum < hi);
     if (!(ok[0] & ok[1] & ok[2] & ok[3])) return false;
-    const arbor__v4 l = sqrt4(sum);
+    const arbor__v4 l = arbor__sqrt4(sum);
     x = x / l;
     y = y / l;
     z = z / l;
