@@ -142,7 +142,7 @@ ARBOR__HOT arbor__v4 load_values(const float *p) {
 /* slerp on four channels at once, a channel a lane (a[i]: the channel's keyframe k, then k + 1):
    arc_of, arbor__slerp_weights4 and arc_finish's operations in the same order lane by lane, so
    the same bits as one at a time. out[i]: where channel i's rotation goes. */
-ARBOR__HOT void slerp4(const float *const a[4], arbor__v4 u, arbor_real *const out[4]) {
+ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *const out[4]) {
     arbor__v4 ax = load_values(a[0]), ay = load_values(a[1]), az = load_values(a[2]), aw = load_values(a[3]);
     arbor__v4 bx = load_values(a[0] + 4), by = load_values(a[1] + 4), bz = load_values(a[2] + 4), bw = load_values(a[3] + 4);
     ARBOR__TRANSPOSE4(ax, ay, az, aw); /* a component a register */
@@ -180,42 +180,53 @@ ARBOR__HOT void slerp4(const float *const a[4], arbor__v4 u, arbor_real *const o
 
 /* Rotation channels: those between two LINEAR keyframes go four at a time through slerp4 (the
    same bits as one at a time), the others one by one; each written at out + 4 e, or at
-   out + at[e] * stride, in channel order (a later channel on the same place wins). */
-ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                             arbor_real *out, const uint32_t *at, uint32_t stride) {
+   out + at[e] * stride (indexed, a constant here), in channel order (a later channel on the
+   same place wins). */
+ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+                          arbor_real *out, const uint32_t *at, uint32_t stride, const bool indexed) {
+    const arbor__channel *all = clip->channels;
+    const float *values = clip->values;
 #if ARBOR__SIMD
     const float *pending[4];
-    arbor_real *outs[4];
-    arbor__v4 u = {0, 0, 0, 0};
+    arbor_real *outs[4], us[4];
     int n = 0;
 #endif
     for (uint32_t e = 0; e < count; e++) {
-        const arbor__channel *c = &clip->channels[channels[e]];
+        const arbor__channel *c = &all[channels[e]];
         const arbor__key key = keys[c->timeline];
-        arbor_real *to = out + (at ? (size_t)at[e] * stride : 4 * (size_t)e);
+        arbor_real *to = out + (indexed ? (size_t)at[e] * stride : 4 * (size_t)e);
+        const float *a = values + c->values + (size_t)key.k * 4;
         const bool linear = key.u != 0 && c->interpolation == ARBOR_INTERPOLATION_LINEAR;
 #if ARBOR__SIMD
         if (linear) {
-            pending[n] = clip->values + c->values + (size_t)key.k * 4;
+            pending[n] = a;
             outs[n] = to;
-            u[n++] = key.u;
+            us[n++] = key.u;
             if (n == 4) {
-                slerp4(pending, u, outs);
+                slerp4(pending, arbor__v4_load(us), outs);
                 n = 0;
             }
             continue;
         }
-        for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, u[i]); /* the ones before first */
+        for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, us[i]); /* the ones before first */
         n = 0;
 #endif
         if (linear)
-            slerp(to, clip->values + c->values + (size_t)key.k * 4, clip->values + c->values + (size_t)key.k * 4 + 4, key.u);
+            slerp(to, a, a + 4, key.u);
         else
             sample_width(clip, c, key, to, 4);
     }
 #if ARBOR__SIMD
-    for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, u[i]);
+    for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, us[i]);
 #endif
+}
+
+ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
+                             arbor_real *out, const uint32_t *at, uint32_t stride) {
+    if (at)
+        rotations(clip, keys, channels, count, out, at, stride, true);
+    else
+        rotations(clip, keys, channels, count, out, NULL, 0, false);
 }
 
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,

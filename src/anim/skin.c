@@ -171,12 +171,12 @@ ARBOR__HOT void skin_joints(const skin_job *job, uint32_t first, uint32_t end, c
         float *out = job->out + (size_t)sk->first * stride;
         if (sk->mesh_identity) {
             for (; joint < last; joint++, out += stride)
-                store(out, arbor__rows_mul(load_rows(world + (size_t)joint->slot * 12), load_rows(joint->ibm)), layout);
+                store(out, arbor__rows_mul_at(world + (size_t)joint->slot * 12, joint->ibm), layout);
             continue;
         }
         const arbor__rows mesh_inverse = load_rows(sk->mesh_inverse);
         for (; joint < last; joint++, out += stride) {
-            const arbor__rows m = arbor__rows_mul(load_rows(world + (size_t)joint->slot * 12), load_rows(joint->ibm));
+            const arbor__rows m = arbor__rows_mul_at(world + (size_t)joint->slot * 12, joint->ibm);
             store(out, arbor__rows_mul(mesh_inverse, m), layout);
         }
     }
