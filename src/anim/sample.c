@@ -178,6 +178,26 @@ ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *c
 }
 #endif
 
+#if ARBOR__SIMD
+/* The first n (1 to 3) of four pending channels: through slerp4 with the last lanes repeating
+   the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
+static void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
+    if (n == 1) {
+        slerp(out[0], a[0], a[0] + 4, us[0]);
+        return;
+    }
+    arbor_real scratch[4], u[4];
+    const float *from[4];
+    arbor_real *to[4];
+    for (int i = 0; i < 4; i++) {
+        from[i] = a[i < n ? i : 0];
+        u[i] = us[i < n ? i : 0];
+        to[i] = i < n ? out[i] : scratch;
+    }
+    slerp4(from, arbor__v4_load(u), to);
+}
+#endif
+
 /* Rotation channels: those between two LINEAR keyframes go four at a time through slerp4 (the
    same bits as one at a time), the others one by one; each written at out + 4 e, or at
    out + at[e] * stride (indexed, a constant here), in channel order (a later channel on the
@@ -208,7 +228,7 @@ ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const 
             }
             continue;
         }
-        for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, us[i]); /* the ones before first */
+        if (n) slerp_some(pending, us, outs, n); /* the ones before first */
         n = 0;
 #endif
         if (linear)
@@ -217,7 +237,7 @@ ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const 
             sample_width(clip, c, key, to, 4);
     }
 #if ARBOR__SIMD
-    for (int i = 0; i < n; i++) slerp(outs[i], pending[i], pending[i] + 4, us[i]);
+    if (n) slerp_some(pending, us, outs, n);
 #endif
 }
 
