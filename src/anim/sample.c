@@ -179,26 +179,120 @@ ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *c
 #endif
 
 #if ARBOR__SIMD
-/* The first n (1 to 3) of four pending channels: through slerp4 with the last lanes repeating
-   the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
+/* slerp on eight channels at once, a channel a lane: slerp4's operations on registers of eight
+   (AVX where the CPU has it), the same bits. */
+typedef arbor_real arbor__v8 __attribute__((vector_size(8 * sizeof(arbor_real))));
+#if ARBOR_REAL_IS_DOUBLE
+typedef int64_t arbor__mask8 __attribute__((vector_size(8 * sizeof(int64_t))));
+#else
+typedef int32_t arbor__mask8 __attribute__((vector_size(8 * sizeof(int32_t))));
+#endif
+typedef float arbor__f8 __attribute__((vector_size(8 * sizeof(float))));
+ARBOR__HOT arbor__v8 select8(arbor__mask8 m, arbor__v8 yes, arbor__v8 no) {
+    return (arbor__v8)(((arbor__mask8)yes & m) | ((arbor__mask8)no & ~m));
+}
+ARBOR__HOT arbor__v8 sqrt8(arbor__v8 v) {
+    const arbor__v4 lo = arbor__sqrt4(__builtin_shufflevector(v, v, 0, 1, 2, 3));
+    const arbor__v4 hi = arbor__sqrt4(__builtin_shufflevector(v, v, 4, 5, 6, 7));
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+/* A channel's two keyframes, a then b, as arbor_real. */
+ARBOR__HOT arbor__v8 load_pair(const float *p) {
+    arbor__f8 f;
+    memcpy(&f, p, sizeof f);
+    return __builtin_convertvector(f, arbor__v8);
+}
+/* Transposes within each half of four registers of eight (two 4 x 4 transposes side by side). */
+#define TRANSPOSE_HALVES(m0, m1, m2, m3)                                                                  \
+    do {                                                                                                 \
+        const arbor__v8 t0_ = __builtin_shufflevector(m0, m1, 0, 8, 1, 9, 4, 12, 5, 13);                 \
+        const arbor__v8 t1_ = __builtin_shufflevector(m0, m1, 2, 10, 3, 11, 6, 14, 7, 15);               \
+        const arbor__v8 t2_ = __builtin_shufflevector(m2, m3, 0, 8, 1, 9, 4, 12, 5, 13);                 \
+        const arbor__v8 t3_ = __builtin_shufflevector(m2, m3, 2, 10, 3, 11, 6, 14, 7, 15);               \
+        m0 = __builtin_shufflevector(t0_, t2_, 0, 1, 8, 9, 4, 5, 12, 13);                                \
+        m1 = __builtin_shufflevector(t0_, t2_, 2, 3, 10, 11, 6, 7, 14, 15);                              \
+        m2 = __builtin_shufflevector(t1_, t3_, 0, 1, 8, 9, 4, 5, 12, 13);                                \
+        m3 = __builtin_shufflevector(t1_, t3_, 2, 3, 10, 11, 6, 7, 14, 15);                              \
+    } while (0)
+
+ARBOR__HOT void slerp8(const float *const a[8], const arbor__v8 u, arbor_real *const out[8]) {
+    /* per channel (a | b), then a component a register: ax = (channels 0-3 | 4-7) */
+    arbor__v8 p0 = load_pair(a[0]), p1 = load_pair(a[1]), p2 = load_pair(a[2]), p3 = load_pair(a[3]);
+    arbor__v8 p4 = load_pair(a[4]), p5 = load_pair(a[5]), p6 = load_pair(a[6]), p7 = load_pair(a[7]);
+    TRANSPOSE_HALVES(p0, p1, p2, p3); /* p0: (ax 0-3 | bx 0-3), p1: y, p2: z, p3: w */
+    TRANSPOSE_HALVES(p4, p5, p6, p7);
+    const arbor__v8 ax = __builtin_shufflevector(p0, p4, 0, 1, 2, 3, 8, 9, 10, 11);
+    const arbor__v8 ay = __builtin_shufflevector(p1, p5, 0, 1, 2, 3, 8, 9, 10, 11);
+    const arbor__v8 az = __builtin_shufflevector(p2, p6, 0, 1, 2, 3, 8, 9, 10, 11);
+    const arbor__v8 aw = __builtin_shufflevector(p3, p7, 0, 1, 2, 3, 8, 9, 10, 11);
+    arbor__v8 bx = __builtin_shufflevector(p0, p4, 4, 5, 6, 7, 12, 13, 14, 15);
+    arbor__v8 by = __builtin_shufflevector(p1, p5, 4, 5, 6, 7, 12, 13, 14, 15);
+    arbor__v8 bz = __builtin_shufflevector(p2, p6, 4, 5, 6, 7, 12, 13, 14, 15);
+    arbor__v8 bw = __builtin_shufflevector(p3, p7, 4, 5, 6, 7, 12, 13, 14, 15);
+    arbor__v8 d = ax * bx + ay * by + az * bz + aw * bw;
+    const arbor__mask8 flip = d < 0; /* b on a's side */
+    bx = select8(flip, -bx, bx);
+    by = select8(flip, -by, by);
+    bz = select8(flip, -bz, bz);
+    bw = select8(flip, -bw, bw);
+    d = select8(flip, -d, d);
+    arbor__v8 wa, wb;
+    ARBOR__SLERP_WEIGHTS_LANES(arbor__v8, arbor__mask8, select8, sqrt8, u, d, &wa, &wb);
+    arbor__v8 x = wa * ax + wb * bx, y = wa * ay + wb * by, z = wa * az + wb * bz, w = wa * aw + wb * bw;
+    const arbor__v8 sum = x * x + y * y + z * z + w * w, zero = {0};
+    const arbor__mask8 ok = (sum > zero + (arbor_real)1e-30) & (sum < zero + (arbor_real)1e30);
+    int all = 1;
+    for (int i = 0; i < 8; i++) all &= ok[i] != 0;
+    if (!all) { /* far from unit: normalize4's other path, one by one */
+        for (int i = 0; i < 8; i++) slerp(out[i], a[i], a[i] + 4, u[i]);
+        return;
+    }
+    const arbor__v8 inverse = (zero + 1) / sqrt8(sum);
+    x = x * inverse;
+    y = y * inverse;
+    z = z * inverse;
+    w = w * inverse;
+    TRANSPOSE_HALVES(x, y, z, w); /* x: (channel 0 | channel 4), y: (1 | 5), z: (2 | 6), w: (3 | 7) */
+    const arbor__v4 q0 = __builtin_shufflevector(x, x, 0, 1, 2, 3), q1 = __builtin_shufflevector(y, y, 0, 1, 2, 3);
+    const arbor__v4 q2 = __builtin_shufflevector(z, z, 0, 1, 2, 3), q3 = __builtin_shufflevector(w, w, 0, 1, 2, 3);
+    const arbor__v4 q4 = __builtin_shufflevector(x, x, 4, 5, 6, 7), q5 = __builtin_shufflevector(y, y, 4, 5, 6, 7);
+    const arbor__v4 q6 = __builtin_shufflevector(z, z, 4, 5, 6, 7), q7 = __builtin_shufflevector(w, w, 4, 5, 6, 7);
+    memcpy(out[0], &q0, sizeof q0); /* in channel order */
+    memcpy(out[1], &q1, sizeof q1);
+    memcpy(out[2], &q2, sizeof q2);
+    memcpy(out[3], &q3, sizeof q3);
+    memcpy(out[4], &q4, sizeof q4);
+    memcpy(out[5], &q5, sizeof q5);
+    memcpy(out[6], &q6, sizeof q6);
+    memcpy(out[7], &q7, sizeof q7);
+}
+
+/* The first n (1 to 7) of eight pending channels: through slerp4 or slerp8 with the lanes past n
+   repeating the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
 static void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
     if (n == 1) {
         slerp(out[0], a[0], a[0] + 4, us[0]);
         return;
     }
-    arbor_real scratch[4], u[4];
-    const float *from[4];
-    arbor_real *to[4];
-    for (int i = 0; i < 4; i++) {
+    arbor_real scratch[4], u[8];
+    const float *from[8];
+    arbor_real *to[8];
+    for (int i = 0; i < 8; i++) {
         from[i] = a[i < n ? i : 0];
         u[i] = us[i < n ? i : 0];
         to[i] = i < n ? out[i] : scratch;
     }
-    slerp4(from, arbor__v4_load(u), to);
+    if (n <= 4) {
+        slerp4(from, arbor__v4_load(u), to);
+    } else {
+        arbor__v8 v;
+        memcpy(&v, u, sizeof v);
+        slerp8(from, v, to);
+    }
 }
 #endif
 
-/* Rotation channels: those between two LINEAR keyframes go four at a time through slerp4 (the
+/* Rotation channels: those between two LINEAR keyframes go eight at a time through slerp8 (the
    same bits as one at a time), the others one by one; each written at out + 4 e, or at
    out + at[e] * stride (indexed, a constant here), in channel order (a later channel on the
    same place wins). */
@@ -207,8 +301,8 @@ ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const 
     const arbor__channel *all = clip->channels;
     const float *values = clip->values;
 #if ARBOR__SIMD
-    const float *pending[4];
-    arbor_real *outs[4], us[4];
+    const float *pending[8];
+    arbor_real *outs[8], us[8];
     int n = 0;
 #endif
     for (uint32_t e = 0; e < count; e++) {
@@ -222,8 +316,10 @@ ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const 
             pending[n] = a;
             outs[n] = to;
             us[n++] = key.u;
-            if (n == 4) {
-                slerp4(pending, arbor__v4_load(us), outs);
+            if (n == 8) {
+                arbor__v8 u;
+                memcpy(&u, us, sizeof u);
+                slerp8(pending, u, outs);
                 n = 0;
             }
             continue;

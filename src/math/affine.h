@@ -370,37 +370,45 @@ ARBOR__HOT arbor__v4 arbor__sqrt4(arbor__v4 v) {
     return v;
 #endif
 }
+/* The body of arbor__slerp_weights on lanes of vector type V (comparisons give M; select(m,
+   yes, no) and sqrt_lanes act lane by lane), one copy for four lanes and for eight. */
+#define ARBOR__SLERP_WEIGHTS_LANES(V, M, select, sqrt_lanes, u_in, d_in, wa_out, wb_out)                 \
+    do {                                                                                               \
+        V u_ = (u_in), d_ = (d_in);                                                                      \
+        const V zero = {0}, one = zero + 1, wide = zero + (arbor_real)0.9, half = zero + (arbor_real)0.5; \
+        V fa = one, fb = zero, ta = zero, tb = one;                                                    \
+        for (int halvings = 0; halvings < 2; ++halvings) {                                             \
+            const M halve = d_ < wide;                                                                  \
+            int any = 0;                                                                               \
+            for (size_t i = 0; i < sizeof(V) / sizeof(arbor_real); ++i) any |= halve[i] != 0;          \
+            if (!any) break;                                                                           \
+            const V inverse = one / sqrt_lanes(2 + 2 * d_);                                             \
+            const V ma = (fa + ta) * inverse, mb = (fb + tb) * inverse;                                \
+            const M low = u_ < half, lower = halve & low, upper = halve & ~low;                         \
+            ta = select(lower, ma, ta);                                                                \
+            tb = select(lower, mb, tb);                                                                \
+            fa = select(upper, ma, fa);                                                                \
+            fb = select(upper, mb, fb);                                                                \
+            u_ = select(halve, select(low, 2 * u_, 2 * u_ - 1), u_);                                       \
+            d_ = select(halve, (1 + d_) * inverse, d_);                                                   \
+        }                                                                                              \
+        const V x = d_ - 1, s = 1 - u_, ss = s * s, uu = u_ * u_;                                          \
+        V term_from = s, term_to = u_, w_from = s, w_to = u_;                                            \
+        ARBOR__UNROLL                                                                                  \
+        for (int i = 1; i <= ARBOR__SLERP_TERMS; ++i) {                                                \
+            const arbor_real ii = (arbor_real)(i * i);                                                 \
+            const V k = x * arbor__slerp_coefficient(i);                                               \
+            term_from = term_from * ((ss - ii) * k);                                                   \
+            term_to = term_to * ((uu - ii) * k);                                                       \
+            w_from = w_from + term_from;                                                               \
+            w_to = w_to + term_to;                                                                     \
+        }                                                                                              \
+        *(wa_out) = w_from * fa + w_to * ta;                                                           \
+        *(wb_out) = w_from * fb + w_to * tb;                                                           \
+    } while (0)
+
 ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, arbor__v4 *wb) {
-    const arbor__v4 one = {1, 1, 1, 1}, zero = {0, 0, 0, 0};
-    const arbor__v4 wide = {(arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9, (arbor_real)0.9};
-    const arbor__v4 half = {(arbor_real)0.5, (arbor_real)0.5, (arbor_real)0.5, (arbor_real)0.5};
-    arbor__v4 fa = one, fb = zero, ta = zero, tb = one;
-    for (int halvings = 0; halvings < 2; ++halvings) {
-        const arbor__mask4 halve = d < wide;
-        if (!(halve[0] | halve[1] | halve[2] | halve[3])) break;
-        const arbor__v4 inverse = one / arbor__sqrt4(2 + 2 * d);
-        const arbor__v4 ma = (fa + ta) * inverse, mb = (fb + tb) * inverse;
-        const arbor__mask4 low = u < half, lower = halve & low, upper = halve & ~low;
-        ta = arbor__select4(lower, ma, ta);
-        tb = arbor__select4(lower, mb, tb);
-        fa = arbor__select4(upper, ma, fa);
-        fb = arbor__select4(upper, mb, fb);
-        u = arbor__select4(halve, arbor__select4(low, 2 * u, 2 * u - 1), u);
-        d = arbor__select4(halve, (1 + d) * inverse, d);
-    }
-    const arbor__v4 x = d - 1, s = 1 - u, ss = s * s, uu = u * u;
-    arbor__v4 term_from = s, term_to = u, w_from = s, w_to = u;
-    ARBOR__UNROLL
-    for (int i = 1; i <= ARBOR__SLERP_TERMS; ++i) {
-        const arbor_real ii = (arbor_real)(i * i);
-        const arbor__v4 k = x * arbor__slerp_coefficient(i);
-        term_from = term_from * ((ss - ii) * k);
-        term_to = term_to * ((uu - ii) * k);
-        w_from = w_from + term_from;
-        w_to = w_to + term_to;
-    }
-    *wa = w_from * fa + w_to * ta;
-    *wb = w_from * fb + w_to * tb;
+    ARBOR__SLERP_WEIGHTS_LANES(arbor__v4, arbor__mask4, arbor__select4, arbor__sqrt4, u, d, wa, wb);
 }
 #endif
 
