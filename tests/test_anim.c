@@ -700,6 +700,82 @@ static void test_slerp_four_at_once(void **state) {
 #endif
 }
 
+/* A player samples its LINEAR rotation channels eight or four at a time (the rest one by one):
+   for every count of channels from 1 to 21, with a STEP channel among them and keyframes that
+   make tiny, wide and sign-flipped arcs, each channel gives the bits a clip of that channel
+   alone gives, and the slerp a double-precision formula gives. */
+static void test_slerp_lanes_match_one_channel(void **state) {
+    (void)state;
+    enum { MAX = 21, KEYS = 4 };
+    test_rng g = test_rng_make(5);
+    static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, values[MAX][KEYS][4];
+    for (int c = 0; c < MAX; c++)
+        for (int k = 0; k < KEYS; k++) {
+            double q[4], len = 0;
+            for (int e = 0; e < 4; e++) {
+                q[e] = test_rng_sym(&g);
+                len += q[e] * q[e];
+            }
+            for (int e = 0; e < 4; e++) values[c][k][e] = (float)(q[e] / sqrt(len));
+            if (k && c % 3 == 0) { /* near the keyframe before: a tiny arc, its sign flipped for some */
+                for (int e = 0; e < 4; e++) values[c][k][e] = values[c][k - 1][e] * (c % 2 ? -1.0f : 1.0f);
+                values[c][k][c % 4] += 1e-4f;
+            }
+        }
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_node rig[MAX];
+    for (int c = 0; c < MAX; c++) ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &rig[c]));
+    for (uint32_t count = 1; count <= MAX; count++) {
+        arbor_channel_desc ch[MAX];
+        for (uint32_t c = 0; c < count; c++)
+            ch[c] = (arbor_channel_desc){ .target = c, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS, .times = times,
+                                          .values = &values[c][0][0],
+                                          .interpolation = c == 9 ? ARBOR_INTERPOLATION_STEP : ARBOR_INTERPOLATION_LINEAR };
+        arbor_clip *clip;
+        ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = count }, &clip));
+        arbor_player *p;
+        ASSERT_OK(arbor_player_create(clip, s, rig, count, &p));
+        arbor_clip *alone[MAX];
+        arbor_player *q[MAX];
+        for (uint32_t c = 0; c < count; c++) {
+            arbor_channel_desc one = ch[c];
+            one.target = 0;
+            ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = &one, .channel_count = 1 }, &alone[c]));
+            ASSERT_OK(arbor_player_create(alone[c], s, &rig[c], 1, &q[c]));
+        }
+        for (double t = 0; t <= 1.05; t += 0.0625 + 0.01 * count) {
+            arbor_trs all[MAX], each;
+            ASSERT_OK(arbor_player_sample(p, t, ARBOR_WRAP_CLAMP, all, count));
+            for (uint32_t c = 0; c < count; c++) {
+                ASSERT_OK(arbor_player_sample(q[c], t, ARBOR_WRAP_CLAMP, &each, 1));
+                assert_memory_equal(all[c].rotation, each.rotation, sizeof each.rotation);
+                if (c == 9) continue;
+                /* slerp in double: the keyframes around t, the shorter arc */
+                int k = t >= 1 ? KEYS - 1 : t >= 0.5 ? 2 : t >= 0.25 ? 1 : 0;
+                double a[4], b[4], d = 0, want[4];
+                for (int e = 0; e < 4; e++) a[e] = values[c][k][e], b[e] = values[c][k < KEYS - 1 ? k + 1 : k][e];
+                double la = 0, lb = 0;
+                for (int e = 0; e < 4; e++) la += a[e] * a[e], lb += b[e] * b[e];
+                for (int e = 0; e < 4; e++) a[e] /= sqrt(la), b[e] /= sqrt(lb), d += a[e] * b[e];
+                double sign = d < 0 ? -1 : 1, theta = acos(fmin(1, fabs(d)));
+                double u = k < KEYS - 1 ? (t - times[k]) / (times[k + 1] - times[k]) : 0;
+                double wa = theta < 1e-6 ? 1 - u : sin((1 - u) * theta) / sin(theta);
+                double wb = theta < 1e-6 ? u : sin(u * theta) / sin(theta);
+                for (int e = 0; e < 4; e++) want[e] = wa * a[e] + wb * sign * b[e];
+                for (int e = 0; e < 4; e++) NEAR(all[c].rotation[e], want[e], "slerp in double");
+            }
+        }
+        for (uint32_t c = 0; c < count; c++) {
+            arbor_player_destroy(q[c]);
+            arbor_clip_destroy(alone[c]);
+        }
+        arbor_player_destroy(p);
+        arbor_clip_destroy(clip);
+    }
+    arbor_scene_destroy(s);
+}
+
 /* ---- cursors ------------------------------------------------------------------------------------ */
 
 /* A node's TRS, bits and all. */
@@ -1679,6 +1755,7 @@ int main(void) {
         cmocka_unit_test(test_interpolation_modes),
         cmocka_unit_test(test_slerp_shorter_arc),
         cmocka_unit_test(test_slerp_four_at_once),
+        cmocka_unit_test(test_slerp_lanes_match_one_channel),
         cmocka_unit_test(test_cursor_any_order),
         cmocka_unit_test(test_skins_bind_pose),
         cmocka_unit_test(test_skins_by_hand),

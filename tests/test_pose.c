@@ -470,6 +470,70 @@ static void test_players(void **state) {
     twin_free(&t);
 }
 
+/* Players through a pose on two threads (sampled side by side into their own workspace, then
+   copied in order) and on one (straight into the entries): the same bits, and a later player
+   driving the same nodes wins on both, as a per-node write after another would. */
+static void test_players_on_threads(void **state) {
+    (void)state;
+    enum { BONES = 59, SKELETONS = 80, PLAYERS = SKELETONS + 1, KEYS = 5 };
+    twin t = twin_make(SKELETONS);
+    test_rng g = test_rng_make(3);
+    static const float times[KEYS] = {0, 0.2f, 0.5f, 0.7f, 1};
+    static float turns[BONES][KEYS][4];
+    arbor_channel_desc ch[BONES];
+    for (uint32_t b = 0; b < BONES; b++) {
+        for (int k = 0; k < KEYS; k++) {
+            double q[4], len = 0;
+            for (int e = 0; e < 4; e++) {
+                q[e] = test_rng_sym(&g);
+                len += q[e] * q[e];
+            }
+            for (int e = 0; e < 4; e++) turns[b][k][e] = (float)(q[e] / sqrt(len));
+        }
+        ch[b] = (arbor_channel_desc){ .target = b, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS, .times = times,
+                                      .values = &turns[b][0][0],
+                                      .interpolation = b % 13 == 5 ? ARBOR_INTERPOLATION_STEP : ARBOR_INTERPOLATION_LINEAR };
+    }
+    arbor_clip *clip;
+    assert_int_equal(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = BONES }, &clip), ARBOR_OK);
+    arbor_player *players[2][PLAYERS];
+    for (int k = 0; k < 2; k++)
+        for (uint32_t c = 0; c < PLAYERS; c++) /* the last one on skeleton 0 again */
+            assert_int_equal(arbor_player_create(clip, t.s[k], t.h[k] + BONES * (c % SKELETONS), BONES, &players[k][c]), ARBOR_OK);
+    arbor_pool *pool;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
+    arbor_executor exec = arbor_pool_executor(pool);
+    arbor_pose *pose[2];
+    for (int k = 0; k < 2; k++) assert_int_equal(arbor_pose_create(t.s[k], NULL, 0, &pose[k]), ARBOR_OK);
+    double clock[PLAYERS];
+    for (uint32_t c = 0; c < PLAYERS; c++) clock[c] = 0.013 * c;
+    for (int frame = 0; frame < 3; frame++) {
+        for (uint32_t c = 0; c < PLAYERS; c++) clock[c] += 1.0 / 30;
+        assert_int_equal(arbor_players_apply_pose(players[0], clock, PLAYERS, ARBOR_WRAP_LOOP, pose[0], &exec), ARBOR_OK);
+        assert_int_equal(arbor_players_apply_pose(players[1], clock, PLAYERS, ARBOR_WRAP_LOOP, pose[1], NULL), ARBOR_OK);
+        assert_memory_equal(arbor_pose_trs(pose[0]), arbor_pose_trs(pose[1]), arbor_pose_count(pose[0]) * sizeof(arbor_trs));
+        /* skeleton 0's entries hold the last player's sample */
+        arbor_trs sampled[BONES];
+        assert_int_equal(arbor_player_sample(players[1][PLAYERS - 1], clock[PLAYERS - 1], ARBOR_WRAP_LOOP, sampled, BONES), ARBOR_OK);
+        uint32_t found = 0;
+        for (uint32_t i = 0; i < arbor_pose_count(pose[1]); i++)
+            for (uint32_t b = 0; b < BONES; b++)
+                if (arbor_node_equal(arbor_pose_nodes(pose[1])[i], t.h[1][b])) {
+                    assert_memory_equal(arbor_pose_trs(pose[1])[i].rotation, sampled[b].rotation, sizeof sampled[b].rotation);
+                    found++;
+                }
+        assert_int_equal(found, BONES);
+        twin_compare(&t, NULL);
+    }
+    for (int k = 0; k < 2; k++) {
+        arbor_pose_destroy(pose[k]);
+        for (uint32_t c = 0; c < PLAYERS; c++) arbor_player_destroy(players[k][c]);
+    }
+    arbor_pool_destroy(pool);
+    arbor_clip_destroy(clip);
+    twin_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_joints_serial),
@@ -481,6 +545,7 @@ int main(void) {
         cmocka_unit_test(test_undo),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_players),
+        cmocka_unit_test(test_players_on_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
