@@ -218,7 +218,12 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
         k->slots_known = true;
         k->shape = s->shape;
     }
-    for (uint32_t j = 0; j < k->joint_total; j++) arbor__resolve(s, k->joints[j].slot); /* out of date ones first */
+    /* Out of date joints computed first (looked for by one OR over their flags: usually none). */
+    const uint8_t *flags = s->n.flags;
+    uint8_t any = 0;
+    for (uint32_t j = 0, total = k->joint_total; j < total; j++) any |= flags[k->joints[j].slot];
+    if (any & ARBOR__WORLD_DIRTY)
+        for (uint32_t j = 0; j < k->joint_total; j++) arbor__resolve(s, k->joints[j].slot);
     for (uint32_t i = 0; i < k->count; i++) {
         skin_record *sk = &k->skins[i];
         const uint32_t mesh_slot = current_slot(s, sk->mesh);
