@@ -132,9 +132,14 @@ ARBOR__HOT void store(float *out, arbor__rows m, arbor_matrix_layout layout) {
     typedef float f4 __attribute__((vector_size(16)));
     arbor__v4 r0 = m.r[0], r1 = m.r[1], r2 = m.r[2], r3 = {0, 0, 0, 1};
     if (layout == ARBOR_LAYOUT_MAT4) ARBOR__TRANSPOSE4(r0, r1, r2, r3); /* rows become columns */
-    const f4 v[4] = {__builtin_convertvector(r0, f4), __builtin_convertvector(r1, f4), __builtin_convertvector(r2, f4),
-                     __builtin_convertvector(r3, f4)};
-    memcpy(out, v, (layout == ARBOR_LAYOUT_MAT4 ? 16 : 12) * sizeof *out);
+    const f4 v0 = __builtin_convertvector(r0, f4), v1 = __builtin_convertvector(r1, f4), v2 = __builtin_convertvector(r2, f4);
+    memcpy(out, &v0, sizeof v0); /* a register each (an array of them goes through the stack) */
+    memcpy(out + 4, &v1, sizeof v1);
+    memcpy(out + 8, &v2, sizeof v2);
+    if (layout == ARBOR_LAYOUT_MAT4) {
+        const f4 v3 = __builtin_convertvector(r3, f4);
+        memcpy(out + 12, &v3, sizeof v3);
+    }
 #else
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++) out[layout == ARBOR_LAYOUT_MAT4 ? c * 4 + r : r * 4 + c] = (float)m.m[ARBOR__AT(r, c)];
