@@ -269,7 +269,7 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor__v8 u, arbor_real *c
 
 /* The first n (1 to 7) of eight pending channels: through slerp4 or slerp8 with the lanes past n
    repeating the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
-static void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
+ARBOR__HOT void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
     if (n == 1) {
         slerp(out[0], a[0], a[0] + 4, us[0]);
         return;
