@@ -125,11 +125,10 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
     return out;
 }
 
-/* a * b with both in memory: arbor__rows_mul's operations, lane by lane (the same bits). For
+/* a * b with a in memory: arbor__rows_mul's operations, lane by lane (the same bits). For
    float, rows 0 and 1 go side by side in one register of eight (one AVX operation where the
-   CPU has it, two otherwise): each lane half broadcasts its own row's elements. */
-ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
-    const arbor__rows B = {{arbor__v4_load(b), arbor__v4_load(b + 4), arbor__v4_load(b + 8)}};
+   CPU has it, two otherwise): each half broadcasts its own row's elements. */
+ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B) {
 #if ARBOR_REAL_IS_DOUBLE
     return arbor__rows_mul((arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}}, B);
 #else
@@ -137,13 +136,22 @@ ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_re
     v8 a01;
     memcpy(&a01, a, sizeof a01);
     const arbor__v4 e = {0, 0, 0, 1};
-    const v8 b0 = __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3), b1 = __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 b2 = __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3), e2 = __builtin_shufflevector(e, e, 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 r01 = __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b0 + __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b1 +
-                   __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b2 + __builtin_shufflevector(a01, a01, 3, 3, 3, 3, 7, 7, 7, 7) * e2;
-    const arbor__rows out = {{ARBOR__SHUF(r01, r01, 0, 1, 2, 3), ARBOR__SHUF(r01, r01, 4, 5, 6, 7), arbor__row_mul(arbor__v4_load(a + 8), B)}};
+    const v8 b0 = __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3);
+    const v8 b1 = __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3);
+    const v8 b2 = __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3);
+    const v8 e2 = __builtin_shufflevector(e, e, 0, 1, 2, 3, 0, 1, 2, 3);
+    const v8 r01 = __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b0 +
+                   __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b1 +
+                   __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b2 +
+                   __builtin_shufflevector(a01, a01, 3, 3, 3, 3, 7, 7, 7, 7) * e2;
+    const arbor__rows out = {{__builtin_shufflevector(r01, r01, 0, 1, 2, 3), __builtin_shufflevector(r01, r01, 4, 5, 6, 7),
+                              arbor__row_mul(arbor__v4_load(a + 8), B)}};
     return out;
 #endif
+}
+/* a * b, both in memory. */
+ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
+    return arbor__rows_mul_mem(a, (arbor__rows){{arbor__v4_load(b), arbor__v4_load(b + 4), arbor__v4_load(b + 8)}});
 }
 
 /* T(t) R(q) S(s): the scalar reference's expressions, packed into rows (shuffling the
@@ -241,6 +249,7 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
     arbor__affine_mul_scalar(out.m, a.m, b.m);
     return out;
 }
+ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows b) { return arbor__rows_mul(arbor__rows_load(a), b); }
 ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
     return arbor__rows_mul(arbor__rows_load(a), arbor__rows_load(b));
 }

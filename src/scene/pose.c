@@ -444,7 +444,7 @@ ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, 
     }
     arbor__rows world = {{r0, r1, r2}};
     uint32_t parent = multiply ? s.parent[slot] : 0;
-    if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
+    if (parent) world = arbor__rows_mul_mem(s.world + (size_t)parent * 12, world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
     if (!streamed)
         s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
