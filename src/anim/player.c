@@ -174,10 +174,11 @@ static arbor_result check_node(const arbor_scene *s, arbor_node node, uint32_t t
 }
 
 static arbor_result check_nodes(const arbor_player *p, const char *fn) {
+    const arbor_scene *s = p->s;
     for (uint32_t i = 0; i < p->rig_size; i++) {
         if (!(p->animated[i] & TRS_BITS)) continue;
-        arbor_result r = check_node(p->s, p->rig[i], i, fn);
-        if (r) return r;
+        const uint32_t slot = arbor__live_slot(s, p->rig[i]); /* inline: check_node says why */
+        if (!slot || (s->n.flags[slot] & ARBOR__LOCKED)) return check_node(s, p->rig[i], i, fn);
     }
     return ARBOR_OK;
 }
