@@ -188,20 +188,19 @@ typedef int64_t arbor__mask8 __attribute__((vector_size(8 * sizeof(int64_t))));
 typedef int32_t arbor__mask8 __attribute__((vector_size(8 * sizeof(int32_t))));
 #endif
 typedef float arbor__f8 __attribute__((vector_size(8 * sizeof(float))));
-ARBOR__HOT arbor__v8 select8(arbor__mask8 m, arbor__v8 yes, arbor__v8 no) {
-    return (arbor__v8)(((arbor__mask8)yes & m) | ((arbor__mask8)no & ~m));
-}
-ARBOR__HOT arbor__v8 sqrt8(arbor__v8 v) {
-    const arbor__v4 lo = arbor__sqrt4(__builtin_shufflevector(v, v, 0, 1, 2, 3));
-    const arbor__v4 hi = arbor__sqrt4(__builtin_shufflevector(v, v, 4, 5, 6, 7));
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
-}
-/* A channel's two keyframes, a then b, as arbor_real. */
-ARBOR__HOT arbor__v8 load_pair(const float *p) {
-    arbor__f8 f;
-    memcpy(&f, p, sizeof f);
-    return __builtin_convertvector(f, arbor__v8);
-}
+/* Helpers as macros: a function taking or returning eight-lane vectors changes the ABI where
+   the baseline has no AVX (clang warns, -Wpsabi). */
+#define SELECT8(m, yes, no) ((arbor__v8)(((arbor__mask8)(yes) & (m)) | ((arbor__mask8)(no) & ~(m))))
+#define SQRT8(v)                                                                                          \
+    __builtin_shufflevector(arbor__sqrt4(__builtin_shufflevector((v), (v), 0, 1, 2, 3)),                  \
+                            arbor__sqrt4(__builtin_shufflevector((v), (v), 4, 5, 6, 7)), 0, 1, 2, 3, 4, 5, 6, 7)
+/* A channel's two keyframes, a then b, as arbor_real, into the arbor__v8 `out`. */
+#define LOAD_PAIR(out, p)                                                                                 \
+    do {                                                                                                 \
+        arbor__f8 f_;                                                                                    \
+        memcpy(&f_, (p), sizeof f_);                                                                     \
+        (out) = __builtin_convertvector(f_, arbor__v8);                                                  \
+    } while (0)
 /* Transposes within each half of four registers of eight (two 4 x 4 transposes side by side). */
 #define TRANSPOSE_HALVES(m0, m1, m2, m3)                                                                  \
     do {                                                                                                 \
@@ -215,10 +214,18 @@ ARBOR__HOT arbor__v8 load_pair(const float *p) {
         m3 = __builtin_shufflevector(t1_, t3_, 2, 3, 10, 11, 6, 7, 14, 15);                              \
     } while (0)
 
-ARBOR__HOT void slerp8(const float *const a[8], const arbor__v8 u, arbor_real *const out[8]) {
+ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_real *const out[8]) {
+    arbor__v8 u, p0, p1, p2, p3, p4, p5, p6, p7;
+    memcpy(&u, us, sizeof u);
     /* per channel (a | b), then a component a register: ax = (channels 0-3 | 4-7) */
-    arbor__v8 p0 = load_pair(a[0]), p1 = load_pair(a[1]), p2 = load_pair(a[2]), p3 = load_pair(a[3]);
-    arbor__v8 p4 = load_pair(a[4]), p5 = load_pair(a[5]), p6 = load_pair(a[6]), p7 = load_pair(a[7]);
+    LOAD_PAIR(p0, a[0]);
+    LOAD_PAIR(p1, a[1]);
+    LOAD_PAIR(p2, a[2]);
+    LOAD_PAIR(p3, a[3]);
+    LOAD_PAIR(p4, a[4]);
+    LOAD_PAIR(p5, a[5]);
+    LOAD_PAIR(p6, a[6]);
+    LOAD_PAIR(p7, a[7]);
     TRANSPOSE_HALVES(p0, p1, p2, p3); /* p0: (ax 0-3 | bx 0-3), p1: y, p2: z, p3: w */
     TRANSPOSE_HALVES(p4, p5, p6, p7);
     const arbor__v8 ax = __builtin_shufflevector(p0, p4, 0, 1, 2, 3, 8, 9, 10, 11);
@@ -231,13 +238,13 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor__v8 u, arbor_real *c
     arbor__v8 bw = __builtin_shufflevector(p3, p7, 4, 5, 6, 7, 12, 13, 14, 15);
     arbor__v8 d = ax * bx + ay * by + az * bz + aw * bw;
     const arbor__mask8 flip = d < 0; /* b on a's side */
-    bx = select8(flip, -bx, bx);
-    by = select8(flip, -by, by);
-    bz = select8(flip, -bz, bz);
-    bw = select8(flip, -bw, bw);
-    d = select8(flip, -d, d);
+    bx = SELECT8(flip, -bx, bx);
+    by = SELECT8(flip, -by, by);
+    bz = SELECT8(flip, -bz, bz);
+    bw = SELECT8(flip, -bw, bw);
+    d = SELECT8(flip, -d, d);
     arbor__v8 wa, wb;
-    ARBOR__SLERP_WEIGHTS_LANES(arbor__v8, arbor__mask8, select8, sqrt8, u, d, &wa, &wb);
+    ARBOR__SLERP_WEIGHTS_LANES(arbor__v8, arbor__mask8, SELECT8, SQRT8, u, d, &wa, &wb);
     arbor__v8 x = wa * ax + wb * bx, y = wa * ay + wb * by, z = wa * az + wb * bz, w = wa * aw + wb * bw;
     const arbor__v8 sum = x * x + y * y + z * z + w * w, zero = {0};
     const arbor__mask8 ok = (sum > zero + (arbor_real)1e-30) & (sum < zero + (arbor_real)1e30);
@@ -247,7 +254,7 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor__v8 u, arbor_real *c
         for (int i = 0; i < 8; i++) slerp(out[i], a[i], a[i] + 4, u[i]);
         return;
     }
-    const arbor__v8 inverse = (zero + 1) / sqrt8(sum);
+    const arbor__v8 inverse = (zero + 1) / SQRT8(sum);
     x = x * inverse;
     y = y * inverse;
     z = z * inverse;
@@ -285,9 +292,7 @@ ARBOR__HOT void slerp_some(const float *const *a, const arbor_real *us, arbor_re
     if (n <= 4) {
         slerp4(from, arbor__v4_load(u), to);
     } else {
-        arbor__v8 v;
-        memcpy(&v, u, sizeof v);
-        slerp8(from, v, to);
+        slerp8(from, u, to);
     }
 }
 #endif
@@ -317,9 +322,7 @@ ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const 
             outs[n] = to;
             us[n++] = key.u;
             if (n == 8) {
-                arbor__v8 u;
-                memcpy(&u, us, sizeof u);
-                slerp8(pending, u, outs);
+                slerp8(pending, us, outs);
                 n = 0;
             }
             continue;
