@@ -176,9 +176,7 @@ ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *c
     memcpy(out[2], &z, sizeof z);
     memcpy(out[3], &w, sizeof w);
 }
-#endif
 
-#if ARBOR__SIMD
 /* slerp on eight channels at once, a channel a lane: slerp4's operations on registers of eight
    (AVX where the CPU has it), the same bits. */
 typedef arbor_real arbor__v8 __attribute__((vector_size(8 * sizeof(arbor_real))));
@@ -251,7 +249,7 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_re
     int all = 1;
     for (int i = 0; i < 8; i++) all &= ok[i] != 0;
     if (!all) { /* far from unit: normalize4's other path, one by one */
-        for (int i = 0; i < 8; i++) slerp(out[i], a[i], a[i] + 4, u[i]);
+        for (int i = 0; i < 8; i++) slerp(out[i], a[i], a[i] + 4, us[i]);
         return;
     }
     const arbor__v8 inverse = (zero + 1) / SQRT8(sum);
