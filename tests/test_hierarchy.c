@@ -2368,12 +2368,12 @@ static void test_destroy_and_create_among_pending_work(void **state)
 /* ---- creating many nodes at once ---- */
 
 /* arbor_scene_create_nodes makes what arbor_node_create makes one node at a time (the promise
-   of scene.h): the same handles, with freed slots and ids reused alike, the same links, names,
-   user pointers, TRS and matrices, world matrices bit for bit; and a batch root and its batch
+   of scene.h): the same handles, with freed slots and ids reused alike (holes) or fresh ones,
+   the same links, names, user pointers, TRS and matrices, world matrices and versions bit for
+   bit, the same change list, subtree boxes and visibility; and a batch root and its batch
    child against the double-precision reference. */
-static void test_create_nodes_as_one_by_one(void **state)
+static void create_nodes_as_one_by_one(bool holes)
 {
-    (void)state;
     enum { N = 300 };
     static const arbor_real m[16] = { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1 };
     static int users[N];
@@ -2387,8 +2387,16 @@ static void test_create_nodes_as_one_by_one(void **state)
         ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .name = "r" }, &pre[k][0]));
         for (int i = 1; i < 6; i++)
             ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .parent = pre[k][i / 2], .translation = { 1, 0, 0 } }, &pre[k][i]));
-        ASSERT_OK(arbor_node_destroy(both[k], pre[k][2])); /* frees the slots and ids of 2, 4 and 5 */
+        if (holes) ASSERT_OK(arbor_node_destroy(both[k], pre[k][2])); /* frees the slots and ids of 2, 4 and 5 */
         assert_int_equal(pre[k][5].id, pre[0][5].id);
+        /* what the scene tells the features built on it: boxes, visibility, change lists */
+        ASSERT_OK(arbor_node_set_bounds(both[k], pre[k][0], (arbor_real[3]){ -1, -1, -1 }, (arbor_real[3]){ 1, 1, 1 }));
+        ASSERT_OK(arbor_node_set_visible(both[k], pre[k][3], false));
+        ASSERT_OK(arbor_scene_track_changes(both[k], true));
+        arbor_scene_update(both[k]);
+        arbor_real lo[3], hi[3];
+        ASSERT_OK(arbor_node_subtree_bounds(both[k], pre[k][0], lo, hi));
+        assert_false(arbor_node_visible(both[k], pre[k][3]));
     }
     arbor_node_desc d[N];
     int32_t parents[N];
@@ -2442,9 +2450,20 @@ static void test_create_nodes_as_one_by_one(void **state)
         TEST_WORLD(a, x, wa);
         TEST_WORLD(b, y, wb);
         assert_memory_equal(wa, wb, sizeof wa);
+        assert_int_equal(arbor_node_world_version(a, x), arbor_node_world_version(b, y));
+        assert_int_equal(arbor_node_visible(a, x), arbor_node_visible(b, y));
     }
     assert_true(arbor_node_is_none(y));
-    assert_int_equal(seen, 6 - 3 + N);
+    assert_int_equal(seen, (holes ? 6 - 3 : 6) + N);
+    static arbor_node changed[2][N + 6];
+    uint32_t listed = arbor_scene_changed(a, changed[0], N + 6);
+    assert_int_equal(listed, arbor_scene_changed(b, changed[1], N + 6));
+    assert_true(listed >= N);
+    assert_memory_equal(changed[0], changed[1], listed * sizeof **changed);
+    arbor_real box[2][6];
+    ASSERT_OK(arbor_node_subtree_bounds(a, pre[0][0], box[0], box[0] + 3));
+    ASSERT_OK(arbor_node_subtree_bounds(b, pre[1][0], box[1], box[1] + 3));
+    assert_memory_equal(box[0], box[1], sizeof box[0]);
     /* The reference: d[1] under d[0] when the draw made it so, else any batch child of a root. */
     for (int i = 1; i < N; i++) {
         int32_t p = parents[i];
@@ -2466,8 +2485,35 @@ static void test_create_nodes_as_one_by_one(void **state)
         break;
     }
     assert_int_equal(seen, 0); /* the draw made such a pair */
+    /* A few more into a current scene: a child of a current node and a root go to the update's
+       pending list, a child of a new node does not; the next update computes just them. */
+    arbor_node_desc few[4] = { { .parent = out[7] }, { .parent = out[8], .name = "x" }, { 0 }, { .translation = { 1, 2, 3 } } };
+    int32_t few_parents[4] = { -1, -1, -1, 0 };
+    arbor_node made[2][4];
+    ASSERT_OK(arbor_scene_create_nodes(a, few, few_parents, 4, made[0]));
+    for (int i = 0; i < 4; i++) {
+        arbor_node_desc x = few[i];
+        if (x.parent.id) x.parent = one[i ? 8 : 7];
+        if (few_parents[i] >= 0) x.parent = made[1][few_parents[i]];
+        ASSERT_OK(arbor_node_create(b, &x, &made[1][i]));
+        assert_int_equal(made[0][i].id, made[1][i].id);
+    }
+    arbor_scene_update(a);
+    arbor_scene_update(b);
+    listed = arbor_scene_changed(a, changed[0], N + 6);
+    assert_int_equal(listed, 4);
+    assert_int_equal(arbor_scene_changed(b, changed[1], N + 6), 4);
+    assert_memory_equal(changed[0], changed[1], 4 * sizeof **changed);
+    for (int i = 0; i < 4; i++) assert_int_equal(arbor_node_world_version(a, made[0][i]), arbor_node_world_version(b, made[1][i]));
     arbor_scene_destroy(a);
     arbor_scene_destroy(b);
+}
+
+static void test_create_nodes_as_one_by_one(void **state)
+{
+    (void)state;
+    create_nodes_as_one_by_one(true);
+    create_nodes_as_one_by_one(false);
 }
 
 /* A refused bulk creation says which desc or parent index is wrong, creates nothing and leaves

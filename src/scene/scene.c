@@ -16,31 +16,40 @@
 /* Resizes one array to `capacity` elements, keeping its contents; NULL (array unchanged) when
    out of memory. Each array is its own allocation so growing reallocates in place where the
    C library can (no second copy of the scene at the peak), and each starts at its own offset
-   modulo 4 KiB past its allocation: large allocations all start at the same offset in a page,
+   modulo 4 KiB past a page boundary: large allocations all start at the same offset in a page,
    and arrays aligned alike map to the same cache sets, so a loop over a dozen of them evicts
    its own lines (measured 2.4x slower). */
+#define HUGE_PAGE ((size_t)2 << 20)
 static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity) {
-    size_t offset = (size_t)index * 7 * 64 % 4096, size = offset + (size_t)capacity * elem;
     arbor__storage *st = &s->storage[index];
+    size_t stagger = (size_t)index * 7 * 64 % 4096, bytes = (size_t)capacity * elem;
     bool fresh = st->raw == NULL;
-    char *raw = arbor__realloc(s, st->raw, st->size, size);
-    if (!raw) return NULL;
-    st->raw = raw;
-    st->size = size;
 #if defined(MADV_HUGEPAGE)
     /* A large array allocated before anything is in it (a scene created with its
        initial_capacity) goes on huge pages: building touches every page once, and with 4 KiB
        pages the kernel's page faults cost more than creating the nodes (measured 134 against
-       45 ms of system time for a million nodes). Not after growth: pages already touched
-       stay small and splitting the mapping costs more than it saves. */
-    if (fresh && size >= ((size_t)2 << 20)) {
-        uintptr_t first = ((uintptr_t)raw + 4095) & ~(uintptr_t)4095, end = ((uintptr_t)raw + size) & ~(uintptr_t)4095;
-        madvise((void *)first, end - first, MADV_HUGEPAGE);
-    }
+       45 ms of system time for a million nodes). Only whole aligned huge pages can be huge, so
+       the array gets room to start at a huge page boundary (plus its stagger) and to end at
+       one; the room is never touched. Not after growth: pages already touched stay small and
+       splitting the mapping costs more than it saves. */
+    bool huge = fresh && stagger + bytes >= HUGE_PAGE;
+    size_t size = huge ? HUGE_PAGE + ((stagger + bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1)) : (fresh ? stagger : st->offset) + bytes;
 #else
-    (void)fresh; /* no huge pages here (WebAssembly) */
+    size_t size = (fresh ? stagger : st->offset) + bytes; /* no huge pages here (WebAssembly) */
 #endif
-    return raw + offset;
+    char *raw = arbor__realloc(s, st->raw, st->size, size);
+    if (!raw) return NULL;
+    st->raw = raw;
+    st->size = size;
+    if (fresh) st->offset = stagger;
+#if defined(MADV_HUGEPAGE)
+    if (huge) {
+        uintptr_t first = ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+        st->offset = first - (uintptr_t)raw + stagger;
+        madvise((void *)first, (size - (first - (uintptr_t)raw)) & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
+    }
+#endif
+    return raw + st->offset;
 }
 
 bool arbor__reserve(arbor_scene *s, uint32_t extra) {
@@ -325,61 +334,141 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
     return ARBOR_OK;
 }
 
-/* Bulk creation: every desc checked first (the depths of the batch's nodes in scratch), then
-   storage, records and names taken, then the nodes made in order (their slots in scratch, which
-   the batch's children look their parents up in). Ahead of each node, the parent lines a later
-   node will touch are asked for, so that on a tree whose parents lie anywhere in memory the
-   misses overlap instead of coming one after another. */
+/* Bulk creation, in two passes. The first checks every desc and writes what it finds where
+   nothing reads it yet: each node's depth and, when the batch takes the slots from slot_end on
+   (no free slot), its parent's slot and its TRS straight into its slot (beyond slot_end, so a
+   refused call leaves them unread); otherwise the depths go to scratch. Then what can fail is
+   done (records reserved, names copied), and the second pass makes the nodes: into fresh slots
+   and ids (the usual case) array by array, with one pass of links in order; otherwise node by
+   node as arbor_node_create would. Ahead of each node, the parent lines a later node will touch
+   are asked for, so that on a tree whose parents lie anywhere in memory the misses overlap
+   instead of coming one after another. */
 #define CREATE_AHEAD 16u
 
-/* The slot of node j's parent when it can be known by node i (a node of the batch made
-   already, or a handle of a node of the scene), else 0. Only asks: the answer may be stale. */
-ARBOR__HOT uint32_t parent_ahead(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents,
-                                 const uint32_t *batch, uint32_t j, uint32_t i) {
-    int32_t p = parents ? parents[j] : -1;
-    if (p >= 0) return (uint32_t)p < i ? batch[p] : 0;
-    uint32_t id = (uint32_t)descs[j].parent.id, slot = id && id < s->id_end ? s->n.slot_of[id] : 0;
-    return slot < s->slot_end ? slot : 0;
-}
-
-/* Asks for what node i + 2 x AHEAD, i + AHEAD, i + AHEAD / 2 will read, in three steps, each
-   reading only what the one before asked for: where its parent's slot is (batch, or slot_of),
-   then the parent's links and flags, then its last child's sibling link; in the checking pass,
-   the handle's generation and slot, then the parent's depth and flags. */
-ARBOR__HOT void create_prefetch(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents,
-                                const uint32_t *batch, uint32_t i, uint32_t count, bool making) {
-    uint32_t far = i + 2 * CREATE_AHEAD, near = i + CREATE_AHEAD, next = i + CREATE_AHEAD / 2;
-    if (far < count) {
-        int32_t p = parents ? parents[far] : -1;
+/* What the checking pass asks for ahead, for the handles of parents made before the call:
+   for node i + 2 x AHEAD where the handle's generation and slot are, for node i + AHEAD the
+   parent's depth and flags. */
+ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t i,
+                               uint32_t count) {
+    uint32_t far = i + 2 * CREATE_AHEAD, near = i + CREATE_AHEAD;
+    if (far < count && (!parents || parents[far] < 0)) {
         uint32_t id = (uint32_t)descs[far].parent.id;
-        if (p >= 0 && (uint32_t)p < count)
-            __builtin_prefetch(batch + p);
-        else if (p < 0 && id && id < s->id_end) {
+        if (id && id < s->id_end) {
             __builtin_prefetch(s->n.slot_of + id);
-            if (!making) __builtin_prefetch(s->n.gen + id);
+            __builtin_prefetch(s->n.gen + id);
         }
     }
-    if (near < count) {
-        uint32_t p = parent_ahead(s, descs, parents, batch, near, making ? i : 0);
-        if (p && making) {
-            __builtin_prefetch(s->n.last_child + p, 1);
-            __builtin_prefetch(s->n.flags + p, 1);
-        } else if (p) {
-            __builtin_prefetch(s->n.depth + p);
-            __builtin_prefetch(s->n.flags + p);
+    if (near < count && (!parents || parents[near] < 0)) {
+        uint32_t id = (uint32_t)descs[near].parent.id, slot = id && id < s->id_end ? s->n.slot_of[id] : 0;
+        if (slot && slot < s->slot_end) {
+            __builtin_prefetch(s->n.depth + slot);
+            __builtin_prefetch(s->n.flags + slot);
         }
-    }
-    if (making && next < count) {
-        uint32_t p = parent_ahead(s, descs, parents, batch, next, i);
-        if (p) __builtin_prefetch(s->n.next_sibling + s->n.last_child[p], 1);
     }
 }
 
-/* Frees the first `copied` of the `count` names taken for a batch, and their array. */
-static void free_names(arbor_scene *s, char **names, uint32_t copied, uint32_t count) {
+/* What linking node i + AHEAD (its parent's slot `near`, 0: none or not known yet) and node
+   i + AHEAD / 2 (`next`) will touch: the parent's last child and flags, then that child's
+   sibling link. */
+ARBOR__HOT void link_prefetch(const arbor_scene *s, uint32_t near, uint32_t next) {
+    if (near) {
+        __builtin_prefetch(s->n.last_child + near, 1);
+        __builtin_prefetch(s->n.flags + near, 1);
+    }
+    if (next) __builtin_prefetch(s->n.next_sibling + s->n.last_child[next], 1);
+}
+
+/* Node i's parent and depth, checked (messages name descs[i] and parents[i]): a node of the
+   batch (parents[i] >= 0), its depth in depth[parents[i]] and, with `base`, its slot base +
+   parents[i]; a node of the scene (descs[i].parent); or none. */
+ARBOR__HOT arbor_result check_parent(const arbor_scene *s, const arbor_node_desc *d, const int32_t *parents, uint32_t i,
+                                     const uint32_t *depth, uint32_t base, uint32_t *parent_slot, uint32_t *out_depth,
+                                     const char *fn) {
+    int32_t p = parents ? parents[i] : -1;
+    *parent_slot = 0;
+    if (p >= 0) {
+        if ((uint32_t)p >= i)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: a parent in the batch comes before its child", i, (int)p);
+        if (d->parent.id)
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "descs[%u] names a parent and parents[%u] another", i, i);
+        if (depth[p] + 1 > s->max_depth)
+            return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "descs[%u]: a child of descs[%d] would be at depth %u, beyond max_depth %u",
+                               i, (int)p, depth[p] + 1, s->max_depth);
+        *parent_slot = base ? base + (uint32_t)p : 0;
+        *out_depth = depth[p] + 1;
+        return ARBOR_OK;
+    }
+    if (p != -1) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: an index in the batch or -1", i, (int)p);
+    *out_depth = 0;
+    if (!d->parent.id) return ARBOR_OK;
+    uint32_t slot = arbor__live_slot(s, d->parent);
+    if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent of descs[%u] is not a live node", i);
+    *parent_slot = slot;
+    return child_depth(s, slot, s->n.depth[slot], out_depth, fn, i);
+}
+
+/* Makes the `count` checked nodes whose parents' slots and depths the checking pass wrote into
+   the fresh slots from slot_end on (their TRS and names there too), with fresh ids from id_end
+   on: what arbor_node_create makes one node at a time, array by array. */
+static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t count, bool named, uint32_t records,
+                       arbor_node *out) {
+    const uint32_t base = s->slot_end, id0 = s->id_end, end = base + count;
+    arbor__nodes *n = &s->n;
+    for (uint32_t i = 0; i < count; i++) n->id[base + i] = id0 + i;
+    for (uint32_t i = 0; i < count; i++) n->slot_of[id0 + i] = base + i;
+    for (uint32_t i = 0; i < count; i++) n->gen[id0 + i] = 1;
+    for (uint32_t i = 0; i < count; i++) out[i] = (arbor_node){ ((uint64_t)1 << 32) | (id0 + i) };
+    /* alive, its TRS to compose, out of date (arbor__invalidate_new) */
+    memset(n->flags + base, ARBOR__ALIVE | ARBOR__LOCAL_DIRTY | ARBOR__WORLD_DIRTY, count);
+    memset(n->first_child + base, 0, (size_t)count * sizeof *n->first_child);
+    memset(n->last_child + base, 0, (size_t)count * sizeof *n->last_child);
+    memset(n->next_sibling + base, 0, (size_t)count * sizeof *n->next_sibling);
+    memset(n->attachment + base, 0, (size_t)count * sizeof *n->attachment);
+    memset(n->version + base, 0, (size_t)count * sizeof *n->version);
+    if (!named) memset(n->name + base, 0, (size_t)count * sizeof *n->name);
+    s->slot_end = end;
+    s->id_end = id0 + count;
+    s->live += count;
+    s->shape += count;
+    s->stats.invalidated += count;
+    s->dirty_count += count;
+    /* The links, in order (arbor__link and arbor__invalidate_new of each node): a parent of the
+       batch is out of date, so only a root or a child of a current node goes to the pending list. */
+    const bool notify = s->hooks.stale || s->visibility.entry;
+    const uint32_t *parent = n->parent;
+    for (uint32_t slot = base; slot < end; slot++) {
+        uint32_t near = slot + CREATE_AHEAD < end ? parent[slot + CREATE_AHEAD] : 0;
+        uint32_t next = slot + CREATE_AHEAD / 2 < end ? parent[slot + CREATE_AHEAD / 2] : 0;
+        link_prefetch(s, near < base ? near : 0, next < base ? next : 0);
+        uint32_t p = parent[slot];
+        uint32_t *last = p ? &n->last_child[p] : &s->last_root, prev = *last;
+        n->prev_sibling[slot] = prev;
+        if (prev)
+            n->next_sibling[prev] = slot;
+        else
+            *(p ? &n->first_child[p] : &s->first_root) = slot;
+        *last = slot;
+        if (!p) s->root_count++;
+        if (!p || (p < base && !(n->flags[p] & ARBOR__WORLD_DIRTY))) arbor__pending_push(s, slot);
+        if (notify) {
+            arbor__notify_stale(s, slot);
+            arbor__visibility_moved(s, slot);
+            arbor__notify_stale(s, slot);
+        }
+    }
+    /* What few nodes carry (records reserved): as place_node gives it, node by node in order. */
+    for (uint32_t i = 0; records && i < count; i++) {
+        const arbor_node_desc *d = descs + i;
+        if (d->matrix) store_matrix(s, base + i, d->matrix, d->lock_matrix);
+        if (d->user) arbor_node_set_user(s, out[i], d->user);
+        records -= d->matrix || d->user;
+    }
+}
+
+/* Frees the first `copied` names of a batch. */
+static void free_names(arbor_scene *s, char **names, uint32_t copied) {
     for (uint32_t i = 0; i < copied; i++)
         if (names[i]) arbor__free(s, names[i], strlen(names[i]) + 1);
-    arbor__free(s, names, (size_t)count * sizeof *names);
 }
 
 arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t count,
@@ -389,62 +478,59 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a scene, and descs and out for %u nodes, are required", count);
     if (!count) return ARBOR_OK;
     if (!arbor__reserve(s, count)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u more nodes", count);
-    uint32_t *batch = s->n.scratch; /* reserved above: at least count entries */
+    /* No free slot: node i goes to slot base + i, where the checks leave its parent's slot,
+       depth and TRS. Else the depths go to scratch (reserved above: at least count entries). */
+    const bool in_place = !s->free_head;
+    const uint32_t base = s->slot_end;
+    uint32_t *depth = in_place ? s->n.depth + base : s->n.scratch, *parent = in_place ? s->n.parent + base : NULL;
     uint32_t records = 0, named = 0;
-    bool in_place = !s->free_head;
     arbor_result r = ARBOR_OK;
     for (uint32_t i = 0; i < count; i++) {
         const arbor_node_desc *d = descs + i;
-        int32_t p = parents ? parents[i] : -1;
-        create_prefetch(s, descs, parents, batch, i, count, false);
-        if (p >= 0) {
-            if ((uint32_t)p >= i)
-                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: a parent in the batch comes before its child", i, (int)p);
-            if (d->parent.id)
-                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "descs[%u] names a parent and parents[%u] another", i, i);
-            if (batch[p] + 1 > s->max_depth)
-                return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "descs[%u]: a child of descs[%d] would be at depth %u, beyond max_depth %u",
-                                   i, (int)p, batch[p] + 1, s->max_depth);
-            batch[i] = batch[p] + 1;
-        } else if (p != -1) {
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "parents[%u] is %d: an index in the batch or -1", i, (int)p);
-        } else if (d->parent.id) {
-            uint32_t slot = arbor__live_slot(s, d->parent);
-            if (!slot) return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "the parent of descs[%u] is not a live node", i);
-            if ((r = child_depth(s, slot, s->n.depth[slot], &batch[i], fn, i))) return r;
-        } else {
-            batch[i] = 0;
-        }
-        /* Without free slots the batch takes the slots from slot_end on: the TRS goes there now
-           (beyond slot_end nothing reads it if the call is refused), else it is made again. */
-        arbor_real scrap[ARBOR__TRS], *trs = in_place ? s->n.trs + ((size_t)s->slot_end + i) * ARBOR__TRS : scrap;
+        check_prefetch(s, descs, parents, i, count);
+        uint32_t parent_slot;
+        if ((r = check_parent(s, d, parents, i, depth, in_place ? base : 0, &parent_slot, &depth[i], fn))) return r;
+        if (parent) parent[i] = parent_slot;
+        arbor_real scrap[ARBOR__TRS], *trs = in_place ? s->n.trs + ((size_t)base + i) * ARBOR__TRS : scrap;
         if ((r = desc_trs(d, trs, fn, i))) return r;
         records += d->user || d->matrix; /* a matrix may need its record (arbor__keep_matrix) */
         named += d->name != NULL;
     }
     if (records && !arbor__attachment_reserve(s, records))
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u attachment records", records);
+    /* The names: in place straight into the slots' names, else into an array of their own. */
     char **names = NULL;
     if (named) {
-        if (!(names = arbor__alloc(s, (size_t)count * sizeof *names))) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the names");
+        names = in_place ? s->n.name + base : arbor__alloc(s, (size_t)count * sizeof *names);
+        if (!names) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the names");
         for (uint32_t i = 0; i < count; i++)
             if (!copy_name(s, descs[i].name, &names[i])) {
-                free_names(s, names, i, count);
+                free_names(s, names, i);
+                if (!in_place) arbor__free(s, names, (size_t)count * sizeof *names);
                 return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the name of descs[%u]", i);
             }
     }
+    if (in_place && !s->id_free) {
+        make_fresh(s, descs, count, named != 0, records, out);
+        return ARBOR_OK;
+    }
+    /* Node by node: free slots or ids to take. A batch parent's slot is in scratch once made
+       (out of place), or base + its index. */
+    uint32_t *batch = s->n.scratch;
     for (uint32_t i = 0; i < count; i++) {
         const arbor_node_desc *d = descs + i;
-        create_prefetch(s, descs, parents, batch, i, count, true);
         int32_t p = parents ? parents[i] : -1;
-        uint32_t parent = p >= 0 ? batch[p] : d->parent.id ? arbor__slot(s, d->parent) : 0;
+        uint32_t near = i + CREATE_AHEAD < count && !in_place ? (uint32_t)(parents ? parents[i + CREATE_AHEAD] : -1) : UINT32_MAX;
+        uint32_t ahead = near < i ? batch[near] : 0;
+        link_prefetch(s, ahead, 0);
+        uint32_t up = in_place ? parent[i] : p >= 0 ? batch[p] : d->parent.id ? arbor__slot(s, d->parent) : 0;
         arbor_real trs[ARBOR__TRS];
         if (!in_place) desc_trs(d, trs, fn, i); /* checked above: cannot fail */
-        uint32_t depth = batch[i];
-        batch[i] = place_node(s, d, in_place ? NULL : trs, names ? names[i] : NULL, parent, depth);
-        out[i] = arbor__handle(s, batch[i]);
+        uint32_t slot = place_node(s, d, in_place ? NULL : trs, names ? names[i] : NULL, up, depth[i]);
+        if (!in_place) batch[i] = slot;
+        out[i] = arbor__handle(s, slot);
     }
-    if (names) arbor__free(s, names, (size_t)count * sizeof *names);
+    if (names && !in_place) arbor__free(s, names, (size_t)count * sizeof *names);
     return ARBOR_OK;
 }
 
