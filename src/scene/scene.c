@@ -6,6 +6,7 @@
 #endif
 #include <assert.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -243,26 +244,49 @@ static bool store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], 
     return true;
 }
 
+/* A desc's translation, rotation and scale lie one after another, as in a slot's TRS. */
+_Static_assert(offsetof(arbor_node_desc, rotation) == offsetof(arbor_node_desc, translation) + 3 * sizeof(arbor_real) &&
+                   offsetof(arbor_node_desc, scale) == offsetof(arbor_node_desc, translation) + 7 * sizeof(arbor_real),
+               "arbor_node_desc's TRS is contiguous");
+
+/* Whether the ARBOR__TRS values of v are all finite: v - v is 0 for a finite v and NaN
+   otherwise, and a sum keeps a NaN (in three registers where there are vectors). */
+ARBOR__HOT bool trs_finite(const arbor_real v[ARBOR__TRS]) {
+#if defined(ARBOR__SIMD)
+    arbor__v4 a = arbor__v4_load(v), b = arbor__v4_load(v + 4), c = {v[8], v[9], 0, 0};
+    arbor__v4 z = (a - a) + (b - b) + (c - c);
+    return (z[0] + z[1]) + (z[2] + z[3]) == 0;
+#else
+    return arbor__all_finite(v, ARBOR__TRS);
+#endif
+}
+
 /* The TRS a node's desc gives it (identity parts for what is left zero), or why the desc is
    refused; a matrix desc is checked and keeps the identity TRS (store_matrix sets it). */
 ARBOR__HOT arbor_result desc_trs(const arbor_node_desc *desc, arbor_real trs[ARBOR__TRS], const char *fn, int64_t index) {
     static const arbor_real identity[ARBOR__TRS] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
-    memcpy(trs, identity, sizeof identity);
-    if (desc->matrix) return check_matrix(desc->matrix, fn, index);
-    if (!arbor__all_finite(desc->translation, 3) || !arbor__all_finite(desc->rotation, 4) ||
-        !arbor__all_finite(desc->scale, 3))
-        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS holds a NaN or infinity", DESC_AT(index));
-    memcpy(trs + ARBOR__T, desc->translation, sizeof desc->translation);
-    if (!all_zero(desc->rotation, 4) && !arbor__unit_quat(trs + ARBOR__R, desc->rotation))
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation cannot be normalised", DESC_AT(index));
-    if (!all_zero(desc->scale, 3)) {
-        if (desc->scale[0] == 0 || desc->scale[1] == 0 || desc->scale[2] == 0)
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
-                               "%sthe scale (%g, %g, %g) is partly given: give all three components (a node "
-                               "flattened on purpose gets its zero scale from arbor_node_set_scale)",
-                               DESC_AT(index), (double)desc->scale[0], (double)desc->scale[1], (double)desc->scale[2]);
-        memcpy(trs + ARBOR__S, desc->scale, sizeof desc->scale);
+    if (desc->matrix) {
+        memcpy(trs, identity, sizeof identity);
+        return check_matrix(desc->matrix, fn, index);
     }
+    arbor_real v[ARBOR__TRS]; /* as given */
+    memcpy(v, (const char *)desc + offsetof(arbor_node_desc, translation), sizeof v);
+    if (!trs_finite(v)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS holds a NaN or infinity", DESC_AT(index));
+    memcpy(trs + ARBOR__T, v + ARBOR__T, 3 * sizeof *v);
+    if (all_zero(v + ARBOR__R, 4))
+        memcpy(trs + ARBOR__R, identity + ARBOR__R, 4 * sizeof *v);
+    else if (!arbor__unit_quat(trs + ARBOR__R, v + ARBOR__R))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation cannot be normalised", DESC_AT(index));
+    const arbor_real *scale = v + ARBOR__S;
+    if (all_zero(scale, 3)) {
+        scale = identity + ARBOR__S;
+    } else if (scale[0] == 0 || scale[1] == 0 || scale[2] == 0) {
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
+                           "%sthe scale (%g, %g, %g) is partly given: give all three components (a node "
+                           "flattened on purpose gets its zero scale from arbor_node_set_scale)",
+                           DESC_AT(index), (double)scale[0], (double)scale[1], (double)scale[2]);
+    }
+    memcpy(trs + ARBOR__S, scale, 3 * sizeof *v);
     return ARBOR_OK;
 }
 
@@ -414,10 +438,12 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
                        arbor_node *out) {
     const uint32_t base = s->slot_end, id0 = s->id_end, end = base + count;
     arbor__nodes *n = &s->n;
-    for (uint32_t i = 0; i < count; i++) n->id[base + i] = id0 + i;
-    for (uint32_t i = 0; i < count; i++) n->slot_of[id0 + i] = base + i;
-    for (uint32_t i = 0; i < count; i++) n->gen[id0 + i] = 1;
-    for (uint32_t i = 0; i < count; i++) out[i] = (arbor_node){ ((uint64_t)1 << 32) | (id0 + i) };
+    for (uint32_t i = 0; i < count; i++) {
+        n->id[base + i] = id0 + i;
+        n->slot_of[id0 + i] = base + i;
+        n->gen[id0 + i] = 1;
+        out[i] = (arbor_node){ ((uint64_t)1 << 32) | (id0 + i) };
+    }
     /* alive, its TRS to compose, out of date (arbor__invalidate_new) */
     memset(n->flags + base, ARBOR__ALIVE | ARBOR__LOCAL_DIRTY | ARBOR__WORLD_DIRTY, count);
     memset(n->first_child + base, 0, (size_t)count * sizeof *n->first_child);
@@ -493,7 +519,7 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
         if (parent) parent[i] = parent_slot;
         arbor_real scrap[ARBOR__TRS], *trs = in_place ? s->n.trs + ((size_t)base + i) * ARBOR__TRS : scrap;
         if ((r = desc_trs(d, trs, fn, i))) return r;
-        records += d->user || d->matrix; /* a matrix may need its record (arbor__keep_matrix) */
+        records += (d->user != NULL) | (d->matrix != NULL); /* a matrix may need its record (arbor__keep_matrix) */
         named += d->name != NULL;
     }
     if (records && !arbor__attachment_reserve(s, records))
