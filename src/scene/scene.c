@@ -290,14 +290,21 @@ ARBOR__HOT arbor_result desc_trs(const arbor_node_desc *desc, arbor_real trs[ARB
     return ARBOR_OK;
 }
 
+/* Why a child of parent may not be at depth parent_depth + 1 (out of line: the message is
+   made only for a refusal). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static arbor_result too_deep(const arbor_scene *s, uint32_t parent, uint32_t parent_depth, const char *fn, int64_t index) {
+    return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "%sa child of node " ARBOR__NODE_FMT " would be at depth %u, beyond max_depth %u",
+                       DESC_AT(index), ARBOR__NODE_ARGS(s, parent), parent_depth + 1, s->max_depth);
+}
+
 /* The depth a child of parent (0: none) would have, or why it may not have it. */
-static arbor_result child_depth(const arbor_scene *s, uint32_t parent, uint32_t parent_depth, uint32_t *depth,
-                                const char *fn, int64_t index) {
+static inline arbor_result child_depth(const arbor_scene *s, uint32_t parent, uint32_t parent_depth, uint32_t *depth,
+                                       const char *fn, int64_t index) {
     *depth = parent ? parent_depth + 1 : 0;
-    if (parent && parent_depth + 1 > s->max_depth)
-        return arbor__fail(ARBOR_ERR_DEPTH_LIMIT, fn, "%sa child of node " ARBOR__NODE_FMT " would be at depth %u, beyond max_depth %u",
-                           DESC_AT(index), ARBOR__NODE_ARGS(s, parent), parent_depth + 1, s->max_depth);
-    return ARBOR_OK;
+    return parent && parent_depth + 1 > s->max_depth ? too_deep(s, parent, parent_depth, fn, index) : ARBOR_OK;
 }
 
 /* Makes the node of a checked desc, its TRS in trs (NULL: written in its slot already) and its
