@@ -13,6 +13,16 @@ void *arbor__alloc(arbor_scene *s, size_t size) {
     return s->allocator.alloc ? s->allocator.alloc(s->allocator.user, size) : malloc(size);
 }
 
+void *arbor__alloc_zeroed(arbor_scene *s, size_t size) {
+    if (s->allocator.alloc) {
+        void *p = arbor__alloc(s, size);
+        if (p) memset(p, 0, size);
+        return p;
+    }
+    s->stats.allocations++;
+    return calloc(1, size); /* fresh pages come zeroed: not even touched */
+}
+
 void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size) {
     if (!p) return arbor__alloc(s, new_size);
     s->stats.allocations++;

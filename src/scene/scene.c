@@ -21,7 +21,7 @@
    and arrays aligned alike map to the same cache sets, so a loop over a dozen of them evicts
    its own lines (measured 2.4x slower). */
 #define HUGE_PAGE ((size_t)2 << 20)
-static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity) {
+static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity, bool zeroed) {
     arbor__storage *st = &s->storage[index];
     size_t stagger = (size_t)index * 7 * 64 % 4096, bytes = (size_t)capacity * elem;
     bool fresh = st->raw == NULL;
@@ -38,8 +38,13 @@ static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capac
 #else
     size_t size = (fresh ? stagger : st->offset) + bytes; /* no huge pages here (WebAssembly) */
 #endif
-    char *raw = arbor__realloc(s, st->raw, st->size, size);
+    if (size < st->size) size = st->size; /* a huge page array's room at its end */
+    char *raw = fresh && zeroed ? arbor__alloc_zeroed(s, size) : arbor__realloc(s, st->raw, st->size, size);
     if (!raw) return NULL;
+    if (zeroed && !fresh) { /* past the old capacity (beyond it, an array that grew before a failure is zero) */
+        size_t kept = st->offset + (size_t)s->capacity * elem;
+        memset(raw + kept, 0, st->offset + bytes - kept);
+    }
     st->raw = raw;
     st->size = size;
     if (fresh) st->offset = stagger;
@@ -65,11 +70,15 @@ bool arbor__reserve(arbor_scene *s, uint32_t extra) {
     /* Arrays that grew before one failed are merely larger: capacity stays the smallest. */
     int index = 0;
     void *grown;
-#define ARBOR__GROW(field, elem, moves)                                        \
-    if (!(grown = resize_array(s, index++, elem, (uint32_t)cap))) return false; \
+    /* The arrays kept zero from slot_end on (arbor__nodes) come zeroed. */
+#define ARBOR__ZEROED(field) \
+    (offsetof(arbor__nodes, field) == offsetof(arbor__nodes, name) || offsetof(arbor__nodes, field) == offsetof(arbor__nodes, attachment))
+#define ARBOR__GROW(field, elem, moves)                                                               \
+    if (!(grown = resize_array(s, index++, elem, (uint32_t)cap, ARBOR__ZEROED(field)))) return false; \
     s->n.field = grown;
     ARBOR__ARRAYS(ARBOR__GROW)
 #undef ARBOR__GROW
+#undef ARBOR__ZEROED
     s->capacity = (uint32_t)cap;
     return true;
 }
@@ -441,7 +450,7 @@ ARBOR__HOT arbor_result check_parent(const arbor_scene *s, const arbor_node_desc
 /* Makes the `count` checked nodes whose parents' slots and depths the checking pass wrote into
    the fresh slots from slot_end on (their TRS and names there too), with fresh ids from id_end
    on: what arbor_node_create makes one node at a time, array by array. */
-static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t count, bool named, uint32_t records,
+static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t count, uint32_t records,
                        arbor_node *out) {
     const uint32_t base = s->slot_end, id0 = s->id_end, end = base + count;
     arbor__nodes *n = &s->n;
@@ -456,9 +465,8 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
     memset(n->first_child + base, 0, (size_t)count * sizeof *n->first_child);
     memset(n->last_child + base, 0, (size_t)count * sizeof *n->last_child);
     memset(n->next_sibling + base, 0, (size_t)count * sizeof *n->next_sibling);
-    memset(n->attachment + base, 0, (size_t)count * sizeof *n->attachment);
     memset(n->version + base, 0, (size_t)count * sizeof *n->version);
-    if (!named) memset(n->name + base, 0, (size_t)count * sizeof *n->name);
+    /* no names but those copied in, no records: zero from slot_end on already */
     s->slot_end = end;
     s->id_end = id0 + count;
     s->live += count;
@@ -498,10 +506,12 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
     }
 }
 
-/* Frees the first `copied` names of a batch. */
+/* Frees the first `copied` names of a batch, leaving NULL. */
 static void free_names(arbor_scene *s, char **names, uint32_t copied) {
-    for (uint32_t i = 0; i < copied; i++)
+    for (uint32_t i = 0; i < copied; i++) {
         if (names[i]) arbor__free(s, names[i], strlen(names[i]) + 1);
+        names[i] = NULL;
+    }
 }
 
 arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t count,
@@ -544,7 +554,7 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
             }
     }
     if (in_place && !s->id_free) {
-        make_fresh(s, descs, count, named != 0, records, out);
+        make_fresh(s, descs, count, records, out);
         return ARBOR_OK;
     }
     /* Node by node: free slots or ids to take. A batch parent's slot is in scratch once made

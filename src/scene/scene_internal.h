@@ -47,8 +47,8 @@ typedef struct arbor__nodes {
     arbor_real *trs;     /* 10 per slot: translation 3, rotation 4, scale 3 */
     arbor_real *world;   /* 12 per slot, affine */
     uint64_t *version;
-    char **name;
-    uint32_t *attachment; /* index into the scene's attachments, 0: none */
+    char **name;          /* NULL, and attachment 0, in every slot from slot_end on: a fresh */
+    uint32_t *attachment; /* slot has neither (index into the scene's attachments, 0: none) */
 } arbor__nodes;
 
 /* Every array of arbor__nodes, its element size, and whether its elements move with their
@@ -224,6 +224,8 @@ struct arbor_scene {
 
 /* ---- allocation and logging through the scene's allocator and log (scene/alloc.c) ---- */
 ARBOR__FOR_GLTF void *arbor__alloc(arbor_scene *s, size_t size);
+/* Zeroed memory: calloc's with the default allocator (fresh pages it need not touch). */
+void *arbor__alloc_zeroed(arbor_scene *s, size_t size);
 /* Resizes p keeping its contents (the allocator's realloc, or alloc, copy and free); NULL with
    p untouched when out of memory. */
 ARBOR__FOR_GLTF void *arbor__realloc(arbor_scene *s, void *p, size_t old_size, size_t new_size);
