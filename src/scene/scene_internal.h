@@ -438,13 +438,13 @@ void arbor__attachments_free(arbor_scene *s);
    for a local set as a matrix (ARBOR__MATRIX) that its TRS does not compose to bit for bit (a
    shear, or rounding): that matrix (affine) is kept in the node's record, and this returns it;
    NULL for every other node. */
-ARBOR__HOT const arbor_real *arbor__kept_matrix(const arbor_scene *s, uint32_t slot) {
+static inline const arbor_real *arbor__kept_matrix(const arbor_scene *s, uint32_t slot) {
     uint32_t a = s->n.attachment[slot];
     return (s->n.flags[slot] & ARBOR__MATRIX) && a && (s->attachments[a].has & ARBOR__HAS_MATRIX) ? s->attachments[a].matrix
                                                                                                    : NULL;
 }
 /* The node's local matrix: the one it keeps, or composed from its TRS. */
-ARBOR__HOT arbor__rows arbor__local_rows(const arbor_scene *s, uint32_t slot) {
+static inline arbor__rows arbor__local_rows(const arbor_scene *s, uint32_t slot) {
     const arbor_real *m = arbor__kept_matrix(s, slot);
     return m ? arbor__rows_load(m) : arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS);
 }
