@@ -531,6 +531,8 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
     for (uint32_t i = 0; i < count; i++) {
         const arbor_node_desc *d = descs + i;
         check_prefetch(s, descs, parents, i, count);
+        /* the TRS lines ahead asked for writing: the hardware's streams stop at each 4 KiB */
+        if (in_place) __builtin_prefetch(s->n.trs + ((size_t)base + i + 2 * CREATE_AHEAD) * ARBOR__TRS, 1);
         uint32_t parent_slot;
         if ((r = check_parent(s, d, parents, i, depth, in_place ? base : 0, &parent_slot, &depth[i], fn))) return r;
         if (parent) parent[i] = parent_slot;
