@@ -2372,7 +2372,7 @@ static void test_destroy_and_create_among_pending_work(void **state)
    the same links, names, user pointers, TRS and matrices, world matrices and versions bit for
    bit, the same change list, subtree boxes and visibility; and a batch root and its batch
    child against the double-precision reference. */
-static void create_nodes_as_one_by_one(bool holes)
+static void create_nodes_as_one_by_one(bool holes, bool relaid)
 {
     enum { N = 300 };
     static const arbor_real m[16] = { 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 7, 8, 9, 1 };
@@ -2389,6 +2389,14 @@ static void create_nodes_as_one_by_one(bool holes)
             ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .parent = pre[k][i / 2], .translation = { 1, 0, 0 } }, &pre[k][i]));
         if (holes) ASSERT_OK(arbor_node_destroy(both[k], pre[k][2])); /* frees the slots and ids of 2, 4 and 5 */
         assert_int_equal(pre[k][5].id, pre[0][5].id);
+        if (relaid) { /* 1 under 3, a slot above its own: the update renumbers, free ids stay, free slots go */
+            ASSERT_OK(arbor_node_set_parent(both[k], pre[k][3], ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+            ASSERT_OK(arbor_node_set_parent(both[k], pre[k][1], pre[k][3], ARBOR_NONE, ARBOR_KEEP_LOCAL));
+            arbor_scene_update(both[k]);
+            arbor_scene_stats st;
+            arbor_scene_stats_get(both[k], &st);
+            assert_int_equal(st.relayouts, 1);
+        }
         /* what the scene tells the features built on it: boxes, visibility, change lists */
         ASSERT_OK(arbor_node_set_bounds(both[k], pre[k][0], (arbor_real[3]){ -1, -1, -1 }, (arbor_real[3]){ 1, 1, 1 }));
         ASSERT_OK(arbor_node_set_visible(both[k], pre[k][3], false));
@@ -2512,8 +2520,9 @@ static void create_nodes_as_one_by_one(bool holes)
 static void test_create_nodes_as_one_by_one(void **state)
 {
     (void)state;
-    create_nodes_as_one_by_one(true);
-    create_nodes_as_one_by_one(false);
+    create_nodes_as_one_by_one(true, false);
+    create_nodes_as_one_by_one(true, true);
+    create_nodes_as_one_by_one(false, false);
 }
 
 /* A refused bulk creation says which desc or parent index is wrong, creates nothing and leaves
