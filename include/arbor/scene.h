@@ -284,9 +284,7 @@ typedef struct arbor_executor {
 } arbor_executor;
 
 /* Brings every world matrix up to date like arbor_scene_update, running independent dirty
-   subtrees (and the parts of one huge tree below its top levels) as tasks of the executor. A
-   scene of few trees stored parents first with much out of date has its locals composed as
-   tasks and multiplied by the parents' matrices in storage order on the calling thread.
+   subtrees (and the parts of one huge tree below its top levels) as tasks of the executor.
    executor NULL: serial. */
 ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
 

@@ -104,8 +104,8 @@ static uint64_t take_version(compute_ctx *c) {
 }
 
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
-   local goes from its composition to the product in registers (nothing caches it), or comes
-   from where compose_locals left it: the same values, so the same product. */
+   local goes from its composition (one node, or four a lane in the sweep) to the product in
+   registers (nothing caches it). */
 ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local) {
     arbor_scene *s = c->s;
     c->local_composed += (s->n.flags[slot] & ARBOR__LOCAL_DIRTY) != 0;
@@ -236,9 +236,7 @@ static inline bool four_plain_dirty(const uint8_t *flags) {
 }
 #endif
 
-/* The sweep, with each out-of-date node's local composed beforehand into its world matrix
-   (composed) or composed here. */
-ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
+ARBOR__DISPATCH static void sweep(arbor_scene *s) {
     uint8_t *flags = s->n.flags;
     for (uint32_t i = 0; i < s->pending_count; i++) flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
     s->pending_count = 0;
@@ -247,7 +245,7 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
     const arbor_real *world = s->n.world;
     for (uint32_t slot = 1, end = s->slot_end; slot < end;) {
 #if ARBOR__SIMD
-        if (!composed && slot + 4 <= end && four_plain_dirty(flags + slot)) {
+        if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
             for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4 && k < end; k++)
                 arbor__prefetch_world(world, parent[k]);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
@@ -261,43 +259,12 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s, bool composed) {
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
-            finish_world(&c, slot, composed ? arbor__rows_load(world + (size_t)slot * 12) : arbor__local_rows(s, slot));
+            compute_world(&c, slot);
         else if (f & ARBOR__PARTIAL)
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
         slot++;
     }
     ctx_end(&c);
-}
-
-/* One big tree on several threads: its subtrees lie interleaved in slot order, so the work
-   splits where it does not depend on the tree. The locals of the out-of-date nodes are
-   composed in parallel over ranges of slots, each into its node's world matrix (out of date:
-   nobody reads it), four neighbours at a time where they can be; then one sweep multiplies
-   them by their parents' in slot order. */
-#define LOCALS_TASKS 64u
-
-ARBOR__DISPATCH static void compose_locals(arbor_scene *s, uint32_t first, uint32_t end) {
-    const uint8_t *flags = s->n.flags;
-    arbor_real *world = s->n.world;
-    uint32_t slot = first;
-#if ARBOR__SIMD
-    for (; slot + 4 <= end; slot += 4) {
-        if (four_plain_dirty(flags + slot)) {
-            arbor__compose4(world + (size_t)slot * 12, s->n.trs + (size_t)slot * ARBOR__TRS);
-            continue;
-        }
-        for (uint32_t k = slot; k < slot + 4; k++)
-            if (flags[k] & ARBOR__WORLD_DIRTY) arbor__rows_store(world + (size_t)k * 12, arbor__local_rows(s, k));
-    }
-#endif
-    for (; slot < end; slot++)
-        if (flags[slot] & ARBOR__WORLD_DIRTY) arbor__rows_store(world + (size_t)slot * 12, arbor__local_rows(s, slot));
-}
-
-static void locals_task(void *user, uint32_t task) {
-    arbor_scene *s = user;
-    uint32_t n = s->slot_end - 1;
-    compose_locals(s, 1 + (uint32_t)((uint64_t)n * task / LOCALS_TASKS), 1 + (uint32_t)((uint64_t)n * (task + 1) / LOCALS_TASKS));
 }
 
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
@@ -359,14 +326,11 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     bool swept = sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS);
     /* One big tree (few roots) in parents-first order: one sweep in slot order on this thread
        (dependencies run anywhere backwards; it reads memory as it lies and asks ahead for the
-       parents), after the locals were composed on every thread. Computing level by level in
-       parallel was slower: a level's nodes are scattered over memory. */
-    if (swept && parallel) {
-        executor->parallel_for(executor->user, LOCALS_TASKS, locals_task, s);
-        sweep(s, true);
-    } else if (swept) {
-        sweep(s, false);
-    } else
+       parents). Computing level by level in parallel was slower: a level's nodes are scattered
+       over memory; composing the locals in parallel first gained nothing measurable. */
+    if (swept)
+        sweep(s);
+    else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
     if (s->hooks.computed_roots)
