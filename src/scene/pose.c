@@ -24,6 +24,11 @@
 #define POSE_TASKS 64u
 #define POSE_PARALLEL_MIN 8192u /* fewer nodes: waking threads costs more than it saves */
 #define CHECK_BLOCK 256u        /* nodes a check reads at a time (the zero test reads them again, in cache) */
+#if ARBOR__SIMD && defined(__SSE2__) && defined(__x86_64__)
+#define POSE_STREAM 1 /* the pass streams what it never reads back (stream4) */
+#else
+#define POSE_STREAM 0
+#endif
 #define FAR_PARENT 256u         /* slots back past which a parent's world matrix may have left the
                                    nearer caches: when an eighth of the pose's parents are that far
                                    (one big tree built in any order), the pass asks for them ahead;
@@ -387,6 +392,11 @@ typedef struct pose_arrays {
     uint8_t *flags;
 } pose_arrays;
 
+/* What the pass leaves in a posed node's flags: its TRS written (no kept matrix), its world
+   matrix current. */
+#define POSED_CLEARS (ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)
+static inline uint8_t posed_flags(uint8_t f) { return (uint8_t)((f & ~POSED_CLEARS) | ARBOR__LOCAL_DIRTY); }
+
 /* One node: its TRS stored as arbor_node_set_trs stores it (the rotation normalised as
    arbor__unit_quat does), its world matrix computed as scene/world.c's compute_world does (a
    root's is its local: no foreign parents here), with the same expressions in the same order,
@@ -428,7 +438,7 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
     if (parent) world = arbor__rows_mul(arbor__rows_load(s.world + (size_t)parent * 12), world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
     s.version[slot] = version;
-    s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+    s.flags[slot] = posed_flags(s.flags[slot]);
 }
 
 #if ARBOR__SIMD
@@ -447,15 +457,14 @@ ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, 
     if (parent) world = arbor__rows_mul_mem(s.world + (size_t)parent * 12, world);
     arbor__rows_store(s.world + (size_t)slot * 12, world);
     if (!streamed)
-        s.flags[slot] = (uint8_t)((s.flags[slot] & ~(ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)) | ARBOR__LOCAL_DIRTY);
+        s.flags[slot] = posed_flags(s.flags[slot]);
 }
 
 /* Streaming: the TRS and versions of four nodes in consecutive slots go to memory with
    non-temporal stores. The pass never reads them back, and an ordinary store first fetches the
    line it writes: on the machine measured (bench/ANALYSIS.md), streaming bytes out costs a
    third of storing them. The world matrices stay ordinary stores (the children read them). */
-#if defined(__SSE2__) && defined(__x86_64__)
-#define POSE_STREAM 1
+#if POSE_STREAM
 static inline bool aligned16(const void *p) { return ((uintptr_t)p & 15) == 0; }
 #if ARBOR_REAL_IS_DOUBLE
 typedef double pose_v2 __attribute__((vector_size(16)));
@@ -473,7 +482,6 @@ ARBOR__HOT void stream_trs(double *out, const double *e, arbor__v4 q) {
     _mm_stream_pd(out + 6, (__m128d)__builtin_shufflevector(q23, load2(e + 6), 1, 3));
     _mm_stream_pd(out + 8, (__m128d)load2(e + 8));
 }
-#define STREAM_ALIGNED(trs) aligned16(trs)
 #else
 /* Two nodes' TRS (80 bytes, 16-byte aligned: the first at an even slot): the entries e with
    the rotations a and b. */
@@ -486,7 +494,6 @@ ARBOR__HOT void stream_trs2(float *out, const float *e, arbor__v4 a, arbor__v4 b
     _mm_stream_ps(out + 12, (__m128)ARBOR__SHUF(e3, b, 0, 4, 5, 6)); /* t2 b0 b1 b2 */
     _mm_stream_ps(out + 16, (__m128)ARBOR__SHUF(b, e4, 3, 5, 6, 7)); /* b3 s0 s1 s2 */
 }
-#define STREAM_ALIGNED(trs) aligned16(trs)
 #endif
 /* The four nodes' TRS and versions, streamed, and their flags set as pose_store sets one
    node's; false (nothing written) when their slots are not consecutive or their TRS not
@@ -494,7 +501,7 @@ ARBOR__HOT void stream_trs2(float *out, const float *e, arbor__v4 a, arbor__v4 b
 ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot, arbor__v4 q0, arbor__v4 q1, arbor__v4 q2,
                         arbor__v4 q3, uint64_t version) {
     arbor_real *out = s.trs + (size_t)slot[0] * ARBOR__TRS;
-    if (slot[3] != slot[0] + 3 || !STREAM_ALIGNED(out)) return false;
+    if (slot[3] != slot[0] + 3 || !aligned16(out)) return false;
 #if ARBOR_REAL_IS_DOUBLE
     stream_trs(out, e, q0);
     stream_trs(out + ARBOR__TRS, e + ARBOR__TRS, q1);
@@ -515,12 +522,10 @@ ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot
     const uint32_t each = 0x01010101u;
     uint32_t f;
     memcpy(&f, s.flags + slot[0], sizeof f);
-    f = (f & ~(each * (ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED))) | each * ARBOR__LOCAL_DIRTY;
+    f = (f & ~(each * POSED_CLEARS)) | each * ARBOR__LOCAL_DIRTY; /* posed_flags, four bytes at once */
     memcpy(s.flags + slot[0], &f, sizeof f);
     return true;
 }
-#else
-#define POSE_STREAM 0
 #endif
 
 /* Four nodes whose entries lie one after another, a node a lane: the same expressions as
@@ -555,9 +560,6 @@ ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
     pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply, streamed);
     return true;
 }
-#endif
-#ifndef POSE_STREAM
-#define POSE_STREAM 0
 #endif
 
 /* Positions [first, end) of the pose: the whole pass (multiply), or, for a pose that cannot be
