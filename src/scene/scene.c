@@ -491,10 +491,9 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
         *last = slot;
         if (!p) s->root_count++;
         if (!p || (p < base && !(n->flags[p] & ARBOR__WORLD_DIRTY))) arbor__pending_push(s, slot);
-        if (notify) {
+        if (notify) { /* arbor__link's and arbor__invalidate_new's: the same stale note, once */
             arbor__notify_stale(s, slot);
             arbor__visibility_moved(s, slot);
-            arbor__notify_stale(s, slot);
         }
     }
     /* What few nodes carry (records reserved): as place_node gives it, node by node in order. */
