@@ -154,16 +154,6 @@ static bool is_identity(const arbor_real a[12]) {
     return true;
 }
 
-/* The rows of an affine matrix, loaded one register each (a copy of the whole struct goes
-   through the stack). */
-ARBOR__HOT arbor__rows load_rows(const arbor_real a[12]) {
-#if ARBOR__SIMD
-    return (arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}};
-#else
-    return arbor__rows_load(a);
-#endif
-}
-
 /* Skins [first, end) into a layout known here: the products in rows (the same expressions as
    arbor__affine_mul, so the same bits), stored straight from registers. */
 ARBOR__HOT void skin_joints(const skin_job *job, uint32_t first, uint32_t end, const arbor_matrix_layout layout) {
@@ -179,7 +169,7 @@ ARBOR__HOT void skin_joints(const skin_job *job, uint32_t first, uint32_t end, c
                 store(out, arbor__rows_mul_at(world + (size_t)joint->slot * 12, joint->ibm), layout);
             continue;
         }
-        const arbor__rows mesh_inverse = load_rows(sk->mesh_inverse);
+        const arbor__rows mesh_inverse = arbor__rows_load(sk->mesh_inverse);
         for (; joint < last; joint++, out += stride) {
             const arbor__rows m = arbor__rows_mul_at(world + (size_t)joint->slot * 12, joint->ibm);
             store(out, arbor__rows_mul(mesh_inverse, m), layout);

@@ -106,10 +106,9 @@ ARBOR__HOT arbor__v4 arbor__v4_load(const arbor_real *p) {
     memcpy(&v, p, sizeof v);
     return v;
 }
+/* A register a row (a copy of the whole struct may go through the stack). */
 ARBOR__HOT arbor__rows arbor__rows_load(const arbor_real a[12]) {
-    arbor__rows m;
-    memcpy(&m, a, sizeof m);
-    return m;
+    return (arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}};
 }
 ARBOR__HOT void arbor__rows_store(arbor_real out[12], arbor__rows m) { memcpy(out, &m, sizeof m); }
 
@@ -130,7 +129,7 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
    CPU has it, two otherwise): each half broadcasts its own row's elements. */
 ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B) {
 #if ARBOR_REAL_IS_DOUBLE
-    return arbor__rows_mul((arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}}, B);
+    return arbor__rows_mul(arbor__rows_load(a), B);
 #else
     typedef float v8 __attribute__((vector_size(8 * sizeof(float))));
     v8 a01;
@@ -151,7 +150,7 @@ ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B
 }
 /* a * b, both in memory. */
 ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
-    return arbor__rows_mul_mem(a, (arbor__rows){{arbor__v4_load(b), arbor__v4_load(b + 4), arbor__v4_load(b + 8)}});
+    return arbor__rows_mul_mem(a, arbor__rows_load(b));
 }
 
 /* T(t) R(q) S(s): the scalar reference's expressions, packed into rows (shuffling the
