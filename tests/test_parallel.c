@@ -490,6 +490,139 @@ static void test_any_storage_order(void **state) {
     arbor_scene_destroy(batch);
 }
 
+/* ---- one big tree in tree order: swept in ranges of slots ---- */
+
+/* The workload's nodes created depth first, children in index order, so the storage starts
+   in tree order (each subtree one run of slots); h[i] is workload node i. */
+static arbor_node *build_depth_first(arbor_scene *s, const wl_workload *w) {
+    uint32_t n = w->count, *first = malloc(((size_t)n + 1) * sizeof *first), *next = malloc(n * sizeof *next);
+    uint32_t *stack = malloc(n * sizeof *stack), top = 0;
+    arbor_node *h = malloc(n * sizeof *h);
+    assert_true(first && next && stack && h);
+    const uint32_t none = UINT32_MAX, roots = n; /* first[n]: the roots */
+    for (uint32_t i = 0; i <= n; i++) first[i] = none;
+    for (uint32_t i = n; i-- > 0;) {
+        uint32_t up = w->parent[i] >= 0 ? (uint32_t)w->parent[i] : roots;
+        next[i] = first[up];
+        first[up] = i;
+    }
+    for (uint32_t c = first[roots]; c != none; c = next[c]) stack[top++] = c;
+    for (uint32_t a = 0, b = top; a + 1 < b; a++, b--) { /* the first root on top */
+        uint32_t x = stack[a];
+        stack[a] = stack[b - 1];
+        stack[b - 1] = x;
+    }
+    while (top) {
+        uint32_t i = stack[--top], from = top;
+        arbor_node_desc d = {.parent = w->parent[i] >= 0 ? h[w->parent[i]] : ARBOR_NONE};
+        memcpy(d.translation, w->t + 3 * (size_t)i, sizeof d.translation);
+        memcpy(d.rotation, w->r + 4 * (size_t)i, sizeof d.rotation);
+        d.scale[0] = d.scale[1] = d.scale[2] = w->s[i];
+        assert_int_equal(arbor_node_create(s, &d, &h[i]), ARBOR_OK);
+        for (uint32_t c = first[i]; c != none; c = next[c]) stack[top++] = c;
+        for (uint32_t a = from, b = top; a + 1 < b; a++, b--) { /* the first child on top */
+            uint32_t x = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = x;
+        }
+    }
+    free(first);
+    free(next);
+    free(stack);
+    return h;
+}
+
+/* Keeps the handles of live nodes (after destroys), in the same places in both arrays. */
+static uint32_t keep_alive(arbor_scene *a, arbor_node *ha, arbor_scene *b, arbor_node *hb, uint32_t n) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(arbor_node_alive(a, ha[i]), arbor_node_alive(b, hb[i]));
+        if (!arbor_node_alive(a, ha[i])) continue;
+        ha[kept] = ha[i];
+        hb[kept++] = hb[i];
+    }
+    return kept;
+}
+
+static void rotate_both(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n,
+                        uint32_t step, test_rng *rng) {
+    for (uint32_t i = 0; i < n; i += step) {
+        arbor_real q[4];
+        test_rng_quat(rng, q);
+        assert_int_equal(arbor_node_set_rotation(a, ha[i], q[0], q[1], q[2], q[3]), ARBOR_OK);
+        assert_int_equal(arbor_node_set_rotation(b, hb[i], q[0], q[1], q[2], q[3]), ARBOR_OK);
+    }
+}
+
+/* One random tree of 30,000 nodes stored depth first: a parallel update cuts it into ranges of
+   slots after bringing the cuts' ancestors up to date, and must give the serial update's bits
+   and counts -- with every node written, with some read lazily before (left PARTIAL), with
+   storage left empty in between by destroyed subtrees, and after a move under a later node
+   (renumbered back into tree order). The backwards executor runs later ranges first. */
+static void one_tree_in_ranges(const arbor_executor *executor) {
+    const uint32_t count = 30000;
+    wl_workload w = random_workload(count);
+    test_rng rng = test_rng_make(5);
+    arbor_scene *a = NULL, *b = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &a), ARBOR_OK);
+    assert_int_equal(arbor_scene_create(NULL, &b), ARBOR_OK);
+    arbor_node *ha = build_depth_first(a, &w), *hb = build_depth_first(b, &w);
+    uint32_t n = count;
+    wl_free(&w);
+    update_both(a, ha, b, hb, n, executor, false, "tree order, built");
+    rotate_both(a, ha, b, hb, n, 1, &rng);
+    update_both(a, ha, b, hb, n, executor, false, "tree order, every node");
+    rotate_both(a, ha, b, hb, n, 3, &rng);
+    for (uint32_t i = 0; i < n; i += 101) {
+        arbor_real m[16];
+        assert_int_equal(arbor_node_world_matrix(b, hb[i], m), ARBOR_OK);
+    }
+    update_both(a, ha, b, hb, n, executor, true, "tree order, read lazily first");
+    /* Empty storage where the ranges are cut (an even cut of the slots, 32 ranges): the nodes
+       created there (slot k is the k-th node created) go with their subtrees. */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t made = (uint32_t)ha[i].id, cut = (uint32_t)(((uint64_t)made - 1) * 32 / count);
+        if (cut && made == 1 + cut * count / 32 && arbor_node_alive(a, ha[i])) {
+            assert_int_equal(arbor_node_destroy(a, ha[i]), ARBOR_OK);
+            assert_int_equal(arbor_node_destroy(b, hb[i]), ARBOR_OK);
+        }
+    }
+    n = keep_alive(a, ha, b, hb, n);
+    assert_true(n < count);
+    rotate_both(a, ha, b, hb, n, 2, &rng);
+    update_both(a, ha, b, hb, n, executor, false, "tree order, with gaps");
+    uint32_t last = 0; /* the node created last: the last slot */
+    for (uint32_t i = 1; i < n; i++)
+        if ((uint32_t)ha[i].id > (uint32_t)ha[last].id) last = i;
+    uint32_t moved = 0;
+    while (arbor_node_set_parent(a, ha[moved], ha[last], ARBOR_NONE, ARBOR_KEEP_LOCAL) != ARBOR_OK) moved++; /* not an ancestor */
+    assert_int_equal(arbor_node_set_parent(b, hb[moved], hb[last], ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_OK);
+    rotate_both(a, ha, b, hb, n, 1, &rng);
+    update_both(a, ha, b, hb, n, executor, false, "renumbered into tree order");
+    arbor_scene_stats st;
+    arbor_scene_stats_get(a, &st);
+    assert_int_equal(st.relayouts, 1); /* the move broke the order, the update renumbered */
+    rotate_both(a, ha, b, hb, n, 1, &rng);
+    update_both(a, ha, b, hb, n, executor, false, "renumbered, every node");
+    free(ha);
+    free(hb);
+    arbor_scene_destroy(a);
+    arbor_scene_destroy(b);
+}
+
+static void test_one_tree_in_ranges(void **state) {
+    (void)state;
+    arbor_executor backwards = {backwards_for, NULL};
+    one_tree_in_ranges(&backwards);
+    for (uint32_t threads = 2; threads <= 3; threads++) {
+        arbor_pool *pool = NULL;
+        assert_int_equal(arbor_pool_create(threads, &pool), ARBOR_OK);
+        arbor_executor ex = arbor_pool_executor(pool);
+        one_tree_in_ranges(&ex);
+        arbor_pool_destroy(pool);
+    }
+}
+
 /* Parallel bulk writes: the serial calls' results and refusals, whether the writes are shared
    out (many nodes in creation order) or fall back to the calling thread (a node twice, an
    order the scene's storage does not follow, too few nodes). */
@@ -734,6 +867,7 @@ int main(void) {
         cmocka_unit_test(test_pool_reentrant),
         cmocka_unit_test(test_bulk_writes),
         cmocka_unit_test(test_any_storage_order),
+        cmocka_unit_test(test_one_tree_in_ranges),
         cmocka_unit_test(test_parallel_bulk_writes),
         cmocka_unit_test(test_bulk_writes_refuse_bad_handles),
     };

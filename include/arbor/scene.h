@@ -283,8 +283,12 @@ typedef struct arbor_executor {
     void *user;
 } arbor_executor;
 
-/* Brings every world matrix up to date like arbor_scene_update, running independent dirty
-   subtrees (and the parts of one huge tree below its top levels) as tasks of the executor.
+/* Brings every world matrix up to date like arbor_scene_update, with the same bits, running
+   parts of the work as tasks of the executor: ranges of the storage when it is in tree order
+   (each subtree one range, as a scene created depth first or renumbered by an update has it;
+   the ancestors of where the ranges meet are computed first), otherwise independent dirty
+   subtrees (and the parts of one huge tree below its top levels). A huge tree stored in no
+   such order (created parents first but not depth first) is computed on the calling thread.
    executor NULL: serial. */
 ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
 

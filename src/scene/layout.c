@@ -133,6 +133,8 @@ bool arbor__relayout(arbor_scene *s) {
     s->slot_end = count;
     s->order_inversions = 0;
     s->shape++;
+    s->tree_order_shape = s->shape; /* depth first, as the walk above numbered it */
+    s->tree_order = true;
     s->stats.relayouts++;
     return true;
 }

@@ -189,6 +189,8 @@ struct arbor_scene {
     uint32_t root_count;
     uint64_t shape;          /* bumped by every link, unlink and renumbering: poses (scene/pose.c)
                                 re-derive what they keep of the tree when it moved */
+    uint64_t tree_order_shape; /* the shape tree_order was found for (scene/world.c) */
+    bool tree_order;
     _Atomic uint64_t clock;  /* the last version handed out (tasks take blocks of them) */
     uint64_t dirty_count;    /* nodes invalidated since the last update: its expected work */
     arbor_scene_stats stats;

@@ -122,12 +122,10 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local) {
 
 ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) { finish_world(c, slot, arbor__local_rows(c->s, slot)); }
 
-void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
-    uint8_t *flags = s->n.flags;
-    /* Out of date: the scene was written since the update, and a foreign parent may have
-       moved too. */
-    if (s->hooks.poll) s->hooks.poll(s, slot);
-    /* Climb to the highest out-of-date ancestor, leaving down-links in scratch. */
+/* Climbs from slot to its highest out-of-date ancestor (slot itself if its parent is current),
+   leaving down-links in scratch for the way back. */
+static uint32_t climb(arbor_scene *s, uint32_t slot) {
+    const uint8_t *flags = s->n.flags;
     uint32_t top = slot, steps = 0;
     while (s->n.parent[top] && (flags[s->n.parent[top]] & ARBOR__WORLD_DIRTY)) {
         s->n.scratch[s->n.parent[top]] = top;
@@ -137,6 +135,15 @@ void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
             break;
         }
     }
+    return top;
+}
+
+void arbor__resolve_dirty(arbor_scene *s, uint32_t slot) {
+    uint8_t *flags = s->n.flags;
+    /* Out of date: the scene was written since the update, and a foreign parent may have
+       moved too. */
+    if (s->hooks.poll) s->hooks.poll(s, slot);
+    uint32_t top = climb(s, slot);
     /* Noted before: a node is noted only if nothing computed it since the last update. */
     if (s->hooks.computed_chain) s->hooks.computed_chain(s, top, slot);
     /* Compose down the chain only; siblings stay out of date, reachable through PARTIAL. */
@@ -236,14 +243,13 @@ static inline bool four_plain_dirty(const uint8_t *flags) {
 }
 #endif
 
-ARBOR__DISPATCH static void sweep(arbor_scene *s) {
+/* Computes what is out of date in slots [first, end), in slot order. */
+ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t end) {
+    arbor_scene *s = c->s;
     uint8_t *flags = s->n.flags;
-    for (uint32_t i = 0; i < s->pending_count; i++) flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
-    s->pending_count = 0;
-    compute_ctx c = ctx_begin(s);
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
-    for (uint32_t slot = 1, end = s->slot_end; slot < end;) {
+    for (uint32_t slot = first; slot < end;) {
 #if ARBOR__SIMD
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
             for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4 && k < end; k++)
@@ -251,7 +257,7 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
-            for (int k = 0; k < 4; k++) finish_world(&c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}});
+            for (int k = 0; k < 4; k++) finish_world(c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}});
             slot += 4;
             continue;
         }
@@ -259,19 +265,49 @@ ARBOR__DISPATCH static void sweep(arbor_scene *s) {
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
         if (f & ARBOR__WORLD_DIRTY)
-            compute_world(&c, slot);
+            compute_world(c, slot);
         else if (f & ARBOR__PARTIAL)
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
         slot++;
     }
+}
+
+/* The sweep starts from the slots, not the pending list: the list is emptied. */
+static void drop_pending(arbor_scene *s) {
+    for (uint32_t i = 0; i < s->pending_count; i++) s->n.flags[s->n.pending[i]] &= (uint8_t)~ARBOR__PENDING;
+    s->pending_count = 0;
+}
+
+static void sweep(arbor_scene *s) {
+    drop_pending(s);
+    compute_ctx c = ctx_begin(s);
+    sweep_range(&c, 1, s->slot_end);
     ctx_end(&c);
 }
 
+/* Tree order: a walk down the tree meets the live slots in increasing order, so the live
+   nodes of every subtree are those of one range of slots (what arbor__relayout leaves, and
+   what a scene built depth first has). Checked once a shape; a walk that fails stops at the
+   first slot out of place. */
+static bool in_tree_order(arbor_scene *s) {
+    if (s->tree_order_shape == s->shape) return s->tree_order;
+    uint32_t last = 0;
+    uint64_t steps = 0, limit = arbor__walk_limit(s);
+    bool ordered = true;
+    for (uint32_t root = s->first_root; root && ordered; root = s->n.next_sibling[root])
+        for (uint32_t n = root; n && ordered; n = arbor__next_in_subtree(s, root, n, true)) {
+            ordered = n > last && ++steps <= limit;
+            last = n;
+        }
+    s->tree_order_shape = s->shape;
+    return s->tree_order = ordered;
+}
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
 
 typedef struct update_job {
     arbor_scene *s;
-    const uint32_t *roots;
+    const uint32_t *roots; /* subtrees to compute, or NULL: */
+    const uint32_t *cut;   /* task i sweeps slots [cut[i], cut[i + 1]) */
     uint32_t root_count, task_count;
     _Atomic uint64_t local_composed, world_composed;
 } update_job;
@@ -281,11 +317,51 @@ typedef struct update_job {
 static void update_task(void *user, uint32_t index) {
     update_job *job = user;
     compute_ctx c = ctx_begin(job->s);
-    uint32_t first = (uint32_t)((uint64_t)job->root_count * index / job->task_count);
-    uint32_t end = (uint32_t)((uint64_t)job->root_count * (index + 1) / job->task_count);
-    for (uint32_t i = first; i < end; i++) compute_subtree(&c, job->roots[i]);
+    if (job->cut) {
+        sweep_range(&c, job->cut[index], job->cut[index + 1]);
+    } else {
+        uint32_t first = (uint32_t)((uint64_t)job->root_count * index / job->task_count);
+        uint32_t end = (uint32_t)((uint64_t)job->root_count * (index + 1) / job->task_count);
+        for (uint32_t i = first; i < end; i++) compute_subtree(&c, job->roots[i]);
+    }
     atomic_fetch_add_explicit(&job->local_composed, c.local_composed, memory_order_relaxed);
     atomic_fetch_add_explicit(&job->world_composed, c.world_composed, memory_order_relaxed);
+}
+
+static void run_job(arbor_scene *s, const arbor_executor *executor, update_job *job) {
+    executor->parallel_for(executor->user, job->task_count, update_task, job);
+    s->stats.local_composed += atomic_load(&job->local_composed);
+    s->stats.world_composed += atomic_load(&job->world_composed);
+}
+
+/* One big tree in tree order, swept in ranges of slots on many threads. A node in [k, next
+   cut) whose parent lies before k is below an ancestor of k (a subtree is one range of slots),
+   so once the ancestors of every cut are current the ranges depend on nothing but themselves.
+   Each range computes what the whole sweep would: the same bits. */
+#define SWEEP_TASKS 32u
+
+static void sweep_parallel(arbor_scene *s, const arbor_executor *executor) {
+    drop_pending(s);
+    const uint8_t *flags = s->n.flags;
+    uint32_t cut[SWEEP_TASKS + 1], end = s->slot_end;
+    compute_ctx c = ctx_begin(s);
+    cut[0] = 1;
+    for (uint32_t i = 1; i < SWEEP_TASKS; i++) {
+        uint32_t k = 1 + (uint32_t)((uint64_t)(end - 1) * i / SWEEP_TASKS);
+        if (k < cut[i - 1]) k = cut[i - 1];
+        while (k < end && !(flags[k] & ARBOR__ALIVE)) k++; /* the first live node's ancestors count */
+        cut[i] = k;
+        uint32_t up = k < end ? s->n.parent[k] : 0;
+        if (!up || !(flags[up] & ARBOR__WORLD_DIRTY)) continue;
+        for (uint32_t n = climb(s, up);; n = s->n.scratch[n]) {
+            compute_world(&c, n);
+            if (n == up) break;
+        }
+    }
+    cut[SWEEP_TASKS] = end;
+    ctx_end(&c);
+    update_job job = { .s = s, .cut = cut, .task_count = SWEEP_TASKS };
+    run_job(s, executor, &job);
 }
 
 /* Computes the subtrees of the `count` roots in scratch. */
@@ -307,9 +383,7 @@ static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool p
     ctx_end(&c);
     update_job job = { .s = s, .roots = roots + head, .root_count = count - head };
     job.task_count = job.root_count < PARALLEL_MIN_TASKS ? job.root_count : PARALLEL_MIN_TASKS;
-    executor->parallel_for(executor->user, job.task_count, update_task, &job);
-    s->stats.local_composed += atomic_load(&job.local_composed);
-    s->stats.world_composed += atomic_load(&job.world_composed);
+    run_job(s, executor, &job);
 }
 
 void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor) {
@@ -323,12 +397,17 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
        over the scene, cheaper than following links across memory for the rest). */
     if (s->order_inversions && dirty * SWEEP_MIN_SHARE >= s->slot_end) arbor__relayout(s);
     uint32_t count = 0;
-    bool swept = sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS);
-    /* One big tree (few roots) in parents-first order: one sweep in slot order on this thread
-       (dependencies run anywhere backwards; it reads memory as it lies and asks ahead for the
-       parents). Computing level by level in parallel was slower: a level's nodes are scattered
-       over memory; composing the locals in parallel first gained nothing measurable. */
-    if (swept)
+    /* Parents first in slot order: one sweep in slot order (dependencies run anywhere
+       backwards; it reads memory as it lies and asks ahead for the parents). In tree order it
+       runs in ranges on many threads (sweep_parallel), which beats following links from many
+       roots. Otherwise one big tree (few roots) is swept on this thread: computing it level by
+       level in parallel was slower (a level's nodes are scattered over memory), and composing
+       the locals in parallel first gained nothing measurable. */
+    bool ranges = parallel && sweep_pays(s, dirty) && in_tree_order(s);
+    bool swept = ranges || (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS));
+    if (ranges)
+        sweep_parallel(s, executor);
+    else if (swept)
         sweep(s);
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
