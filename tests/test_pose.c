@@ -287,23 +287,44 @@ static void test_every_node(void **state) {
 }
 
 /* One big tree (WORKLOADS.md's random shape): no ranges to share out, so on a pool the locals
-   are composed in parallel and multiplied in slot order afterwards. */
-static void test_one_tree_two_threads(void **state) {
-    (void)state;
+   are composed in parallel and multiplied in slot order afterwards. Then a move under a later
+   node makes the update renumber the storage into tree order, where the tree is cut into ranges
+   after the cuts' pose ancestors; the same with the tasks run backwards. */
+static void backwards_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
+    (void)user;
+    for (uint32_t i = count; i-- > 0;) fn(task_user, i);
+}
+
+static void one_tree(const arbor_executor *exec) {
     twin t = twin_shape("random", 12000);
-    arbor_pool *pool = NULL;
-    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
-    arbor_executor exec = arbor_pool_executor(pool);
     uint32_t n = t.extra_from, *index = malloc(n * sizeof *index);
     assert_non_null(index);
     for (uint32_t i = 0; i < n; i++) index[i] = i;
     arbor_pose *pose = pose_of(&t, index, n);
     test_rng r = test_rng_make(99);
-    for (int step = 0; step < 3; step++) twin_step(&t, pose, index, &r, &exec);
+    for (int step = 0; step < 3; step++) twin_step(&t, pose, index, &r, exec);
+    uint32_t moved = 1, last = n - 1;
+    while (arbor_node_set_parent(t.s[0], t.h[0][moved], t.h[0][last], ARBOR_NONE, ARBOR_KEEP_LOCAL) != ARBOR_OK) moved++;
+    assert_int_equal(arbor_node_set_parent(t.s[1], t.h[1][moved], t.h[1][last], ARBOR_NONE, ARBOR_KEEP_LOCAL), ARBOR_OK);
+    arbor_scene_stats before, after;
+    arbor_scene_stats_get(t.s[0], &before);
+    for (int step = 0; step < 3; step++) twin_step(&t, pose, index, &r, exec);
+    arbor_scene_stats_get(t.s[0], &after);
+    assert_int_equal(after.relayouts, before.relayouts + 1);
     arbor_pose_destroy(pose);
-    arbor_pool_destroy(pool);
     free(index);
     twin_free(&t);
+}
+
+static void test_one_tree_two_threads(void **state) {
+    (void)state;
+    arbor_pool *pool = NULL;
+    assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
+    arbor_executor exec = arbor_pool_executor(pool);
+    one_tree(&exec);
+    arbor_pool_destroy(pool);
+    arbor_executor backwards = {backwards_for, NULL};
+    one_tree(&backwards);
 }
 
 /* A pose node below a node outside the pose below a pose node: the node-by-node way. */

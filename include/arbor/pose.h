@@ -83,7 +83,9 @@ ARBOR_API arbor_result arbor_pose_read(arbor_pose *pose);
 
 /* Checks the entries, stores them as the nodes' TRS and computes the nodes' world matrices
    (see above), the work shared out on the executor when it pays (NULL: this thread; the same
-   bits and versions for any number of threads). Allocates only when the tree changed since
+   bits and versions for any number of threads): independent subtrees side by side, or one big
+   tree in ranges of storage when the storage is in tree order (arbor_scene_update_parallel),
+   otherwise its locals composed in parallel and multiplied in order. Allocates only when the tree changed since
    the last call (ARBOR_ERR_OUT_OF_MEMORY then, nothing changed). */
 ARBOR_API arbor_result arbor_pose_apply(arbor_pose *pose, const arbor_executor *executor);
 

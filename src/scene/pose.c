@@ -52,8 +52,10 @@ struct arbor_pose {
     uint32_t *above;         /* parents outside the pose of pose nodes */
     uint32_t outside_count, above_count, lists_cap;
     uint32_t cut[POSE_TASKS + 1]; /* positions where a task may start: no node after a cut has
-                                     its pose parent before it */
+                                     its pose parent before it, but the early ones' */
     uint32_t task_count;
+    uint32_t *early;         /* positions passed before the tasks, in order (tree_cuts) */
+    uint32_t early_count, early_cap;
     uint64_t serial;
 };
 
@@ -69,8 +71,9 @@ static size_t pose_bytes(uint32_t count) {
 static void free_lists(arbor_pose *p) {
     arbor__free(p->s, p->outside, (size_t)p->lists_cap * sizeof(uint32_t));
     arbor__free(p->s, p->above, (size_t)p->lists_cap * sizeof(uint32_t));
-    p->outside = p->above = NULL;
-    p->lists_cap = 0;
+    arbor__free(p->s, p->early, (size_t)p->early_cap * sizeof(uint32_t));
+    p->outside = p->above = p->early = NULL;
+    p->lists_cap = p->early_cap = 0;
 }
 
 void arbor_pose_destroy(arbor_pose *p) {
@@ -95,6 +98,43 @@ static int compare_keys(const void *a, const void *b) {
 static inline bool member(const arbor_pose *p, uint32_t slot) {
     uint32_t k = p->s->n.scratch[slot];
     return slot && k < p->count && p->slot[k] == slot;
+}
+
+/* One big tree has no cut where every later node's pose parent is later too. In tree order
+   (each subtree one range of slots) a node after position k whose pose parent is before k is
+   below a pose ancestor of k's node, so any k will do once those ancestors are passed: they
+   are marked (2 in mark) and listed in p->early, to be passed first. Gives up (false, the
+   pose keeps its cuts) when they would be more than an eighth of the pose (a deep tree). */
+static bool tree_cuts(arbor_pose *p, uint32_t *mark, arbor_result *r, const char *fn) {
+    arbor_scene *s = p->s;
+    uint32_t count = p->count, cut[POSE_TASKS + 1], tasks = 0, early = 0;
+    cut[0] = 0;
+    for (uint32_t j = 1; j < POSE_TASKS; j++) {
+        uint32_t k = (uint32_t)((uint64_t)count * j / POSE_TASKS);
+        if (k <= cut[tasks]) continue;
+        cut[++tasks] = k;
+        for (uint32_t a = s->n.parent[p->slot[k]]; member(p, a) && mark[s->n.scratch[a]] != 2; a = s->n.parent[a]) {
+            mark[s->n.scratch[a]] = 2;
+            if (++early > count / 8) return false;
+        }
+    }
+    cut[++tasks] = count;
+    if (early > p->early_cap) {
+        uint32_t *list = arbor__alloc(s, (size_t)early * sizeof *list);
+        if (!list) {
+            *r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pose's cuts");
+            return false;
+        }
+        arbor__free(s, p->early, (size_t)p->early_cap * sizeof *list);
+        p->early = list;
+        p->early_cap = early;
+    }
+    p->early_count = 0;
+    for (uint32_t k = 0; k < count && p->early_count < early; k++)
+        if (mark[k] == 2) p->early[p->early_count++] = k;
+    memcpy(p->cut, cut, sizeof cut);
+    p->task_count = tasks;
+    return true;
 }
 
 /* Finds the pose's nodes in the tree as it is now: their slots in order, the children and
@@ -189,9 +229,16 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
         if (k > p->cut[tasks]) p->cut[++tasks] = k;
     }
     p->cut[++tasks] = count;
+    p->task_count = tasks;
+    p->early_count = 0;
+    arbor_result r = ARBOR_OK;
+    if (tasks < POSE_TASKS / 4 && count >= POSE_PARALLEL_MIN && simple && arbor__in_tree_order(s) &&
+        !tree_cuts(p, parent_pos, &r, fn) && r) {
+        arbor__free(s, keys, keys_size);
+        return r;
+    }
     if (sorted)
         for (uint32_t k = 0; k < count; k++) p->index[k] = k;
-    p->task_count = tasks;
     p->far_parents = far > count / 8;
     p->contiguous = sorted && count && p->slot[count - 1] - p->slot[0] == count - 1;
     p->simple = simple;
@@ -613,6 +660,20 @@ ARBOR__DISPATCH static void pose_products(const arbor_pose *p) {
     }
 }
 
+/* Task i of the pass: positions [cut[i], cut[i + 1]) but the early ones, passed before. */
+static void pose_cut(const arbor_pose *p, uint32_t task, uint64_t base) {
+    uint32_t from = p->cut[task], end = p->cut[task + 1], lo = 0, hi = p->early_count;
+    while (lo < hi) { /* the first early position at or after from */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->early[mid] < from) lo = mid + 1; else hi = mid;
+    }
+    for (; lo < p->early_count && p->early[lo] < end; lo++) {
+        pose_range(p, from, p->early[lo], base);
+        from = p->early[lo] + 1;
+    }
+    pose_range(p, from, end, base);
+}
+
 typedef struct pose_job {
     const arbor_pose *p;
     uint64_t base;
@@ -625,7 +686,7 @@ static void pose_task(void *user, uint32_t task) {
     const arbor_pose *p = job->p;
     uint32_t first = (uint32_t)((uint64_t)p->count * task / POSE_TASKS), end = (uint32_t)((uint64_t)p->count * (task + 1) / POSE_TASKS);
     if (job->phase == WRITING)
-        pose_range(p, p->cut[task], p->cut[task + 1], job->base);
+        pose_cut(p, task, job->base);
     else if (job->phase == LOCALS)
         pose_locals(p, first, end, job->base);
     else if (!values_ok(p->trs, first, end))
@@ -668,6 +729,7 @@ arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
     job.base = atomic_fetch_add_explicit(&s->clock, count, memory_order_relaxed) + 1;
     job.phase = WRITING;
     if (parallel && p->task_count > 1) {
+        for (uint32_t i = 0; i < p->early_count; i++) pose_range(p, p->early[i], p->early[i] + 1, job.base);
         executor->parallel_for(executor->user, p->task_count, pose_task, &job);
     } else if (parallel) { /* one big tree: the locals in parallel, the products in order */
         job.phase = LOCALS;

@@ -370,6 +370,9 @@ static inline void arbor__mark_written(arbor_scene *s, uint32_t slot) {
     s->n.flags[slot] = f;
 }
 void arbor__invalidate_in_order(arbor_scene *s, uint32_t from);
+/* Whether a walk down the tree meets the live slots in increasing order: every subtree's live
+   nodes are then those of one range of slots (checked once a shape). */
+bool arbor__in_tree_order(arbor_scene *s);
 /* Brings slot's world matrix up to date (the chain of out-of-date ancestors first). */
 void arbor__resolve_dirty(arbor_scene *s, uint32_t slot);
 static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {

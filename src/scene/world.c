@@ -289,7 +289,7 @@ static void sweep(arbor_scene *s) {
    nodes of every subtree are those of one range of slots (what arbor__relayout leaves, and
    what a scene built depth first has). Checked once a shape; a walk that fails stops at the
    first slot out of place. */
-static bool in_tree_order(arbor_scene *s) {
+bool arbor__in_tree_order(arbor_scene *s) {
     if (s->tree_order_shape == s->shape) return s->tree_order;
     uint32_t last = 0;
     uint64_t steps = 0, limit = arbor__walk_limit(s);
@@ -403,7 +403,7 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
        roots. Otherwise one big tree (few roots) is swept on this thread: computing it level by
        level in parallel was slower (a level's nodes are scattered over memory), and composing
        the locals in parallel first gained nothing measurable. */
-    bool ranges = parallel && sweep_pays(s, dirty) && in_tree_order(s);
+    bool ranges = parallel && sweep_pays(s, dirty) && arbor__in_tree_order(s);
     bool swept = ranges || (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS));
     if (ranges)
         sweep_parallel(s, executor);
