@@ -68,7 +68,7 @@ typedef struct bench {
 } bench;
 
 static int bench_fail(const char *what) {
-    fprintf(stderr, "arbor bench: %s: %s\n", what, arbor_last_error()[0] ? arbor_last_error() : "out of memory");
+    fprintf(stderr, "arbor: bench: %s: %s\n", what, arbor_last_error()[0] ? arbor_last_error() : "out of memory");
     return 1;
 }
 
@@ -349,7 +349,7 @@ int cmd_bench(int argc, char **argv) {
     wl_workload w;
     if (!wl_generate(&shape, frame == WL_F_ANIMATE, &w)) {
         arbor_pool_destroy(b.pool);
-        fputs("arbor bench: out of memory for the workload\n", stderr);
+        fputs("arbor: bench: out of memory for the workload\n", stderr);
         return 1;
     }
     const uint32_t n = w.count, total = WL_WARMUP + frames;
@@ -419,7 +419,7 @@ int cmd_bench(int argc, char **argv) {
                 uint64_t changed = 0;
                 for (uint32_t i = 0; i < n; i++) changed += arbor_node_world_version(b.scene, b.nodes[i]) != versions[i];
                 if (changed != w.changed)
-                    fprintf(stderr, "arbor bench: move_roots changed %llu world matrices, the workload says %llu\n",
+                    fprintf(stderr, "arbor: bench: move_roots changed %llu world matrices, the workload says %llu\n",
                             (unsigned long long)changed, (unsigned long long)w.changed);
             }
             break;
