@@ -533,6 +533,27 @@ static void check_against_json(arbor_scene *s, const arbor_gltf *doc, json_t *ro
     free(parent);
 }
 
+/* Nodes are created depth first (each subtree one run of creations, roots in order): a walk
+   down the tree meets them in creation order, which a fresh scene's ids follow. */
+static void assert_created_depth_first(const arbor_scene *s, const char *what)
+{
+    uint64_t last = 0, seen = 0;
+    for (arbor_node root = arbor_scene_first_root(s); root.id; root = arbor_node_next_sibling(s, root))
+        for (arbor_node n = root; n.id;) {
+            if ((uint32_t)n.id <= last) fail_msg("%s: node %u comes after node %llu in a walk down the tree", what,
+                                                 (unsigned)(uint32_t)n.id, (unsigned long long)last);
+            last = (uint32_t)n.id;
+            seen++;
+            arbor_node next = arbor_node_first_child(s, n);
+            while (!next.id && n.id != root.id) { /* up until a next sibling */
+                next = arbor_node_next_sibling(s, n);
+                if (!next.id) n = arbor_node_parent(s, n);
+            }
+            n = next;
+        }
+    assert_int_equal(seen, arbor_scene_node_count(s));
+}
+
 static void test_samples(void **state)
 {
     (void)state;
@@ -553,6 +574,7 @@ static void test_samples(void **state)
                           (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
         assert_int_equal(arbor_scene_node_count(c.s), samples[i].nodes);
         assert_int_equal(c.log.warnings, 0);
+        assert_created_depth_first(c.s, samples[i].path);
         json_t *root = file_json(path);
         check_against_json(c.s, doc, root, samples[i].path);
         arbor_gltf_counts counts;

@@ -8,7 +8,8 @@
  *
  * arbor_gltf_load() reads a .gltf (external .bin files, data: URIs) or a .glb into a scene:
  * every node of the file in file order, children in file order, roots in the order the chosen
- * scene lists them (then the roots it does not list, in file order), TRS locals (a `matrix` node
+ * scene lists them (then the roots it does not list, in file order), created depth first (each
+ * subtree stored as one range, which arbor_scene_update_parallel splits), TRS locals (a `matrix` node
  * becomes a locked matrix-backed node), names, and what nodes carry: the mesh index with the
  * local box of its POSITION accessors' min and max, the camera, the KHR_lights_punctual light.
  * The returned document keeps what the scene graph does not own (the JSON of meshes,

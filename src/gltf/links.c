@@ -41,14 +41,17 @@ static bool parents(ld *L) {
     return true;
 }
 
-/* Breadth first from the queue's nodes [*head, *tail): the creation order, each node's tree and
-   depth. */
-static bool spread(ld *L, uint32_t *depth, uint32_t *head, uint32_t *tail) {
-    uint32_t max = arbor_scene_max_depth(L->s);
-    while (*head < *tail) {
-        uint32_t x = L->order[(*head)++];
+/* Depth first from root, children in the order of their arrays: the creation order, so that
+   each subtree is one run of creations (the storage order the scene's parallel update cuts into
+   ranges), each node's tree and depth. stack holds n. */
+static bool spread(ld *L, uint32_t *depth, uint32_t *stack, uint32_t root, uint32_t *tail) {
+    uint32_t max = arbor_scene_max_depth(L->s), top = 0;
+    stack[top++] = root;
+    while (top) {
+        uint32_t x = stack[--top];
+        L->order[(*tail)++] = x;
         const ld_node *N = &L->nodes[x];
-        for (uint32_t k = 0; k < N->nkids; k++) {
+        for (uint32_t k = N->nkids; k-- > 0;) { /* the first child on top */
             uint32_t c = L->kids[N->kid0 + k];
             if (c == LD_NONE) continue;
             depth[c] = depth[x] + 1;
@@ -56,38 +59,41 @@ static bool spread(ld *L, uint32_t *depth, uint32_t *head, uint32_t *tail) {
                 return arbor__ld_stop(L, ARBOR_ERR_DEPTH_LIMIT, AT("/nodes/%u", c),
                                       "node %u is at depth %u, beyond the scene's max_depth %u", c, depth[c], max);
             L->tree[c] = L->tree[x];
-            L->order[(*tail)++] = c;
+            stack[top++] = c;
         }
     }
     return true;
 }
 
-/* Parents, rings, creation order (roots first: the chosen scene's in its order, the others in
-   file order; then breadth first, so siblings keep the order of children arrays), trees and
-   depths. */
+/* Parents, rings, creation order (the roots: the chosen scene's in its order, the others in
+   file order; each followed by its subtree, depth first, so siblings keep the order of children
+   arrays), trees and depths. */
 static bool hierarchy(ld *L) {
-    uint32_t n = L->n_nodes, head = 0, tail = 0;
+    uint32_t n = L->n_nodes, tail = 0, roots = 0;
     if (!parents(L)) return false;
     uint32_t *depth = arbor__ld_calloc(L, n, sizeof *depth), *mark = arbor__ld_calloc(L, n, sizeof *mark);
+    uint32_t *stack = arbor__ld_calloc(L, n, sizeof *stack);
     L->order = arbor__ld_calloc(L, n, sizeof *L->order);
     L->tree = arbor__ld_calloc(L, n, sizeof *L->tree);
-    bool ok = depth && mark && L->order && L->tree;
+    bool ok = depth && mark && stack && L->order && L->tree;
     for (uint32_t i = 0; ok && i < n; i++) L->tree[i] = LD_NONE;
     int32_t chosen = arbor__ld_chosen_scene(L);
     const ld_scene *S = chosen >= 0 ? &L->scenes[chosen] : NULL;
+    /* the roots, listed in mark for now */
     for (uint32_t k = 0; ok && S && k < S->nroots; k++) {
         uint32_t r = L->roots[S->root0 + k];
         if (r != LD_NONE && L->nodes[r].parent == LD_NONE && L->tree[r] == LD_NONE) {
             L->tree[r] = r;
-            L->order[tail++] = r;
+            mark[roots++] = r;
         }
     }
     for (uint32_t i = 0; ok && i < n; i++)
         if (L->nodes[i].parent == LD_NONE && L->tree[i] == LD_NONE) {
             L->tree[i] = i;
-            L->order[tail++] = i;
+            mark[roots++] = i;
         }
-    ok = ok && spread(L, depth, &head, &tail);
+    for (uint32_t k = 0; ok && k < roots; k++) ok = spread(L, depth, stack, mark[k], &tail);
+    if (ok) memset(mark, 0, (size_t)n * sizeof *mark);
     /* Nodes not reached hang from a ring. Climbing from one reaches its ring; each climb ends in
        nodes the repair then reaches, so all climbs together stay O(n). */
     for (uint32_t u = 0, stamp = 1; ok && tail < n; u++) {
@@ -109,11 +115,11 @@ static bool hierarchy(ld *L) {
         drop_link(L, low); /* lenient: the ring opens above its lowest index, which becomes a root */
         L->tree[low] = low;
         depth[low] = 0;
-        L->order[tail++] = low;
-        ok = spread(L, depth, &head, &tail);
+        ok = spread(L, depth, stack, low, &tail);
     }
     arbor__ld_free(L, depth, n, sizeof *depth);
     arbor__ld_free(L, mark, n, sizeof *mark);
+    arbor__ld_free(L, stack, n, sizeof *stack);
     return ok;
 }
 
