@@ -302,6 +302,7 @@ bool arbor__in_tree_order(arbor_scene *s) {
     s->tree_order_shape = s->shape;
     return s->tree_order = ordered;
 }
+
 void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); }
 
 typedef struct update_job {
@@ -334,7 +335,7 @@ static void run_job(arbor_scene *s, const arbor_executor *executor, update_job *
     s->stats.world_composed += atomic_load(&job->world_composed);
 }
 
-/* One big tree in tree order, swept in ranges of slots on many threads. A node in [k, next
+/* A scene in tree order, swept in ranges of slots on many threads. A node in [k, next
    cut) whose parent lies before k is below an ancestor of k (a subtree is one range of slots),
    so once the ancestors of every cut are current the ranges depend on nothing but themselves.
    Each range computes what the whole sweep would: the same bits. */
