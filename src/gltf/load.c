@@ -239,7 +239,8 @@ static bool create(ld *L, arbor_gltf *doc) {
         if (!attach(L, i, doc->nodes[i]) || !arbor__ld_node_ext_attach(L, i, doc->nodes[i])) {
             ok = arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, arbor__ld_at(L, "/nodes/%u", i),
                                 "no memory for node %u's attachments", i);
-            k++;
+            k++; /* created: destroyed below with the rest (k counted once, not again by the loop) */
+            break;
         }
     }
     if (!ok) { /* undo: every node created hangs from a created root */
