@@ -711,12 +711,9 @@ static void test_slerp_lanes_match_one_channel(void **state) {
     static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, values[MAX][KEYS][4];
     for (int c = 0; c < MAX; c++)
         for (int k = 0; k < KEYS; k++) {
-            double q[4], len = 0;
-            for (int e = 0; e < 4; e++) {
-                q[e] = test_rng_sym(&g);
-                len += q[e] * q[e];
-            }
-            for (int e = 0; e < 4; e++) values[c][k][e] = (float)(q[e] / sqrt(len));
+            double q[4];
+            test_rng_unit_quat(&g, q);
+            for (int e = 0; e < 4; e++) values[c][k][e] = (float)q[e];
             if (k && c % 3 == 0) { /* near the keyframe before: a tiny arc, its sign flipped for some */
                 for (int e = 0; e < 4; e++) values[c][k][e] = values[c][k - 1][e] * (c % 2 ? -1.0f : 1.0f);
                 values[c][k][c % 4] += 1e-4f;

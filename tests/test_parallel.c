@@ -59,12 +59,6 @@ static arbor_node *build(arbor_scene *s, const wl_workload *w) {
     return h;
 }
 
-/* A serial executor that runs the tasks backwards: results must not depend on task order. */
-static void backwards_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
-    (void)user;
-    for (uint32_t i = count; i-- > 0;) fn(task_user, i);
-}
-
 static void check_same_worlds(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n,
                               const char *when) {
     for (uint32_t i = 0; i < n; i++) {
@@ -157,7 +151,7 @@ static void test_parallel_equals_serial(void **state) {
 
 static void test_any_task_order(void **state) {
     (void)state;
-    arbor_executor ex = {backwards_for, NULL};
+    arbor_executor ex = {test_backwards_for, NULL};
     for (int shape = 0; shape < 3; shape++) run_shape(shape, false, &ex);
 }
 
@@ -501,30 +495,21 @@ static arbor_node *build_depth_first(arbor_scene *s, const wl_workload *w) {
     assert_true(first && next && stack && h);
     const uint32_t none = UINT32_MAX, roots = n; /* first[n]: the roots */
     for (uint32_t i = 0; i <= n; i++) first[i] = none;
-    for (uint32_t i = n; i-- > 0;) {
+    /* children lists last index first, so that pushing them in list order leaves the first on top */
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t up = w->parent[i] >= 0 ? (uint32_t)w->parent[i] : roots;
         next[i] = first[up];
         first[up] = i;
     }
     for (uint32_t c = first[roots]; c != none; c = next[c]) stack[top++] = c;
-    for (uint32_t a = 0, b = top; a + 1 < b; a++, b--) { /* the first root on top */
-        uint32_t x = stack[a];
-        stack[a] = stack[b - 1];
-        stack[b - 1] = x;
-    }
     while (top) {
-        uint32_t i = stack[--top], from = top;
+        uint32_t i = stack[--top];
         arbor_node_desc d = {.parent = w->parent[i] >= 0 ? h[w->parent[i]] : ARBOR_NONE};
         memcpy(d.translation, w->t + 3 * (size_t)i, sizeof d.translation);
         memcpy(d.rotation, w->r + 4 * (size_t)i, sizeof d.rotation);
         d.scale[0] = d.scale[1] = d.scale[2] = w->s[i];
         assert_int_equal(arbor_node_create(s, &d, &h[i]), ARBOR_OK);
         for (uint32_t c = first[i]; c != none; c = next[c]) stack[top++] = c;
-        for (uint32_t a = from, b = top; a + 1 < b; a++, b--) { /* the first child on top */
-            uint32_t x = stack[a];
-            stack[a] = stack[b - 1];
-            stack[b - 1] = x;
-        }
     }
     free(first);
     free(next);
@@ -612,7 +597,7 @@ static void one_tree_in_ranges(const arbor_executor *executor) {
 
 static void test_one_tree_in_ranges(void **state) {
     (void)state;
-    arbor_executor backwards = {backwards_for, NULL};
+    arbor_executor backwards = {test_backwards_for, NULL};
     one_tree_in_ranges(&backwards);
     for (uint32_t threads = 2; threads <= 3; threads++) {
         arbor_pool *pool = NULL;
@@ -765,7 +750,7 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     arbor_pool *pool = NULL;
     assert_int_equal(arbor_pool_create(3, &pool), ARBOR_OK);
     assert_non_null(pool);
-    const arbor_executor on_pool = arbor_pool_executor(pool), outside = {backwards_for, NULL};
+    const arbor_executor on_pool = arbor_pool_executor(pool), outside = {test_backwards_for, NULL};
     const arbor_executor *executors[] = {NULL, &on_pool, &outside};
     bulk_call serial[] = {serial_t, serial_r, serial_s};
     bulk_call parallel[] = {(bulk_call)arbor_scene_set_translations_parallel, (bulk_call)arbor_scene_set_rotations_parallel,

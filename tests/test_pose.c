@@ -290,11 +290,6 @@ static void test_every_node(void **state) {
    are composed in parallel and multiplied in slot order afterwards. Then a move under a later
    node makes the update renumber the storage into tree order, where the tree is cut into ranges
    after the cuts' pose ancestors; the same with the tasks run backwards. */
-static void backwards_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user) {
-    (void)user;
-    for (uint32_t i = count; i-- > 0;) fn(task_user, i);
-}
-
 static void one_tree(const arbor_executor *exec) {
     twin t = twin_shape("random", 12000);
     uint32_t n = t.extra_from, *index = malloc(n * sizeof *index);
@@ -323,7 +318,7 @@ static void test_one_tree_two_threads(void **state) {
     arbor_executor exec = arbor_pool_executor(pool);
     one_tree(&exec);
     arbor_pool_destroy(pool);
-    arbor_executor backwards = {backwards_for, NULL};
+    arbor_executor backwards = {test_backwards_for, NULL};
     one_tree(&backwards);
 }
 
@@ -504,12 +499,9 @@ static void test_players_on_threads(void **state) {
     arbor_channel_desc ch[BONES];
     for (uint32_t b = 0; b < BONES; b++) {
         for (int k = 0; k < KEYS; k++) {
-            double q[4], len = 0;
-            for (int e = 0; e < 4; e++) {
-                q[e] = test_rng_sym(&g);
-                len += q[e] * q[e];
-            }
-            for (int e = 0; e < 4; e++) turns[b][k][e] = (float)(q[e] / sqrt(len));
+            double q[4];
+            test_rng_unit_quat(&g, q);
+            for (int e = 0; e < 4; e++) turns[b][k][e] = (float)q[e];
         }
         ch[b] = (arbor_channel_desc){ .target = b, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS, .times = times,
                                       .values = &turns[b][0][0],

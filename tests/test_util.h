@@ -285,17 +285,37 @@ static inline double test_rng_sym(test_rng *r) { return 2.0 * test_rng_uniform(r
 /* [0, n) */
 static inline uint32_t test_rng_below(test_rng *r, uint32_t n) { return (uint32_t)(test_rng_uniform(r) * n); }
 
-/* A normalised random quaternion, identity when too short (WORKLOADS.md). */
-static inline void test_rng_quat(test_rng *r, arbor_real q[4])
+/* A random quaternion normalised in double, identity when too short (WORKLOADS.md); its four
+   draws in order. */
+static inline void test_rng_unit_quat(test_rng *r, double q[4])
 {
-    double v[4] = { test_rng_sym(r), test_rng_sym(r), test_rng_sym(r), test_rng_sym(r) };
-    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    double n = 0;
+    for (int i = 0; i < 4; i++) {
+        q[i] = test_rng_sym(r);
+        n += q[i] * q[i];
+    }
+    n = sqrt(n);
     if (n < 1e-6) {
         q[0] = q[1] = q[2] = 0;
         q[3] = 1;
         return;
     }
-    for (int i = 0; i < 4; i++) q[i] = (arbor_real)(v[i] / n);
+    for (int i = 0; i < 4; i++) q[i] /= n;
+}
+
+static inline void test_rng_quat(test_rng *r, arbor_real q[4])
+{
+    double v[4];
+    test_rng_unit_quat(r, v);
+    for (int i = 0; i < 4; i++) q[i] = (arbor_real)v[i];
+}
+
+/* An executor that runs the tasks one after another, last first: results must not depend on
+   the order tasks run in. */
+static inline void test_backwards_for(void *user, uint32_t count, arbor_task_fn fn, void *task_user)
+{
+    (void)user;
+    for (uint32_t i = count; i-- > 0;) fn(task_user, i);
 }
 
 /* ---- A counting allocator ------------------------------------------------------------------------- */
