@@ -22,6 +22,7 @@
 #include "test_util.h"
 
 #include "arbor/gltf.h"
+#include "support/dump.h" /* test_node_keys: twins' handles */
 
 /* ---- Snapshots: everything observable about every live node ------------------------------------ */
 
@@ -1253,6 +1254,8 @@ static void test_change_lists_parallel(void **state) {
         arbor_node *l0 = malloc(n0 * sizeof *l0), *l1 = malloc(n1 * sizeof *l1);
         arbor_scene_changed(twin[0], l0, n0);
         arbor_scene_changed(twin[1], l1, n1);
+        test_node_keys(l0, n0);
+        test_node_keys(l1, n1);
         for (uint32_t i = 1; i < n0; i++) assert_true((uint32_t)l0[i - 1].id < (uint32_t)l0[i].id); /* swept */
         qsort(l0, n0, sizeof *l0, compare_ids);
         qsort(l1, n1, sizeof *l1, compare_ids);

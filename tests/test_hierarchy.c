@@ -9,6 +9,7 @@
  * the function that refused.
  */
 #include "test_util.h"
+#include "support/dump.h" /* test_node_key: twins' handles */
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
@@ -2388,7 +2389,7 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
         for (int i = 1; i < 6; i++)
             ASSERT_OK(arbor_node_create(both[k], &(arbor_node_desc){ .parent = pre[k][i / 2], .translation = { 1, 0, 0 } }, &pre[k][i]));
         if (holes) ASSERT_OK(arbor_node_destroy(both[k], pre[k][2])); /* frees the slots and ids of 2, 4 and 5 */
-        assert_int_equal(pre[k][5].id, pre[0][5].id);
+        assert_int_equal(test_node_key(pre[k][5]), test_node_key(pre[0][5]));
         if (relaid) { /* 1 under 3, a slot above its own: the update renumbers, free ids stay, free slots go */
             ASSERT_OK(arbor_node_set_parent(both[k], pre[k][3], ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL));
             ASSERT_OK(arbor_node_set_parent(both[k], pre[k][1], pre[k][3], ARBOR_NONE, ARBOR_KEEP_LOCAL));
@@ -2430,8 +2431,9 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
     for (int i = 0; i < N; i++) {
         arbor_node_desc x = d[i];
         if (parents[i] >= 0) x.parent = one[parents[i]];
+        if (x.parent.id && parents[i] < 0) x.parent = pre[1][i % 2 ? 0 : 3]; /* b's own node */
         ASSERT_OK(arbor_node_create(b, &x, &one[i]));
-        assert_int_equal(out[i].id, one[i].id);
+        assert_int_equal(test_node_key(out[i]), test_node_key(one[i]));
     }
     arbor_scene_update(a);
     arbor_scene_update(b);
@@ -2439,8 +2441,8 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
     arbor_node x = arbor_scene_next_node(a, ARBOR_NONE), y = arbor_scene_next_node(b, ARBOR_NONE);
     uint32_t seen = 0;
     for (; !arbor_node_is_none(x); x = arbor_scene_next_node(a, x), y = arbor_scene_next_node(b, y), seen++) {
-        assert_int_equal(x.id, y.id);
-        assert_int_equal(arbor_node_parent(a, x).id, arbor_node_parent(b, y).id);
+        assert_int_equal(test_node_key(x), test_node_key(y));
+        assert_int_equal(test_node_key(arbor_node_parent(a, x)), test_node_key(arbor_node_parent(b, y)));
         assert_int_equal(arbor_node_depth(a, x), arbor_node_depth(b, y));
         const char *na = arbor_node_name(a, x), *nb = arbor_node_name(b, y);
         assert_true(na == nb || (na && nb && !strcmp(na, nb)));
@@ -2467,6 +2469,8 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
     uint32_t listed = arbor_scene_changed(a, changed[0], N + 6);
     assert_int_equal(listed, arbor_scene_changed(b, changed[1], N + 6));
     assert_true(listed >= N);
+    test_node_keys(changed[0], listed);
+    test_node_keys(changed[1], listed);
     assert_memory_equal(changed[0], changed[1], listed * sizeof **changed);
     arbor_real box[2][6];
     ASSERT_OK(arbor_node_subtree_bounds(a, pre[0][0], box[0], box[0] + 3));
@@ -2504,13 +2508,15 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
         if (x.parent.id) x.parent = one[i ? 8 : 7];
         if (few_parents[i] >= 0) x.parent = made[1][few_parents[i]];
         ASSERT_OK(arbor_node_create(b, &x, &made[1][i]));
-        assert_int_equal(made[0][i].id, made[1][i].id);
+        assert_int_equal(test_node_key(made[0][i]), test_node_key(made[1][i]));
     }
     arbor_scene_update(a);
     arbor_scene_update(b);
     listed = arbor_scene_changed(a, changed[0], N + 6);
     assert_int_equal(listed, 4);
     assert_int_equal(arbor_scene_changed(b, changed[1], N + 6), 4);
+    test_node_keys(changed[0], 4);
+    test_node_keys(changed[1], 4);
     assert_memory_equal(changed[0], changed[1], 4 * sizeof **changed);
     for (int i = 0; i < 4; i++) assert_int_equal(arbor_node_world_version(a, made[0][i]), arbor_node_world_version(b, made[1][i]));
     arbor_scene_destroy(a);
@@ -2583,8 +2589,8 @@ static void test_create_nodes_refused(void **state)
     ASSERT_OK(arbor_scene_create_nodes(s, d, parents, 2, out));
     ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .parent = tr }, &t0));
     ASSERT_OK(arbor_node_create(twin, &(arbor_node_desc){ .parent = t0 }, &t1));
-    assert_int_equal(out[0].id, t0.id);
-    assert_int_equal(out[1].id, t1.id);
+    assert_int_equal(test_node_key(out[0]), test_node_key(t0));
+    assert_int_equal(test_node_key(out[1]), test_node_key(t1));
     assert_int_equal(arbor_node_first_child(s, out[0]).id, out[1].id);
     assert_int_equal(arbor_node_child_count(s, r), 2);
     arbor_scene_destroy(s);

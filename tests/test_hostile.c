@@ -511,34 +511,123 @@ static void test_generations(void **state) {
     arbor_scene *s = base_scene(h);
     /* the next generation of a freed id, before the id is reused */
     arbor_node a = TEST_NODE(s, h[2], "a", NULL, NULL, NULL);
-    uint32_t id = (uint32_t)a.id, gen = (uint32_t)(a.id >> 32);
+    uint32_t id = (uint32_t)a.id, gen = (uint32_t)(a.id >> 32), tag = gen & ~ARBOR__GEN_MASK; /* the scene's */
     ASSERT_OK(arbor_node_destroy(s, a));
     expect_dead(s, a);
     for (uint32_t g = gen + 1; g < gen + 4; g++) expect_dead(s, handle(id, g));
+    expect_dead(s, handle(id, tag));
     expect_dead(s, handle(id, 0));
     arbor_node b = TEST_NODE(s, ARBOR_NONE, "b", NULL, NULL, NULL);
     assert_int_equal((uint32_t)b.id, id); /* the id is reused, under a new generation */
     assert_true((uint32_t)(b.id >> 32) != gen);
     expect_dead(s, a);
     /* wrap: the id's generation at its last value, then freed */
-    s->n.gen[id] = UINT32_MAX; /* as after 2^32 - 2 reuses */
-    arbor_node last = handle(id, UINT32_MAX);
+    s->n.gen[id] = tag | ARBOR__GEN_MASK; /* as after 2^ARBOR__GEN_BITS - 2 reuses */
+    arbor_node last = handle(id, tag | ARBOR__GEN_MASK);
     assert_true(arbor_node_alive(s, last));
     ASSERT_OK(arbor_node_destroy(s, last));
     expect_dead(s, last);
     expect_dead(s, b);
-    for (uint32_t g = 0; g < 4; g++) expect_dead(s, handle(id, g));
+    for (uint32_t g = 0; g < 4; g++) expect_dead(s, handle(id, tag | g));
+    expect_dead(s, handle(id, tag + ARBOR__GEN_MASK + 1)); /* the word one past: the next tag's first */
     for (int k = 0; k < 100; k++) { /* never again under that id */
         arbor_node c = TEST_NODE(s, h[k % 3], "c", NULL, NULL, NULL);
         assert_true((uint32_t)c.id != id);
         if (k % 2) ASSERT_OK(arbor_node_destroy(s, c));
     }
-    for (uint32_t g = 0; g < 4; g++) expect_dead(s, handle(id, g));
+    for (uint32_t g = 0; g < 4; g++) expect_dead(s, handle(id, tag | g));
     expect_dead(s, last);
     /* ids and generations never seen */
     expect_dead(s, handle(0xFFFFFF, 1));
     expect_dead(s, handle(UINT32_MAX, UINT32_MAX));
     arbor_scene_destroy(s);
+}
+
+/* A handle names its scene: one of another scene is dead here on every path, even with the id
+   and generation of a node here (scenes built alike), and stays dead after its scene is gone. */
+static void expect_foreign(arbor_scene *s, const arbor_node *foreign, const arbor_node *own, int count) {
+    arbor_node list[4];
+    for (int i = 0; i < count; i++) {
+        assert_int_equal(test_node_key(foreign[i]), test_node_key(own[i])); /* same id, same generation */
+        expect_dead(s, foreign[i]); /* alive, a getter, setters, destroy: refused, nothing changed */
+        list[i] = own[i];
+    }
+    scene_dump before = {0}, after = {0};
+    scene_dump_take(s, &before);
+    const arbor_real v[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    for (int i = count - 1; i >= 0; i--) {
+        list[i] = foreign[i]; /* the lowest foreign index is i */
+        ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_scene_set_translations", arbor_scene_set_translations(s, list, v, (uint32_t)count));
+        char says[16];
+        snprintf(says, sizeof says, "nodes[%d]", i);
+        assert_non_null(strstr(arbor_last_error(), says));
+        arbor_pose *p = NULL;
+        ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_pose_create", arbor_pose_create(s, list, (uint32_t)count, &p));
+        assert_null(p);
+        g_bad += 2;
+    }
+    scene_dump_take(s, &after);
+    assert_null(scene_dump_diff(&before, &after));
+    scene_dump_free(&before);
+    scene_dump_free(&after);
+}
+
+/* A root, its child, and the child's child made on a reused id (its second generation). */
+static arbor_scene *three_nodes(arbor_node h[3]) {
+    arbor_scene *s = NULL;
+    ASSERT_OK(arbor_scene_create(&(arbor_scene_desc){.log = quiet}, &s));
+    h[0] = TEST_NODE(s, ARBOR_NONE, "root", V3(1, 0, 0), NULL, NULL);
+    h[1] = TEST_NODE(s, h[0], "child", V3(0, 2, 0), NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, TEST_NODE(s, h[1], "gone", NULL, NULL, NULL)));
+    h[2] = TEST_NODE(s, h[1], "leaf", V3(0, 0, 3), NULL, V3(2, 2, 2));
+    arbor_scene_update(s);
+    return s;
+}
+
+static void test_foreign_handles(void **state) {
+    (void)state;
+    arbor_node ha[3], hb[3], hc[3];
+    arbor_scene *a = three_nodes(ha), *b = three_nodes(hb);
+    expect_foreign(b, ha, hb, 3);
+    expect_foreign(a, hb, ha, 3);
+    arbor_scene_destroy(a); /* its handles stay dead in b, and in a scene made since */
+    arbor_scene *c = three_nodes(hc);
+    expect_foreign(b, ha, hb, 3);
+    expect_foreign(c, ha, hc, 3);
+    expect_foreign(c, hb, hc, 3);
+    arbor_scene_destroy(b);
+    arbor_scene_destroy(c);
+}
+
+/* Scene tags: live scenes have tags of their own (each one's first node, id 1 generation 1 in
+   all of them, is dead in every other), and a destroyed scene's tag comes back last: its
+   handle stays dead in each of the next ARBOR__TAGS - 1 scenes, made and destroyed one by one
+   (nothing else lives meanwhile in this program). */
+static void test_scene_tags(void **state) {
+    (void)state;
+    enum { LIVE = 512 };
+    arbor_scene *s[LIVE];
+    arbor_node first[LIVE];
+    for (int i = 0; i < LIVE; i++) {
+        ASSERT_OK(arbor_scene_create(NULL, &s[i]));
+        ASSERT_OK(arbor_node_create(s[i], &(arbor_node_desc){0}, &first[i]));
+    }
+    for (int i = 0; i < LIVE; i++)
+        for (int j = 0; j < LIVE; j++)
+            if (arbor_node_alive(s[j], first[i]) != (i == j)) fail_msg("scene %d's node: alive in scene %d", i, j);
+    for (int i = 0; i < LIVE; i++) arbor_scene_destroy(s[i]);
+    arbor_scene *gone, *next;
+    arbor_node old, fresh;
+    ASSERT_OK(arbor_scene_create(NULL, &gone));
+    ASSERT_OK(arbor_node_create(gone, &(arbor_node_desc){0}, &old));
+    arbor_scene_destroy(gone);
+    for (uint32_t k = 1; k < ARBOR__TAGS; k++) {
+        ASSERT_OK(arbor_scene_create(NULL, &next));
+        ASSERT_OK(arbor_node_create(next, &(arbor_node_desc){0}, &fresh));
+        assert_int_equal(test_node_key(fresh), test_node_key(old));
+        if (arbor_node_alive(next, old)) fail_msg("a destroyed scene's node is alive in the %u-th scene made after it", k);
+        arbor_scene_destroy(next);
+    }
 }
 
 /* After the scene renumbered its slots (an update with much to do puts them back in tree
@@ -589,6 +678,8 @@ int main(void) {
         cmocka_unit_test(test_zero_negative_singular),
         cmocka_unit_test(test_generations),
         cmocka_unit_test(test_generations_after_renumbering),
+        cmocka_unit_test(test_foreign_handles),
+        cmocka_unit_test(test_scene_tags),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("hostile: %u bad inputs tried, each refused with its code and a message, nothing else changed\n", g_bad);

@@ -18,6 +18,7 @@
 
 #include "test_util.h"
 #include "scene/scene_internal.h" /* a retired id: its generation set to its last value */
+#include "support/dump.h"          /* test_node_key: twins' handles */
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h"
@@ -369,22 +370,23 @@ static void check_updated(arbor_scene *a, const arbor_node *ha, arbor_scene *b, 
     assert_int_equal(st.world_composed, 0);
 }
 
-/* Both scenes were edited alike, so their nodes have the same ids: the links must agree. */
+/* Both scenes were edited alike, so their nodes have the same ids and generations: the links
+   must agree. */
 static void check_same_structure(arbor_scene *a, const arbor_node *ha, arbor_scene *b, const arbor_node *hb, uint32_t n) {
     for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(ha[i].id, hb[i].id);
-        assert_int_equal(arbor_node_parent(a, ha[i]).id, arbor_node_parent(b, hb[i]).id);
-        assert_int_equal(arbor_node_first_child(a, ha[i]).id, arbor_node_first_child(b, hb[i]).id);
-        assert_int_equal(arbor_node_last_child(a, ha[i]).id, arbor_node_last_child(b, hb[i]).id);
-        assert_int_equal(arbor_node_next_sibling(a, ha[i]).id, arbor_node_next_sibling(b, hb[i]).id);
-        assert_int_equal(arbor_node_prev_sibling(a, ha[i]).id, arbor_node_prev_sibling(b, hb[i]).id);
+        assert_int_equal(test_node_key(ha[i]), test_node_key(hb[i]));
+        assert_int_equal(test_node_key(arbor_node_parent(a, ha[i])), test_node_key(arbor_node_parent(b, hb[i])));
+        assert_int_equal(test_node_key(arbor_node_first_child(a, ha[i])), test_node_key(arbor_node_first_child(b, hb[i])));
+        assert_int_equal(test_node_key(arbor_node_last_child(a, ha[i])), test_node_key(arbor_node_last_child(b, hb[i])));
+        assert_int_equal(test_node_key(arbor_node_next_sibling(a, ha[i])), test_node_key(arbor_node_next_sibling(b, hb[i])));
+        assert_int_equal(test_node_key(arbor_node_prev_sibling(a, ha[i])), test_node_key(arbor_node_prev_sibling(b, hb[i])));
         assert_int_equal(arbor_node_depth(a, ha[i]), arbor_node_depth(b, hb[i]));
         assert_string_equal(arbor_node_name(a, ha[i]) ? arbor_node_name(a, ha[i]) : "",
                             arbor_node_name(b, hb[i]) ? arbor_node_name(b, hb[i]) : "");
         assert_ptr_equal(arbor_node_user(a, ha[i]), arbor_node_user(b, hb[i]));
     }
-    assert_int_equal(arbor_scene_first_root(a).id, arbor_scene_first_root(b).id);
-    assert_int_equal(arbor_scene_last_root(a).id, arbor_scene_last_root(b).id);
+    assert_int_equal(test_node_key(arbor_scene_first_root(a)), test_node_key(arbor_scene_first_root(b)));
+    assert_int_equal(test_node_key(arbor_scene_last_root(a)), test_node_key(arbor_scene_last_root(b)));
 }
 
 /* Replaces up to `count` late leaves by new nodes under other late nodes, in both scenes: the
@@ -703,7 +705,7 @@ static void snapshot(arbor_scene *s, const arbor_node *h, uint32_t n, arbor_trs 
     }
 }
 
-/* A dead, forged, next-generation-of-a-freed-id or retired handle at the first, a middle or the
+/* A dead, forged, next-generation-of-a-freed-id, retired or other scene's handle at the first, a middle or the
    last position of a bulk write (serial; parallel on arbor's pool; parallel on an outside
    executor; translations, rotations, scales) is refused as ARBOR_ERR_DEAD_NODE naming the
    lowest bad index, with nothing written. The parallel calls used to map such a handle to a
@@ -727,18 +729,27 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     arbor_node dead = h[n], retired_id = h[n + 1];
     uint32_t free_id = (uint32_t)dead.id, free_gen = (uint32_t)(dead.id >> 32);
     assert_int_equal(arbor_node_destroy(s, dead), ARBOR_OK);
-    s->n.gen[(uint32_t)retired_id.id] = UINT32_MAX; /* as after 2^32 - 2 reuses of the id */
-    assert_int_equal(arbor_node_destroy(s, (arbor_node){((uint64_t)UINT32_MAX << 32) | (uint32_t)retired_id.id}), ARBOR_OK);
+    const uint32_t last_gen = (uint32_t)(retired_id.id >> 32) | ARBOR__GEN_MASK; /* the scene's tag, the last generation */
+    s->n.gen[(uint32_t)retired_id.id] = last_gen; /* as after 2^ARBOR__GEN_BITS - 2 reuses of the id */
+    assert_int_equal(arbor_node_destroy(s, (arbor_node){((uint64_t)last_gen << 32) | (uint32_t)retired_id.id}), ARBOR_OK);
+    /* another scene's node with h[5]'s id and generation (made as the sixth of a fresh scene) */
+    arbor_scene *other = NULL;
+    arbor_node foreign = ARBOR_NONE;
+    assert_int_equal(arbor_scene_create(NULL, &other), ARBOR_OK);
+    for (int i = 0; i < 6; i++) assert_int_equal(arbor_node_create(other, &(arbor_node_desc){0}, &foreign), ARBOR_OK);
+    assert_int_equal(test_node_key(foreign), test_node_key(h[5]));
     const arbor_node bad[] = {
         dead,
         {((uint64_t)(free_gen + 1) << 32) | free_id},              /* the next generation of a freed id */
         {((uint64_t)1 << 32) | 0x7fffffffu},                       /* an id never handed out */
         {((uint64_t)(uint32_t)(h[5].id >> 32) + 7) << 32 | (uint32_t)h[5].id}, /* a live id, a wrong generation */
-        {(uint32_t)retired_id.id},                                 /* generation 0 of a retired id */
-        {((uint64_t)UINT32_MAX << 32) | (uint32_t)retired_id.id},   /* its last generation */
+        {((uint64_t)(last_gen & ~ARBOR__GEN_MASK) << 32) | (uint32_t)retired_id.id}, /* generation 0 of a retired id */
+        {((uint64_t)last_gen << 32) | (uint32_t)retired_id.id},    /* its last generation */
+        foreign,
     };
     const char *bad_names[] = {"dead", "next generation", "forged id", "wrong generation", "retired, gen 0",
-                               "retired, last gen"};
+                               "retired, last gen", "another scene's"};
+    const size_t bads = sizeof bad / sizeof *bad;
     for (uint32_t i = 0; i < n; i++) {
         v[4 * i] = (arbor_real)(i % 7) + 1;
         v[4 * i + 1] = 0.5;
@@ -756,13 +767,13 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     bulk_call parallel[] = {(bulk_call)arbor_scene_set_translations_parallel, (bulk_call)arbor_scene_set_rotations_parallel,
                             (bulk_call)arbor_scene_set_scales_parallel};
     const uint32_t positions[] = {0, n / 2 + 1, n - 1};
-    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++)
+    for (size_t b = 0; b < bads; b++)
         for (size_t p = 0; p < 3; p++)
             for (size_t e = 0; e < 3; e++)
                 for (int kind = 0; kind < 3; kind++) {
                     memcpy(list, h, n * sizeof *list);
                     list[positions[p]] = bad[b];
-                    if (positions[p] + 3 < n) list[n - 2] = bad[(b + 1) % 6]; /* a later bad one too */
+                    if (positions[p] + 3 < n) list[n - 2] = bad[(b + 1) % bads]; /* a later bad one too */
                     bulk_call call = e == 0 ? serial[kind] : parallel[kind];
                     arbor_result r = call(s, list, v, n, executors[e]);
                     char want[32];
@@ -780,6 +791,7 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     assert_int_equal(arbor_node_get_trs(s, h[n - 1], &t), ARBOR_OK);
     assert_true(t.translation[0] == v[3 * (n - 1)] && t.translation[2] == v[3 * (n - 1) + 2]); /* 3 values a node */
     arbor_pool_destroy(pool);
+    arbor_scene_destroy(other);
     arbor_scene_destroy(s);
     free(h);
     free(v);

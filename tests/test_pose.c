@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
+#include "support/dump.h" /* test_node_keys: twins' handles */
 
 #define WL_REAL arbor_real
 #include "../bench/workloads.h"
@@ -89,6 +90,8 @@ static void twin_compare(twin *t, const arbor_executor *exec) {
     assert_non_null(c1);
     arbor_scene_changed(t->s[0], c0, n0);
     arbor_scene_changed(t->s[1], c1, n1);
+    test_node_keys(c0, n0);
+    test_node_keys(c1, n1);
     qsort(c0, n0, sizeof *c0, compare_handles);
     qsort(c1, n1, sizeof *c1, compare_handles);
     assert_memory_equal(c0, c1, n0 * sizeof *c0);
@@ -101,6 +104,8 @@ static void twin_compare(twin *t, const arbor_executor *exec) {
     assert_int_equal(arbor_scene_cull(t->s[0], planes, 2, v0, 4096, &seen0, NULL), ARBOR_OK);
     assert_int_equal(arbor_scene_cull(t->s[1], planes, 2, v1, 4096, &seen1, NULL), ARBOR_OK);
     assert_int_equal(seen0, seen1);
+    test_node_keys(v0, seen0 < 4096 ? seen0 : 4096);
+    test_node_keys(v1, seen1 < 4096 ? seen1 : 4096);
     assert_memory_equal(v0, v1, (seen0 < 4096 ? seen0 : 4096) * sizeof *v0);
     for (uint32_t i = 0; i < t->count; i++) {
         arbor_node a = t->h[0][i], b = t->h[1][i];

@@ -8,8 +8,13 @@
  * - arbor_result: every fallible call returns one; ARBOR_OK is 0. A failed call makes no
  *   observable change. arbor_result_string() names a code; arbor_last_error() gives the
  *   message of the calling thread's last failed call (what, and where).
- * - arbor_node: a handle, a 64-bit value (slot and generation). ARBOR_NONE (id 0) is no node.
- *   A destroyed node's handle stays dead: its slot may be reused, never its handle.
+ * - arbor_node: a handle, a 64-bit value (id, and above it the id's generation and a tag of its
+ *   scene). ARBOR_NONE (id 0) is no node. A destroyed node's handle stays dead: its slot may be
+ *   reused, never its handle. A handle names its scene: in any other scene it is dead (refused
+ *   as ARBOR_ERR_DEAD_NODE) on every path, as long as the two scenes are alive together and at
+ *   most 4096 scenes are alive in the process (tags are 12 bits; beyond 4096, new scenes share
+ *   tags). A destroyed scene's tag goes to a new scene only after every other free tag did
+ *   (round robin), so its handles stay dead in the scenes made soon after it.
  * - Allocator and log hooks, used per scene (see arbor_scene_desc in scene.h).
  * - NULL: every function takes NULL for any pointer argument without harm. Where a header gives
  *   NULL a meaning (a NULL desc for defaults, NULL stats or exact to skip them, NULL to free

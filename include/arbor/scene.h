@@ -141,7 +141,8 @@ ARBOR_API arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node
    handles stay dead forever. */
 ARBOR_API arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root);
 
-/* True for a handle of a node that exists now; false for ARBOR_NONE, destroyed or foreign ids. */
+/* True for a handle of a node that exists now in s; false for ARBOR_NONE, destroyed nodes,
+   forged handles and handles of another scene (base.h). */
 ARBOR_API bool arbor_node_alive(const arbor_scene *s, arbor_node n);
 
 /* TRS writes. Each is O(1) to record. A NaN or infinity is ARBOR_ERR_NONFINITE; a locked

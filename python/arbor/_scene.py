@@ -16,7 +16,8 @@ _UINT64 = np.dtype(np.uint64)
 
 
 def _label(node_id):
-    """A handle as repr() shows it: slot 'v' generation."""
+    """A handle as repr() shows it, as arbor's messages do: id 'v' the word above it (the scene's tag and
+    the id's generation)."""
     return f"{node_id & 0xFFFFFFFF}v{node_id >> 32}"
 
 
@@ -133,7 +134,8 @@ class Node:
 
     @property
     def handle(self):
-        """The C handle (arbor_node.id) as an int: slot in the low 32 bits, generation above."""
+        """The C handle (arbor_node.id) as an int: id in the low 32 bits, the scene's tag and the id's
+        generation above (base.h)."""
         return self._id
 
     @property

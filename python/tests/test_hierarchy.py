@@ -112,7 +112,7 @@ def test_identity_equality_and_hash():
         assert same == a and same is not a and hash(same) == hash(a)
         assert len({a, same, scene.add("a")}) == 2
         x = other.add("a")
-        assert x != a and x.handle == a.handle   # same slot and generation, another scene
+        assert x != a and x.handle != a.handle   # same slot and generation, another scene's tag
         assert a != "a" and a != None  # noqa: E711
 
 

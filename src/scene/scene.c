@@ -93,6 +93,31 @@ static void free_arrays(arbor_scene *s) {
 
 /* ---- scene ------------------------------------------------------------------------------ */
 
+/* Scene tags (scene_internal.h: the high bits of every generation word), process-wide: scenes
+   are made and destroyed on any thread. users[t] counts the live scenes with tag t. A new scene
+   takes the first free tag from the cursor on, round robin, so a destroyed scene's tag comes
+   back as late as it can; with every tag taken it shares the cursor's. The cursor only grows:
+   it passes each tag taken or skipped. */
+static _Atomic uint32_t tag_users[ARBOR__TAGS];
+static _Atomic uint32_t tag_cursor;
+
+static uint32_t tag_take(void) {
+    uint32_t start = atomic_fetch_add_explicit(&tag_cursor, 1, memory_order_relaxed);
+    for (uint32_t k = 0; k < ARBOR__TAGS; k++) {
+        uint32_t t = (start + k) % ARBOR__TAGS, none = 0;
+        if (atomic_compare_exchange_strong_explicit(&tag_users[t], &none, 1, memory_order_relaxed, memory_order_relaxed)) {
+            if (k) atomic_fetch_add_explicit(&tag_cursor, k, memory_order_relaxed);
+            return t;
+        }
+    }
+    atomic_fetch_add_explicit(&tag_users[start % ARBOR__TAGS], 1, memory_order_relaxed);
+    return start % ARBOR__TAGS;
+}
+
+static void tag_give_back(uint32_t gen_first) {
+    atomic_fetch_sub_explicit(&tag_users[gen_first >> ARBOR__GEN_BITS], 1, memory_order_relaxed);
+}
+
 arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out) {
     static const char fn[] = "arbor_scene_create";
     if (!out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out is NULL");
@@ -110,9 +135,11 @@ arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out)
         .max_depth = d.max_depth ? (d.max_depth < UINT32_MAX - 1 ? d.max_depth : UINT32_MAX - 1) : ARBOR_DEFAULT_MAX_DEPTH,
         .slot_end = 1,
         .id_end = 1,
+        .gen_first = tag_take() << ARBOR__GEN_BITS | 1,
     };
     s->stats.allocations = 1;
     if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
+        tag_give_back(s->gen_first);
         free_arrays(s);
         arbor__free(s, s, sizeof *s);
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u nodes", d.initial_capacity ? d.initial_capacity : 1);
@@ -188,6 +215,7 @@ void arbor_scene_destroy(arbor_scene *s) {
     arbor__attachments_free(s);
     arbor__visibility_free(s);
     free_arrays(s);
+    tag_give_back(s->gen_first);
     arbor__free(s, s, sizeof *s);
 }
 
@@ -333,7 +361,7 @@ ARBOR__HOT uint32_t place_node(arbor_scene *s, const arbor_node_desc *desc, cons
         s->id_free = s->n.slot_of[id] & ~ARBOR__FREE_ID;
     } else {
         id = s->id_end++;
-        s->n.gen[id] = 1;
+        s->n.gen[id] = s->gen_first;
     }
     s->n.id[slot] = id;
     s->n.slot_of[id] = slot;
@@ -457,8 +485,8 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
     for (uint32_t i = 0; i < count; i++) {
         n->id[base + i] = id0 + i;
         n->slot_of[id0 + i] = base + i;
-        n->gen[id0 + i] = 1;
-        out[i] = (arbor_node){ ((uint64_t)1 << 32) | (id0 + i) };
+        n->gen[id0 + i] = s->gen_first;
+        out[i] = (arbor_node){ ((uint64_t)s->gen_first << 32) | (id0 + i) };
     }
     /* alive, its TRS to compose, out of date (arbor__invalidate_new) */
     memset(n->flags + base, ARBOR__ALIVE | ARBOR__LOCAL_DIRTY | ARBOR__WORLD_DIRTY, count);
@@ -589,10 +617,11 @@ static void release_slot(arbor_scene *s, uint32_t slot) {
     s->n.next_sibling[slot] = s->free_head;
     s->free_head = slot;
     uint32_t id = s->n.id[slot];
-    if (++s->n.gen[id] == 0) { /* generations exhausted: the id retires, never reused */
+    if ((s->n.gen[id] & ARBOR__GEN_MASK) == ARBOR__GEN_MASK) { /* generations exhausted: the id retires, never reused */
         s->n.slot_of[id] = ARBOR__FREE_ID;
         return;
     }
+    s->n.gen[id]++; /* within the generation bits: the tag stays */
     s->n.slot_of[id] = ARBOR__FREE_ID | s->id_free;
     s->id_free = id;
 }

@@ -32,15 +32,16 @@ enum {
 };
 
 /* Per-slot arrays (structure of arrays); slot 0 is never a node. A handle names a node by
-   its id (its handle index, which never changes) and the id's generation; the slot holding
-   the node may change when the scene renumbers its slots (scene/layout.c), so slot_of and
-   gen are indexed by id, everything else by slot. */
+   its id (its handle index, which never changes) and the id's generation word; the slot
+   holding the node may change when the scene renumbers its slots (scene/layout.c), so slot_of
+   and gen are indexed by id, everything else by slot. */
 typedef struct arbor__nodes {
     uint32_t *parent, *first_child, *last_child, *next_sibling, *prev_sibling;
     uint32_t *depth;
     uint32_t *id;        /* per slot: the node's id */
     uint32_t *slot_of;   /* per id: its node's slot (a free id: ARBOR__FREE_ID | the next free id) */
-    uint32_t *gen;       /* per id: its generation (a handle of another is dead) */
+    uint32_t *gen;       /* per id: its generation word, the scene's tag above the generation
+                            (ARBOR__GEN_BITS): a handle with another word is dead */
     uint32_t *scratch;   /* walk workspace: a lazy read's down-links, destroy's queue */
     uint32_t *pending;   /* the pending list (not per slot: up to one entry per slot) */
     uint8_t *flags;
@@ -180,6 +181,7 @@ struct arbor_scene {
     uint32_t id_free;        /* free ids, linked through slot_of */
 #define ARBOR__FREE_ID 0x80000000u /* in slot_of: the id names no node (slots stay below it), so
                                       the next handle of a freed id, or any of a retired one, is dead */
+    uint32_t gen_first;      /* the generation word of an id's first node: tag | 1 */
     uint32_t live;           /* live nodes */
     uint32_t first_root, last_root;
     uint32_t pending_count;  /* entries in n.pending: nodes whose subtree may hold dirty nodes */
@@ -241,7 +243,13 @@ ARBOR__FOR_GLTF void arbor__log(arbor_scene *s, arbor_log_level level, const cha
 void arbor__walk_bound(const arbor_scene *s, const char *walk, uint64_t bound);
 
 /* ---- handles ---- */
-/* The slot of a handle known to be live. */
+/* A handle's high 32 bits, as n.gen stores them per id: the scene's tag (scene/scene.c, one
+   of ARBOR__TAGS, no two live scenes alike while there are at most that many) above the id's
+   generation (from 1; its last value freed retires the id). The one compare of
+   arbor__live_slot so checks the scene too: a handle of another live scene is dead here. */
+#define ARBOR__GEN_BITS 20
+#define ARBOR__GEN_MASK ((1u << ARBOR__GEN_BITS) - 1)
+#define ARBOR__TAGS (1u << (32 - ARBOR__GEN_BITS))
 /* Sweeps in slot order find a node's parent anywhere before it: they ask for the parent's world
    matrix this many nodes ahead (both cache lines it may span), so the miss overlaps the work in
    between (scene/world.c's sweep, scene/pose.c's passes). */
@@ -252,6 +260,7 @@ static inline void arbor__prefetch_world(const arbor_real *world, uint32_t slot)
     __builtin_prefetch(m + 11);
 }
 
+/* The slot of a handle known to be live. */
 static inline uint32_t arbor__slot(const arbor_scene *s, arbor_node n) { return s->n.slot_of[(uint32_t)n.id]; }
 static inline arbor_node arbor__handle(const arbor_scene *s, uint32_t slot) {
     uint32_t id = slot ? s->n.id[slot] : 0;

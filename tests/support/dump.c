@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/scene_internal.h" /* ARBOR__GEN_MASK */
+
 static void put(scene_dump *d, const char *fmt, ...) {
     for (;;) {
         va_list ap;
@@ -30,7 +32,12 @@ static void put_reals(scene_dump *d, const char *label, const arbor_real *v, int
     for (int i = 0; i < n; i++) put(d, "%c%a", i ? ',' : '=', (double)v[i]);
 }
 
-static unsigned long long id(arbor_node n) { return (unsigned long long)n.id; }
+uint64_t test_node_key(arbor_node n) { return n.id & ~((uint64_t)~ARBOR__GEN_MASK << 32); }
+void test_node_keys(arbor_node *nodes, size_t count) {
+    for (size_t i = 0; i < count; i++) nodes[i].id = test_node_key(nodes[i]);
+}
+
+static unsigned long long id(arbor_node n) { return (unsigned long long)test_node_key(n); }
 
 void scene_dump_take(arbor_scene *s, scene_dump *d) {
     if (!d->text) {
