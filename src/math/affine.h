@@ -155,9 +155,10 @@ ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_re
 
 /* T(t) R(q) S(s): the scalar reference's expressions, packed into rows (shuffling the
    quaternion's products into place lane by lane measured slower: SSE2 spends more moving
-   data between lanes than computing). */
-ARBOR__HOT arbor__rows arbor__rows_compose(const arbor_real t[3], const arbor_real q[4], const arbor_real s[3]) {
-    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3];
+   data between lanes than computing). The quaternion as four values: a caller holding it in
+   a register (scene/pose.c) passes its lanes, not memory. */
+ARBOR__HOT arbor__rows arbor__rows_compose_q(const arbor_real t[3], arbor_real x, arbor_real y, arbor_real z, arbor_real w,
+                                           const arbor_real s[3]) {
     const arbor_real xx = x * x, yy = y * y, zz = z * z;
     const arbor_real xy = x * y, xz = x * z, yz = y * z;
     const arbor_real wx = w * x, wy = w * y, wz = w * z;
@@ -167,6 +168,9 @@ ARBOR__HOT arbor__rows arbor__rows_compose(const arbor_real t[3], const arbor_re
     out.r[1] = (arbor__v4){(two * (xy + wz)) * sx, (one - two * (xx + zz)) * sy, (two * (yz - wx)) * sz, t[1]};
     out.r[2] = (arbor__v4){(two * (xz - wy)) * sx, (two * (yz + wx)) * sy, (one - two * (xx + yy)) * sz, t[2]};
     return out;
+}
+ARBOR__HOT arbor__rows arbor__rows_compose(const arbor_real t[3], const arbor_real q[4], const arbor_real s[3]) {
+    return arbor__rows_compose_q(t, q[0], q[1], q[2], q[3], s);
 }
 
 /* The local of a TRS stored as in a scene (translation 3, rotation 4, scale 3). */

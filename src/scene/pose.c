@@ -464,16 +464,7 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
     memcpy(trs + ARBOR__T, in->translation, sizeof in->translation);
     memcpy(trs + ARBOR__R, &q, sizeof q);
     memcpy(trs + ARBOR__S, in->scale, sizeof in->scale);
-    const arbor_real x = q[0], y = q[1], z = q[2], w = q[3], *t = in->translation, *sc = in->scale;
-    /* arbor__rows_compose's expressions */
-    const arbor_real xx = x * x, yy = y * y, zz = z * z;
-    const arbor_real xy = x * y, xz = x * z, yz = y * z;
-    const arbor_real wx = w * x, wy = w * y, wz = w * z;
-    const arbor_real one = 1, two = 2, sx = sc[0], sy = sc[1], sz = sc[2];
-    arbor__rows world;
-    world.r[0] = (arbor__v4){(one - two * (yy + zz)) * sx, (two * (xy - wz)) * sy, (two * (xz + wy)) * sz, t[0]};
-    world.r[1] = (arbor__v4){(two * (xy + wz)) * sx, (one - two * (xx + zz)) * sy, (two * (yz - wx)) * sz, t[1]};
-    world.r[2] = (arbor__v4){(two * (xz - wy)) * sx, (two * (yz + wx)) * sy, (one - two * (xx + yy)) * sz, t[2]};
+    arbor__rows world = arbor__rows_compose_q(in->translation, q[0], q[1], q[2], q[3], in->scale);
 #else
     arbor_real v[ARBOR__TRS];
     memcpy(v, in, sizeof v);
