@@ -14,8 +14,13 @@
  *   what changed since the last update (zero for a static scene).
  * - A write records the change in O(1) and pushes invalidation down only through nodes that
  *   are still current, so writing one node many times costs O(1) per write after the first.
- * - A local matrix is composed from TRS only when that TRS changed, never because an ancestor
- *   moved. Writes, reads and updates allocate nothing once storage has grown to the node count.
+ * - Nothing caches local matrices: each world matrix computed for a TRS-driven node composes
+ *   its local from the TRS again, so an ancestor's move composes the locals below it too
+ *   (stats.local_composed counts them): composing from the 10 numbers of a TRS costs less than
+ *   keeping 12 more a node up to date and reading them, where the bytes touched bound the
+ *   update. A local set as a matrix that no TRS gives bit for bit (a shear)
+ *   is kept, and used as it is.
+ *   Writes, reads and updates allocate nothing once storage has grown to the node count.
  * - The same world matrix comes out, bit for bit, whatever path computed it.
  * - Versions: arbor_node_world_version() changes whenever the node's world matrix may have
  *   changed, and only then.
@@ -83,7 +88,10 @@ ARBOR_API uint32_t arbor_scene_node_count(const arbor_scene *scene);
 ARBOR_API uint32_t arbor_scene_max_depth(const arbor_scene *scene);
 
 typedef struct arbor_scene_stats {
-    uint64_t local_composed;   /* new TRS composed into a local matrix (once a TRS write) */
+    uint64_t local_composed;   /* local matrices composed from a TRS to compute a world matrix:
+                                  one a world matrix of a TRS-driven node, on every path
+                                  (nothing caches locals); none for a node whose local is a kept
+                                  matrix, nor for arbor_node_local_matrix's reads */
     uint64_t world_composed;   /* world matrices computed (products, or root copies) */
     uint64_t invalidated;      /* nodes whose world matrix was marked out of date */
     uint64_t allocations;      /* allocations and reallocations made through the allocator */
@@ -164,7 +172,7 @@ ARBOR_API arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n,
 /* The node's TRS; for a matrix-backed node, the matrix's decomposition (arbor_mat4_decompose). */
 ARBOR_API arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out);
 
-/* The node's local matrix (composed from TRS if it changed since last composed). */
+/* The node's local matrix: composed from its TRS, or the matrix it keeps (above). */
 ARBOR_API arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]);
 
 /* True when the local transform is a matrix (locked or not); false for TRS or a dead node. */

@@ -15,8 +15,7 @@ static uint32_t copy_node(arbor_scene *dst, const arbor_scene *src, uint32_t fro
     const uint8_t local = ARBOR__MATRIX | ARBOR__LOCKED;
     uint8_t flags = src->n.flags[from];
     memcpy(dst->n.trs + (size_t)to * ARBOR__TRS, src->n.trs + (size_t)from * ARBOR__TRS, ARBOR__TRS * sizeof(arbor_real));
-    dst->n.flags[to] = (uint8_t)((dst->n.flags[to] & ~(local | ARBOR__LOCAL_DIRTY)) | (flags & local) |
-                                 (flags & ARBOR__MATRIX ? 0 : ARBOR__LOCAL_DIRTY));
+    dst->n.flags[to] = (uint8_t)((dst->n.flags[to] & ~local) | (flags & local));
     const arbor__attachment *a = arbor__attachment_of(src, from); /* with the kept matrix */
     if (a) {
         arbor__attachment copy = *a;

@@ -85,9 +85,8 @@ static void capture_local(const arbor_scene *s, uint32_t slot, local_state *out)
 /* False when out of memory for the kept matrix (nothing changed). */
 static bool restore_local(arbor_scene *s, uint32_t slot, const local_state *in) {
     if (!arbor__keep_matrix(s, slot, in->kept ? in->matrix : NULL)) return false;
-    uint8_t flags = s->n.flags[slot] & (uint8_t)~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY);
+    uint8_t flags = s->n.flags[slot] & (uint8_t)~(ARBOR__MATRIX | ARBOR__LOCKED);
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, in->trs, sizeof in->trs);
-    if (!(in->flags & ARBOR__MATRIX)) flags |= ARBOR__LOCAL_DIRTY; /* composed again from the TRS: the same bits */
     s->n.flags[slot] = (uint8_t)(flags | in->flags);
     arbor__invalidate(s, slot);
     return true;

@@ -94,10 +94,9 @@ bool arbor__kept_local_is_matrix(const arbor_real local[12]) {
 
 void arbor__store_kept_local(arbor_scene *s, uint32_t slot, const arbor_real local[12]) {
     arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
-    uint8_t flags = (uint8_t)(s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY));
+    uint8_t flags = (uint8_t)(s->n.flags[slot] & ~(ARBOR__MATRIX | ARBOR__LOCKED));
     if (arbor__affine_decompose(local, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S)) {
         arbor__keep_matrix(s, slot, NULL);
-        flags |= ARBOR__LOCAL_DIRTY;
     } else {
         arbor__keep_matrix(s, slot, local); /* reserved: cannot fail */
         flags |= ARBOR__MATRIX;

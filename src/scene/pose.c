@@ -442,7 +442,7 @@ typedef struct pose_arrays {
 /* What the pass leaves in a posed node's flags: its TRS written (no kept matrix), its world
    matrix current. */
 #define POSED_CLEARS (ARBOR__MATRIX | ARBOR__WORLD_DIRTY | ARBOR__QUEUED)
-static inline uint8_t posed_flags(uint8_t f) { return (uint8_t)((f & ~POSED_CLEARS) | ARBOR__LOCAL_DIRTY); }
+static inline uint8_t posed_flags(uint8_t f) { return (uint8_t)(f & ~POSED_CLEARS); }
 
 /* One node: its TRS stored as arbor_node_set_trs stores it (the rotation normalised as
    arbor__unit_quat does), its world matrix computed as scene/world.c's compute_world does (a
@@ -560,7 +560,7 @@ ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot
     const uint32_t each = 0x01010101u;
     uint32_t f;
     memcpy(&f, s.flags + slot[0], sizeof f);
-    f = (f & ~(each * POSED_CLEARS)) | each * ARBOR__LOCAL_DIRTY; /* posed_flags, four bytes at once */
+    f &= ~(each * POSED_CLEARS); /* posed_flags, four bytes at once */
     memcpy(s.flags + slot[0], &f, sizeof f);
     return true;
 }

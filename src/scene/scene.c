@@ -276,8 +276,7 @@ static bool store_matrix(arbor_scene *s, uint32_t slot, const arbor_real m[16], 
     arbor_mat4_decompose(m, trs + ARBOR__T, trs + ARBOR__R, trs + ARBOR__S);
     if (!arbor__keep_matrix(s, slot, arbor__matrix_needs_keeping(affine, trs) ? affine : NULL)) return false;
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, sizeof trs);
-    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~(ARBOR__LOCAL_DIRTY | ARBOR__LOCKED)) | ARBOR__MATRIX |
-                                 (lock ? ARBOR__LOCKED : 0));
+    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~ARBOR__LOCKED) | ARBOR__MATRIX | (lock ? ARBOR__LOCKED : 0));
     return true;
 }
 
@@ -372,10 +371,7 @@ ARBOR__HOT uint32_t place_node(arbor_scene *s, const arbor_node_desc *desc, cons
     s->n.attachment[slot] = 0;
     s->n.version[slot] = 0;
     if (trs) memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, ARBOR__TRS * sizeof *trs);
-    if (desc->matrix)
-        store_matrix(s, slot, desc->matrix, desc->lock_matrix); /* reserved: cannot fail */
-    else
-        s->n.flags[slot] |= ARBOR__LOCAL_DIRTY;
+    if (desc->matrix) store_matrix(s, slot, desc->matrix, desc->lock_matrix); /* reserved: cannot fail */
     if (desc->user) arbor_node_set_user(s, arbor__handle(s, slot), desc->user); /* reserved: cannot fail */
     arbor__link(s, slot, parent, 0);
     s->n.depth[slot] = depth;
@@ -488,8 +484,8 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
         n->gen[id0 + i] = s->gen_first;
         out[i] = (arbor_node){ ((uint64_t)s->gen_first << 32) | (id0 + i) };
     }
-    /* alive, its TRS to compose, out of date (arbor__invalidate_new) */
-    memset(n->flags + base, ARBOR__ALIVE | ARBOR__LOCAL_DIRTY | ARBOR__WORLD_DIRTY, count);
+    /* alive, out of date (arbor__invalidate_new) */
+    memset(n->flags + base, ARBOR__ALIVE | ARBOR__WORLD_DIRTY, count);
     memset(n->first_child + base, 0, (size_t)count * sizeof *n->first_child);
     memset(n->last_child + base, 0, (size_t)count * sizeof *n->last_child);
     memset(n->next_sibling + base, 0, (size_t)count * sizeof *n->next_sibling);
@@ -654,7 +650,7 @@ arbor_result arbor_node_destroy(arbor_scene *s, arbor_node root) {
 
 /* What a held node keeps of its flags: its local, and a pending entry that may name it. Out of
    date or not does not matter: it is out of date with its whole subtree once back. */
-#define ARBOR__HELD_FLAGS (ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__LOCAL_DIRTY | ARBOR__PENDING)
+#define ARBOR__HELD_FLAGS (ARBOR__MATRIX | ARBOR__LOCKED | ARBOR__PENDING)
 
 uint32_t arbor__hold_subtree(arbor_scene *s, uint32_t top) {
     uint32_t count = 0;
@@ -732,7 +728,7 @@ static inline void store_trs(arbor_scene *s, uint32_t slot, int offset, const ar
 
 static inline void write_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
     store_trs(s, slot, offset, values, count);
-    s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
+    s->n.flags[slot] &= (uint8_t)~ARBOR__MATRIX;
     arbor__invalidate(s, slot);
 }
 

@@ -21,8 +21,6 @@
 /* Node flags (uint8_t per slot). */
 enum {
     ARBOR__ALIVE = 1u << 0,
-    ARBOR__LOCAL_DIRTY = 1u << 1,  /* TRS written since a world matrix was composed from it (for
-                                      stats.local_composed: locals are composed where needed) */
     ARBOR__WORLD_DIRTY = 1u << 2,  /* world matrix out of date; then so are all descendants' */
     ARBOR__PARTIAL = 1u << 3,      /* resolved by a lazy read: descendants may still be dirty */
     ARBOR__PENDING = 1u << 4,      /* the slot is in the scene's pending list */
@@ -374,7 +372,7 @@ static inline void arbor__invalidate_new(arbor_scene *s, uint32_t slot) {
    marked (its TRS written), then one arbor__invalidate_in_order from the lowest written slot
    finishes what arbor__invalidate would have done node by node. */
 static inline void arbor__mark_written(arbor_scene *s, uint32_t slot) {
-    uint8_t f = (uint8_t)((s->n.flags[slot] & ~ARBOR__MATRIX) | ARBOR__LOCAL_DIRTY);
+    uint8_t f = (uint8_t)(s->n.flags[slot] & ~ARBOR__MATRIX);
     if (!(f & ARBOR__WORLD_DIRTY)) f |= ARBOR__WORLD_DIRTY | ARBOR__QUEUED;
     s->n.flags[slot] = f;
 }

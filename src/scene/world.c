@@ -105,10 +105,11 @@ static uint64_t take_version(compute_ctx *c) {
 
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
    local goes from its composition (one node, or four a lane in the sweep) to the product in
-   registers (nothing caches it). */
-ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local) {
+   registers: nothing caches it, so every world matrix of a TRS-driven node composes its local
+   again (composed: true), which costs less than loading a cached one (bench/ANALYSIS.md). */
+ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local, bool composed) {
     arbor_scene *s = c->s;
-    c->local_composed += (s->n.flags[slot] & ARBOR__LOCAL_DIRTY) != 0;
+    c->local_composed += composed;
     uint32_t parent = s->n.parent[slot];
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
@@ -116,11 +117,13 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local) {
     arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
-    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED | ARBOR__LOCAL_DIRTY);
+    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
     c->world_composed++;
 }
 
-ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) { finish_world(c, slot, arbor__local_rows(c->s, slot)); }
+ARBOR__HOT void compute_world(compute_ctx *c, uint32_t slot) {
+    finish_world(c, slot, arbor__local_rows(c->s, slot), !arbor__kept_matrix(c->s, slot));
+}
 
 /* Climbs from slot to its highest out-of-date ancestor (slot itself if its parent is current),
    leaving down-links in scratch for the way back. */
@@ -257,7 +260,8 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
-            for (int k = 0; k < 4; k++) finish_world(c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}});
+            for (int k = 0; k < 4; k++)
+                finish_world(c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}}, true);
             slot += 4;
             continue;
         }
