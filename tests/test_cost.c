@@ -435,6 +435,21 @@ static void test_course_demo_edit_counts(void **state)
     arbor_scene_destroy(s);
 }
 
+/* A scene whose memory comes from c (zeroed here), with realloc or without, and capacity for
+   `capacity` nodes (0: the default). */
+static arbor_scene *counted_scene(test_counting_allocator *c, bool with_realloc, uint32_t capacity)
+{
+    memset(c, 0, sizeof *c);
+    arbor_scene_desc d;
+    memset(&d, 0, sizeof d);
+    d.allocator = test_counting_allocator_hooks(c, with_realloc);
+    d.initial_capacity = capacity;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
+    assert_non_null(s);
+    return s;
+}
+
 /* (f) Nothing allocates once warm; everything is freed with the sizes it was allocated with.
    Warm means each part has run once and grown what it keeps (docs/RELIABILITY.md, promise 2):
    storage for the nodes, the journal's records, the change list, the subtree-box and instancing
@@ -442,17 +457,13 @@ static void test_course_demo_edit_counts(void **state)
    bulk in parallel), lazy and version reads, serial and parallel updates (big enough to run
    on the pool), a reparent under a later node and back (each followed by an update that
    renumbers the slots), destroy, a clone into reserved storage, undo and redo, change lists,
-   culling, instance buffers and an animation player's frame. */
+   culling, instance buffers, an animation player's frame and a pose of a skeleton, applied on
+   this thread and on the pool (the renumberings keep its nodes in the order they had at its
+   creation: see test_pose_after_renumbering for the other case). */
 static void run_no_allocation(bool with_realloc)
 {
     test_counting_allocator c;
-    memset(&c, 0, sizeof c);
-    arbor_scene_desc d;
-    memset(&d, 0, sizeof d);
-    d.allocator = test_counting_allocator_hooks(&c, with_realloc);
-    arbor_scene *s = NULL;
-    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
-    assert_non_null(s);
+    arbor_scene *s = counted_scene(&c, with_realloc, 0);
     enum { K = 300, N = K * SKEL_N }; /* 17,700 nodes: parallel bulk writes and updates share out */
     arbor_node(*sk)[SKEL_N] = calloc(K, sizeof *sk);
     arbor_real *bulk = malloc((size_t)N * 4 * sizeof *bulk);
@@ -487,6 +498,8 @@ static void run_no_allocation(bool with_realloc)
     ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = &channel, .channel_count = 1 }, &clip));
     arbor_player *player;
     ASSERT_OK(arbor_player_create(clip, s, &all[1], 1, &player));
+    arbor_pose *pose; /* skeleton 1's bones, which no reparent below moves */
+    ASSERT_OK(arbor_pose_create(s, sk[1], SKEL_N, &pose));
     arbor_pool *pool = NULL;
     assert_int_equal(arbor_pool_create(2, &pool), ARBOR_OK);
     assert_non_null(pool);
@@ -542,6 +555,9 @@ static void run_no_allocation(bool with_realloc)
             }
         }
         ASSERT_OK(arbor_player_apply(player, frame / 30.0, ARBOR_WRAP_LOOP));
+        arbor_trs *posed = arbor_pose_trs(pose);
+        for (int i = 0; i < SKEL_N; i++) test_rng_quat(&rng, posed[i].rotation);
+        ASSERT_OK(arbor_pose_apply(pose, frame % 2 ? &ex : NULL));
         if (frame % 4 < 2)
             arbor_scene_update(s);
         else
@@ -573,6 +589,7 @@ static void run_no_allocation(bool with_realloc)
     assert_int_equal(c.failed, 0);
 
     arbor_pool_destroy(pool);
+    arbor_pose_destroy(pose);
     arbor_player_destroy(player);
     arbor_clip_destroy(clip);
     arbor_journal_destroy(j);
@@ -599,19 +616,58 @@ static void test_no_allocation_once_warm_without_realloc(void **state)
     run_no_allocation(false);
 }
 
+/* What a renumbering costs a pose (pose.h): once the scene renumbered its slots so that the
+   pose's nodes are no longer in the order they had at its creation, the first apply after
+   each change of the tree allocates one block (its order sorted again) and frees it; applies
+   with no change of the tree, and a pose whose order the renumberings kept, allocate nothing. */
+static void test_pose_after_renumbering(void **state)
+{
+    (void)state;
+    test_counting_allocator c;
+    arbor_scene *s = counted_scene(&c, true, 16);
+    /* x before y in storage; z and w elsewhere, for changes of the tree that touch neither */
+    arbor_node x = TEST_NODE(s, ARBOR_NONE, "x", V3(1, 0, 0), NULL, NULL);
+    arbor_node y = TEST_NODE(s, ARBOR_NONE, "y", V3(0, 1, 0), NULL, NULL);
+    arbor_node z = TEST_NODE(s, ARBOR_NONE, "z", NULL, NULL, NULL);
+    arbor_node w = TEST_NODE(s, ARBOR_NONE, "w", NULL, NULL, NULL);
+    const arbor_node nodes[2] = { x, y };
+    arbor_pose *pose;
+    ASSERT_OK(arbor_pose_create(s, nodes, 2, &pose));
+    ASSERT_OK(arbor_pose_apply(pose, NULL));
+    arbor_scene_update(s);
+    /* in creation order: a change of the tree costs nothing */
+    uint64_t before = c.allocs + c.reallocs;
+    ASSERT_OK(arbor_node_set_parent(s, z, w, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    ASSERT_OK(arbor_pose_apply(pose, NULL));
+    assert_int_equal(c.allocs + c.reallocs, before);
+    /* x under y, a later node: the update renumbers the slots, y's now before x's */
+    arbor_scene_stats_reset(s);
+    ASSERT_OK(arbor_node_set_parent(s, x, y, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    arbor_scene_update(s);
+    assert_int_equal(stats_of(s).relayouts, 1);
+    for (int round = 0; round < 3; round++) {
+        before = c.allocs + c.reallocs;
+        int64_t blocks = c.live_blocks;
+        ASSERT_OK(arbor_pose_apply(pose, NULL)); /* after a change of the tree: one block, freed */
+        assert_int_equal(c.allocs + c.reallocs, before + 1);
+        assert_int_equal(c.live_blocks, blocks);
+        ASSERT_OK(arbor_pose_apply(pose, NULL)); /* no change since: nothing */
+        ASSERT_OK(arbor_pose_read(pose));
+        assert_int_equal(c.allocs + c.reallocs, before + 1);
+        ASSERT_OK(arbor_node_set_parent(s, z, round % 2 ? w : ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    }
+    arbor_pose_destroy(pose);
+    arbor_scene_destroy(s);
+    assert_int_equal(c.live_blocks, 0);
+    assert_int_equal(c.size_mismatches, 0);
+}
+
 /* The stats count allocations made through the allocator, and initial_capacity reserves. */
 static void test_allocation_stats_and_initial_capacity(void **state)
 {
     (void)state;
     test_counting_allocator c;
-    memset(&c, 0, sizeof c);
-    arbor_scene_desc d;
-    memset(&d, 0, sizeof d);
-    d.allocator = test_counting_allocator_hooks(&c, true);
-    d.initial_capacity = 1000;
-    arbor_scene *s = NULL;
-    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
-    assert_non_null(s);
+    arbor_scene *s = counted_scene(&c, true, 1000);
     arbor_scene_stats_reset(s);
     uint64_t before = test_alloc_calls(&c);
     arbor_node prev = ARBOR_NONE;
@@ -644,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_course_demo_edit_counts),
         cmocka_unit_test(test_no_allocation_once_warm),
         cmocka_unit_test(test_no_allocation_once_warm_without_realloc),
+        cmocka_unit_test(test_pose_after_renumbering),
         cmocka_unit_test(test_allocation_stats_and_initial_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,15 +78,20 @@ ARBOR_API const arbor_node *arbor_pose_nodes(const arbor_pose *pose);
 ARBOR_API arbor_trs *arbor_pose_trs(arbor_pose *pose);
 
 /* Reads the nodes' current TRS into the pose's entries (after per-node writes, an undo, a
-   refused apply). Refused as apply is for a node destroyed since. */
+   refused apply). Refused, and allocates, as apply does for a node destroyed since and after
+   a change of the tree. */
 ARBOR_API arbor_result arbor_pose_read(arbor_pose *pose);
 
 /* Checks the entries, stores them as the nodes' TRS and computes the nodes' world matrices
    (see above), the work shared out on the executor when it pays (NULL: this thread; the same
    bits and versions for any number of threads): independent subtrees side by side, or one big
    tree in ranges of storage when the storage is in tree order (arbor_scene_update_parallel),
-   otherwise its locals composed in parallel and multiplied in order. Allocates only when the tree changed since
-   the last call (ARBOR_ERR_OUT_OF_MEMORY then, nothing changed). */
+   otherwise its locals composed in parallel and multiplied in order. Allocates only when the
+   tree changed since the last apply or read (ARBOR_ERR_OUT_OF_MEMORY then, nothing changed):
+   the pose finds its nodes again, growing its lists when the tree needs longer ones, and,
+   once a renumbering of the storage (scene.h's stats.relayouts) put its nodes out of the
+   order they had at its creation, taking and freeing a block of 8 bytes a node to sort them
+   each time. A pose whose nodes the renumberings kept in order allocates nothing once warm. */
 ARBOR_API arbor_result arbor_pose_apply(arbor_pose *pose, const arbor_executor *executor);
 
 #ifdef __cplusplus
