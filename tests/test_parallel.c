@@ -854,6 +854,52 @@ static void test_pool_reentrant(void **state) {
     arbor_pool_destroy(pool);
 }
 
+/* ---- scenes made on many threads ---- */
+
+/* Scenes are made and destroyed on any thread: scenes made at once on several threads still
+   get tags of their own (each one's first node, the same id and generation in all, is dead in
+   every other), and the tags' allocator races with nothing (tsan stage). */
+#define TAG_THREADS 4
+#define TAG_SCENES 48
+typedef struct tag_job {
+    arbor_scene *s[TAG_SCENES];
+    arbor_node first[TAG_SCENES];
+    bool ok;
+} tag_job;
+
+static void *make_scenes(void *arg) {
+    tag_job *job = arg;
+    job->ok = true;
+    for (int round = 0; round < 4; round++) /* made and destroyed, then made to keep */
+        for (int i = 0; i < TAG_SCENES; i++) {
+            if (round) arbor_scene_destroy(job->s[i]);
+            job->ok &= arbor_scene_create(NULL, &job->s[i]) == ARBOR_OK &&
+                       arbor_node_create(job->s[i], &(arbor_node_desc){0}, &job->first[i]) == ARBOR_OK;
+        }
+    return NULL;
+}
+
+static void test_scenes_made_on_many_threads(void **state) {
+    (void)state;
+    static tag_job jobs[TAG_THREADS];
+    pthread_t threads[TAG_THREADS];
+    for (int t = 0; t < TAG_THREADS; t++) assert_int_equal(pthread_create(&threads[t], NULL, make_scenes, &jobs[t]), 0);
+    for (int t = 0; t < TAG_THREADS; t++) {
+        assert_int_equal(pthread_join(threads[t], NULL), 0);
+        assert_true(jobs[t].ok);
+    }
+    for (int a = 0; a < TAG_THREADS * TAG_SCENES; a++) {
+        const tag_job *ja = &jobs[a / TAG_SCENES];
+        arbor_node n = ja->first[a % TAG_SCENES];
+        for (int b = 0; b < TAG_THREADS * TAG_SCENES; b++) {
+            arbor_scene *s = jobs[b / TAG_SCENES].s[b % TAG_SCENES];
+            if (arbor_node_alive(s, n) != (a == b)) fail_msg("scene %d's first node: alive in scene %d", a, b);
+        }
+    }
+    for (int t = 0; t < TAG_THREADS; t++)
+        for (int i = 0; i < TAG_SCENES; i++) arbor_scene_destroy(jobs[t].s[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_equals_serial),
@@ -867,6 +913,7 @@ int main(void) {
         cmocka_unit_test(test_one_tree_in_ranges),
         cmocka_unit_test(test_parallel_bulk_writes),
         cmocka_unit_test(test_bulk_writes_refuse_bad_handles),
+        cmocka_unit_test(test_scenes_made_on_many_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
