@@ -15,7 +15,8 @@
  *   worlds that overflow, zero and negative scales, singular matrices under keep-world
  *   reparenting, a 16 MB name;
  * - handles: a generation counter that wraps retires its id for good; a handle no call ever
- *   returned (the next generation of a freed id, generation 0 of a retired one) is dead.
+ *   returned (the next generation of a freed id, generation 0 of a retired one) is dead, and
+ *   so is one of another scene, alive or destroyed.
  *
  * The figure printed at the end is the number of bad inputs tried.
  */
@@ -24,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scene/scene_internal.h" /* generation counters, to wrap one without 2^32 creations */
+#include "scene/scene_internal.h" /* generation words, to wrap one without 2^20 creations */
 #include "support/dump.h"
 #include "test_samples.h"
 

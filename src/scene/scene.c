@@ -94,10 +94,10 @@ static void free_arrays(arbor_scene *s) {
 /* ---- scene ------------------------------------------------------------------------------ */
 
 /* Scene tags (scene_internal.h: the high bits of every generation word), process-wide: scenes
-   are made and destroyed on any thread. users[t] counts the live scenes with tag t. A new scene
-   takes the first free tag from the cursor on, round robin, so a destroyed scene's tag comes
-   back as late as it can; with every tag taken it shares the cursor's. The cursor only grows:
-   it passes each tag taken or skipped. */
+   are made and destroyed on any thread. tag_users[t] counts the live scenes with tag t. A new
+   scene takes the first free tag from the cursor on, round robin, so a destroyed scene's tag
+   comes back as late as it can; with every tag taken it shares the cursor's. The cursor only
+   grows: it passes each tag taken or skipped. */
 static _Atomic uint32_t tag_users[ARBOR__TAGS];
 static _Atomic uint32_t tag_cursor;
 
