@@ -115,13 +115,15 @@ class Player(_ScenePart):
         check(lib.ap_player_add(self._p(), float(time), float(weight), bool(loop)))
 
     def weights(self, target):
-        """The morph weights last sampled for rig entry target (a new array), None when the clip
-        has no weights channel for it."""
+        """The morph weights last sampled for rig entry target (a new read-only array), None when
+        the clip has no weights channel for it."""
         count = ffi.new("uint32_t *")
         w = lib.ap_player_weights(self._p(), int(target), count)
         if w == ffi.NULL or count[0] == 0:
             return None
-        return np.frombuffer(ffi.buffer(w, count[0] * REAL.itemsize), REAL).copy()
+        weights = np.frombuffer(ffi.buffer(w, count[0] * REAL.itemsize), REAL).copy()
+        weights.flags.writeable = False
+        return weights
 
 
 def apply_players(players, times, loop=False):

@@ -42,9 +42,15 @@ def _matrix_in(value, what):
     return np.ascontiguousarray(a.T, dtype=REAL).ravel()
 
 
+def _readonly(a):
+    """a, made read-only: a copy handed out, whose writes would reach nothing."""
+    a.flags.writeable = False
+    return a
+
+
 def _matrix_out(flat):
-    """16 column-major values as a (4, 4) array indexed [row, column]."""
-    return flat.reshape(4, 4).T
+    """16 column-major values as a read-only (4, 4) array indexed [row, column]."""
+    return _readonly(flat.reshape(4, 4).T)
 
 
 def _encode(text, what):
@@ -56,11 +62,6 @@ def _encode(text, what):
     if b"\0" in b:
         raise InvalidArgumentError(f"{what}: {text!r} holds a NUL character")
     return b
-
-
-def _readonly(a):
-    a.flags.writeable = False
-    return a
 
 
 class Camera:
@@ -240,8 +241,8 @@ class Node:
     @property
     def matrix(self):
         """The local matrix (4x4, [row, column]): T @ R @ S, or the node's own matrix when it is
-        matrix-backed. Assigning a 4x4 makes the node matrix-backed (unlocked, see
-        :meth:`set_matrix`)."""
+        matrix-backed: a new read-only array. Assigning a 4x4 makes the node matrix-backed
+        (unlocked, see :meth:`set_matrix`)."""
         a, out = ll.real_array(16)
         check(lib.ap_node_local_matrix(self._s(), self._id, out))
         return _matrix_out(a)
@@ -265,17 +266,17 @@ class Node:
     @property
     def world_matrix(self):
         """The world matrix (4x4, [row, column], column-vector convention) as the scene stands
-        now: a new array. ``world_matrix[:3, 3]`` is the world position."""
+        now: a new read-only array. ``world_matrix[:3, 3]`` is the world position."""
         a, out = ll.real_array(16)
         check(lib.ap_node_world_matrix(self._s(), self._id, out))
         return _matrix_out(a)
 
     @property
     def world_position(self):
-        """Where the node's origin is in the world (3 values, a new array)."""
+        """Where the node's origin is in the world (3 values, a new read-only array)."""
         a, out = ll.real_array(16)
         check(lib.ap_node_world_matrix(self._s(), self._id, out))
-        return a[12:15].copy()
+        return _readonly(a[12:15])
 
     @property
     def world_version(self):
@@ -295,11 +296,12 @@ class Node:
 
     @property
     def bounds(self):
-        """The local box (min, max), two arrays of 3, or None. Settable from (min, max) or None."""
+        """The local box (min, max), two new read-only arrays of 3, or None. Settable from (min,
+        max) or None."""
         p = self._s()
         lo, plo = ll.real_array(3)
         hi, phi = ll.real_array(3)
-        return (lo, hi) if lib.ap_node_local_bounds(p, self._id, plo, phi) else None
+        return (_readonly(lo), _readonly(hi)) if lib.ap_node_local_bounds(p, self._id, plo, phi) else None
 
     @bounds.setter
     def bounds(self, value):
@@ -336,14 +338,15 @@ class Node:
 
     def view_matrix(self):
         """The view matrix V = inverse(world_matrix) (4x4): world space into the space of a
-        camera at this node, looking down its -Z. Any node may serve as the eye."""
+        camera at this node, looking down its -Z, as a new read-only array. Any node may serve as
+        the eye."""
         a, out = ll.real_array(16)
         check(lib.ap_camera_view_matrix(self._s(), self._id, out))
         return _matrix_out(a)
 
     def projection_matrix(self, aspect=0.0):
         """glTF's projection matrix of the node's camera (OpenGL clip space); a nonzero aspect
-        (width / height) overrides the camera's."""
+        (width / height) overrides the camera's. A new read-only array."""
         a, out = ll.real_array(16)
         check(lib.ap_camera_projection_matrix(self._s(), self._id, float(aspect), out))
         return _matrix_out(a)
