@@ -83,8 +83,11 @@ Errors
 Refused calls raise :class:`arbor.Error` subclasses (DeadNodeError, CycleError, LockedError,
 SingularError, NonFiniteError, InvalidArgumentError, DepthLimitError, FileError, ParseError,
 UnsupportedError, OutOfMemoryError, NotAChildError) whose message is arbor's, place included
-(``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``). A failed call changes
-nothing.
+(``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``; a file's message starts at
+the file and names it once). A FileError is an OSError of the matching kind, with ``errno``
+and ``filename``: ``except FileNotFoundError`` catches ``arbor.load("missing.gltf")``
+(arbor.FileNotFoundError; PermissionError, IsADirectoryError, NotADirectoryError and
+FileExistsError likewise). A failed call changes nothing.
 
 Lifetime and threads
 --------------------
@@ -100,6 +103,9 @@ from ._anim import Clip, Player, Skins, apply_players
 from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, Error, FileError, InvalidArgumentError,
                       LockedError, NonFiniteError, NotAChildError, OutOfMemoryError, ParseError, SingularError,
                       UnsupportedError)
+# FileError's OSError subclasses: arbor.FileNotFoundError is a builtins.FileNotFoundError too. Not
+# in __all__, so that `from arbor import *` never hides the builtins.
+from ._errors import FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError
 from ._lowlevel import REAL as real
 from ._lowlevel import ffi as _ffi
 from ._lowlevel import lib as _lib

@@ -28,6 +28,13 @@ _Static_assert(sizeof(arbor_node) == sizeof(uint64_t), "arbor_node is one uint64
 
 /* ---- base ---- */
 AP const char *ap_last_error(void) { return arbor_last_error(); }
+/* The last failure's file and JSON pointer ("" for none); returns its code. */
+AP int ap_last_error_place(const char **file, const char **pointer) {
+    arbor_error_info e = arbor_last_error_info();
+    *file = e.file;
+    *pointer = e.pointer;
+    return e.code;
+}
 AP const char *ap_result_string(int r) { return arbor_result_string((arbor_result)r); }
 AP const char *ap_version(void) { return arbor_version(); }
 AP size_t ap_real_size(void) { return arbor_real_size(); }

@@ -737,7 +737,7 @@ def load(path, scene=None, lenient=False):
     doc = ffi.new("arbor_gltf **")
     rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc)
     if rc:
-        error = error_for(rc, ll.last_error())   # read before close() makes any other call
+        error = ll.error(rc)   # read before close() makes any other call
         if own:
             scene.close()
         raise error
