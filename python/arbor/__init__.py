@@ -89,6 +89,12 @@ and ``filename``: ``except FileNotFoundError`` catches ``arbor.load("missing.glt
 (arbor.FileNotFoundError; PermissionError, IsADirectoryError, NotADirectoryError and
 FileExistsError likewise). A failed call changes nothing.
 
+Arguments of a wrong type raise TypeError, as numpy and the standard library do: a str where a
+number goes (``player.apply("1.0")``), a float or a bool where an index goes
+(``scene.clip(1.5)``), a handle number where a Node goes. Python's and numpy's ints and floats
+are taken alike. A right type of a wrong shape or value raises InvalidArgumentError (a
+ValueError).
+
 Lifetime and threads
 --------------------
 A Scene owns C memory until ``close()`` (or the end of a ``with`` block, or garbage

@@ -6,6 +6,7 @@ import weakref
 
 import numpy as np
 
+from . import _args as args
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
 from ._pose import Pose
@@ -20,23 +21,9 @@ def _label(node_id):
     return f"{node_id & 0xFFFFFFFF}v{node_id >> 32}"
 
 
-def _vector(value, n, what):
-    """value as n finite-or-not floats (arbor checks finiteness), or InvalidArgumentError."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{what}: expected {n} numbers: {e}") from None
-    if a.shape != (n,):
-        raise InvalidArgumentError(f"{what}: expected {n} numbers, got an array of shape {a.shape}")
-    return a
-
-
 def _matrix_in(value, what):
     """A 4x4 (row, column) matrix as 16 column-major arbor_reals."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{what}: expected a 4x4 matrix: {e}") from None
+    a = args.numbers_array(value, what, np.float64)
     if a.shape != (4, 4):
         raise InvalidArgumentError(f"{what}: expected a 4x4 matrix, got an array of shape {a.shape}")
     return np.ascontiguousarray(a.T, dtype=REAL).ravel()
@@ -54,14 +41,8 @@ def _matrix_out(flat):
 
 
 def _encode(text, what):
-    if text is None:
-        return ffi.NULL
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"{what}: expected a str, got {type(text).__name__}")
-    b = text.encode("utf-8")
-    if b"\0" in b:
-        raise InvalidArgumentError(f"{what}: {text!r} holds a NUL character")
-    return b
+    b = args.text(text, what)
+    return ffi.NULL if b is None else b
 
 
 class Camera:
@@ -74,10 +55,14 @@ class Camera:
     __slots__ = ("type", "yfov", "aspect", "xmag", "ymag", "znear", "zfar")
 
     def __init__(self, type="perspective", yfov=0.0, aspect=0.0, xmag=0.0, ymag=0.0, znear=0.0, zfar=0.0):
+        if not isinstance(type, str):
+            raise TypeError(f"Camera: type: expected a str, got {type.__class__.__name__}")
         if type not in ("perspective", "orthographic"):
             raise InvalidArgumentError(f"Camera: type {type!r} is neither 'perspective' nor 'orthographic'")
-        self.type, self.yfov, self.aspect = type, float(yfov), float(aspect)
-        self.xmag, self.ymag, self.znear, self.zfar = float(xmag), float(ymag), float(znear), float(zfar)
+        self.type = type
+        for key, value in (("yfov", yfov), ("aspect", aspect), ("xmag", xmag), ("ymag", ymag), ("znear", znear),
+                           ("zfar", zfar)):
+            setattr(self, key, args.real(value, f"Camera: {key}"))
 
     @classmethod
     def perspective(cls, yfov, znear, zfar=0.0, aspect=0.0):
@@ -195,7 +180,8 @@ class Node:
         p = self._s()
         pid = self._scene._id_of(parent, "Node.set_parent: parent")
         bid = self._scene._id_of(before, "Node.set_parent: before")
-        check(lib.ap_node_set_parent(p, self._id, pid, bid, bool(keep_world)))
+        keep = args.flag(keep_world, "Node.set_parent: keep_world")
+        check(lib.ap_node_set_parent(p, self._id, pid, bid, keep))
 
     def destroy(self):
         """Destroys the node and its whole subtree. Their Node objects raise from then on."""
@@ -214,7 +200,7 @@ class Node:
 
     @translation.setter
     def translation(self, value):
-        x, y, z = _vector(value, 3, "Node.translation").tolist()
+        x, y, z = args.vector(value, 3, "Node.translation").tolist()
         check(lib.ap_node_set_translation(self._s(), self._id, x, y, z))
 
     @property
@@ -225,7 +211,7 @@ class Node:
 
     @rotation.setter
     def rotation(self, value):
-        x, y, z, w = _vector(value, 4, "Node.rotation").tolist()
+        x, y, z, w = args.vector(value, 4, "Node.rotation").tolist()
         check(lib.ap_node_set_rotation(self._s(), self._id, x, y, z, w))
 
     @property
@@ -235,7 +221,7 @@ class Node:
 
     @scale.setter
     def scale(self, value):
-        x, y, z = _vector(value, 3, "Node.scale").tolist()
+        x, y, z = args.vector(value, 3, "Node.scale").tolist()
         check(lib.ap_node_set_scale(self._s(), self._id, x, y, z))
 
     @property
@@ -255,7 +241,8 @@ class Node:
         """Makes the local transform the 4x4 ``matrix`` (last row 0, 0, 0, 1), locked against TRS
         writes when lock is true (as glTF ``matrix`` nodes load)."""
         m = _matrix_in(matrix, "Node.set_matrix")
-        check(lib.ap_node_set_local_matrix(self._s(), self._id, ll.ptr(m, "arbor_real *"), bool(lock)))
+        lock = args.flag(lock, "Node.set_matrix: lock")
+        check(lib.ap_node_set_local_matrix(self._s(), self._id, ll.ptr(m, "arbor_real *"), lock))
 
     @property
     def locked(self):
@@ -292,7 +279,8 @@ class Node:
 
     @mesh.setter
     def mesh(self, value):
-        check(lib.ap_node_set_mesh(self._s(), self._id, -1 if value is None else int(value)))
+        mesh = -1 if value is None else args.index(value, "Node.mesh")
+        check(lib.ap_node_set_mesh(self._s(), self._id, mesh))
 
     @property
     def bounds(self):
@@ -309,8 +297,10 @@ class Node:
         if value is None:
             check(lib.ap_node_set_bounds(p, self._id, ffi.NULL, ffi.NULL))
             return
-        lo = np.ascontiguousarray(_vector(value[0], 3, "Node.bounds min"), REAL)
-        hi = np.ascontiguousarray(_vector(value[1], 3, "Node.bounds max"), REAL)
+        if not isinstance(value, collections.abc.Sequence) or len(value) != 2:
+            raise TypeError(f"Node.bounds: expected (min, max) or None, got {type(value).__name__}")
+        lo = np.ascontiguousarray(args.vector(value[0], 3, "Node.bounds min"), REAL)
+        hi = np.ascontiguousarray(args.vector(value[1], 3, "Node.bounds max"), REAL)
         check(lib.ap_node_set_bounds(p, self._id, ll.ptr(lo, "arbor_real *"), ll.ptr(hi, "arbor_real *")))
 
     @property
@@ -330,7 +320,7 @@ class Node:
             check(lib.ap_node_set_camera(p, self._id, ffi.NULL))
             return
         if not isinstance(value, Camera):
-            raise InvalidArgumentError(f"Node.camera: expected an arbor.Camera, got {type(value).__name__}")
+            raise TypeError(f"Node.camera: expected an arbor.Camera or None, got {type(value).__name__}")
         kind = lib.ARBOR_CAMERA_PERSPECTIVE if value.type == "perspective" else lib.ARBOR_CAMERA_ORTHOGRAPHIC
         c = ffi.new("arbor_camera *", {"type": kind, "yfov": value.yfov, "aspect": value.aspect, "xmag": value.xmag,
                                        "ymag": value.ymag, "znear": value.znear, "zfar": value.zfar})
@@ -348,13 +338,15 @@ class Node:
         """glTF's projection matrix of the node's camera (OpenGL clip space); a nonzero aspect
         (width / height) overrides the camera's. A new read-only array."""
         a, out = ll.real_array(16)
-        check(lib.ap_camera_projection_matrix(self._s(), self._id, float(aspect), out))
+        aspect = args.real(aspect, "Node.projection_matrix: aspect")
+        check(lib.ap_camera_projection_matrix(self._s(), self._id, aspect, out))
         return _matrix_out(a)
 
     def look_at(self, eye, target, up=(0.0, 1.0, 0.0)):
         """Writes the local translation and rotation so the node sits at eye (in its parent's
         frame) and looks down -Z at target, with +Y as close to up as can be."""
-        v = [np.ascontiguousarray(_vector(x, 3, "Node.look_at"), REAL) for x in (eye, target, up)]
+        v = [np.ascontiguousarray(args.vector(x, 3, f"Node.look_at: {what}"), REAL)
+             for x, what in ((eye, "eye"), (target, "target"), (up, "up"))]
         check(lib.ap_camera_look_at(self._s(), self._id, *(ll.ptr(x, "arbor_real *") for x in v)))
 
 
@@ -368,7 +360,9 @@ class NodeList(collections.abc.Sequence):
     __slots__ = ("_scene", "_ids")
 
     def __init__(self, scene, handles):
-        handles = np.ascontiguousarray(handles, dtype=_UINT64)
+        if not isinstance(scene, Scene):
+            raise TypeError(f"NodeList: expected an arbor.Scene, got {type(scene).__name__}")
+        handles = args.numbers_array(handles, "NodeList: handles", _UINT64, integers=True)
         handles.flags.writeable = False
         self._scene = scene
         self._ids = handles
@@ -427,7 +421,8 @@ class Scene:
         self._doc = ffi.NULL      # the last loaded one: its file order, clips and skins; save()
         self._dependents = weakref.WeakSet()
         out = ffi.new("arbor_scene **")
-        check(lib.ap_scene_create(int(capacity), int(max_depth), out))
+        capacity, max_depth = args.index(capacity, "Scene: capacity"), args.index(max_depth, "Scene: max_depth")
+        check(lib.ap_scene_create(capacity, max_depth, out))
         self._ptr = out[0]
 
     def _p(self):
@@ -476,7 +471,7 @@ class Scene:
         if node is None:
             return 0
         if not isinstance(node, Node):
-            raise InvalidArgumentError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
+            raise TypeError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
         if node._scene is not self:
             raise InvalidArgumentError(f"{what}: the node belongs to another scene")
         return node._id
@@ -487,11 +482,9 @@ class Scene:
             if nodes._scene is not self:
                 raise InvalidArgumentError(f"{what}: the NodeList belongs to another scene")
             return nodes._ids
-        try:
-            return np.fromiter((self._id_of(n, what) for n in nodes), dtype=_UINT64)
-        except TypeError:
-            raise InvalidArgumentError(f"{what}: expected a NodeList or a sequence of Nodes, "
-                                       f"got {type(nodes).__name__}") from None
+        if not isinstance(nodes, collections.abc.Iterable) or isinstance(nodes, (str, bytes, Node)):
+            raise TypeError(f"{what}: expected a NodeList or a sequence of Nodes, got {type(nodes).__name__}")
+        return np.fromiter((self._id_of(n, what) for n in nodes), dtype=_UINT64)
 
     def add(self, name=None, parent=None, translation=(0, 0, 0), rotation=(0, 0, 0, 1), scale=(1, 1, 1)):
         """Creates a node (the last child of parent, or the last root when parent is None) and
@@ -499,9 +492,9 @@ class Scene:
         quaternion, a tree deeper than max_depth."""
         p = self._p()
         pid = self._id_of(parent, "Scene.add: parent")
-        t = _vector(translation, 3, "Scene.add: translation")
-        r = _vector(rotation, 4, "Scene.add: rotation")
-        s = _vector(scale, 3, "Scene.add: scale")
+        t = args.vector(translation, 3, "Scene.add: translation")
+        r = args.vector(rotation, 4, "Scene.add: rotation")
+        s = args.vector(scale, 3, "Scene.add: scale")
         if not r.any():
             raise InvalidArgumentError("Scene.add: the rotation has no length")
         trs = np.concatenate([t, r, s]).astype(REAL)
@@ -518,7 +511,7 @@ class Scene:
         made."""
         p = self._p()
         under = self._id_of(parent, "Scene.add_many: parent")
-        par = np.ascontiguousarray(parents, dtype=np.int64)
+        par = args.numbers_array(parents, "Scene.add_many: parents", np.int64, integers=True)
         if par.ndim != 1:
             raise InvalidArgumentError(f"Scene.add_many: parents has shape {par.shape}, expected (N,)")
         n = len(par)
@@ -531,8 +524,8 @@ class Scene:
         for lo, hi, value, default, what in ((0, 3, translations, 0, "translations"), (3, 7, rotations, (0, 0, 0, 1),
                                               "rotations"), (7, 10, scales, 1, "scales")):
             try:
-                trs[:, lo:hi] = default if value is None else value
-            except (TypeError, ValueError) as e:
+                trs[:, lo:hi] = default if value is None else args.numbers_array(value, f"Scene.add_many: {what}", REAL)
+            except ValueError as e:     # shapes that do not broadcast
                 raise InvalidArgumentError(f"Scene.add_many: {what}: {e}") from None
         nonfinite = np.nonzero(~np.isfinite(trs).all(axis=1))[0]
         if len(nonfinite):
@@ -603,7 +596,7 @@ class Scene:
     def _bulk(self, fn, nodes, values, width, what):
         p = self._p()
         ids = self._ids_of(nodes, what)
-        v = np.ascontiguousarray(values, dtype=REAL)   # no copy for a C-contiguous arbor.real array
+        v = args.numbers_array(values, f"{what}: values", REAL)   # no copy for a C-contiguous arbor.real array
         if v.shape != (len(ids), width):
             raise InvalidArgumentError(f"{what}: values has shape {v.shape}, expected ({len(ids)}, {width})")
         check(fn(p, ll.ptr(ids, "uint64_t *"), ll.ptr(v, "arbor_real *"), len(ids)))
@@ -641,12 +634,15 @@ class Scene:
         rejected by one box test. aspect (width / height) overrides the camera's. With
         stats=True, returns (nodes, box_tests)."""
         p = self._p()
+        if not isinstance(camera, Node):
+            raise TypeError(f"Scene.cull: camera: expected an arbor.Node, got {type(camera).__name__}")
         cid = self._id_of(camera, "Scene.cull: camera")
+        aspect = args.real(aspect, "Scene.cull: aspect")
         ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
         count, tests = ffi.new("uint32_t *"), ffi.new("uint32_t *")
-        check(lib.ap_cull(p, cid, float(aspect), ll.ptr(ids, "uint64_t *"), len(ids), count, tests))
+        check(lib.ap_cull(p, cid, aspect, ll.ptr(ids, "uint64_t *"), len(ids), count, tests))
         visible = NodeList(self, ids[:min(count[0], len(ids))])
-        return (visible, int(tests[0])) if stats else visible
+        return (visible, int(tests[0])) if args.flag(stats, "Scene.cull: stats") else visible
 
     # ---- files ----
     def _add_doc(self, doc):
@@ -692,11 +688,11 @@ class Scene:
                                            f"(it has {', '.join(repr(n) for n in names) or 'none'})")
             index = names.index(animation)
         else:
-            index = int(animation)
+            index = args.index(animation, "Scene.clip: animation (a name or an index)")
             if not 0 <= index < len(names):
                 raise InvalidArgumentError(f"Scene.clip: animation {index} out of range (the file has {len(names)})")
         out = ffi.new("arbor_clip **")
-        check(lib.ap_gltf_clip(doc, index, bool(pointer), out))
+        check(lib.ap_gltf_clip(doc, index, args.flag(pointer, "Scene.clip: pointer"), out))
         return Clip(out[0])
 
     def player(self, clip, rig=None):
@@ -731,11 +727,14 @@ def load(path, scene=None, lenient=False):
     extension arbor cannot honour), DepthLimitError; the message names the file, a JSON pointer
     and the reason: ``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``."""
     own = scene is None
+    if not own and not isinstance(scene, Scene):
+        raise TypeError(f"load: scene: expected an arbor.Scene or None, got {type(scene).__name__}")
+    lenient = args.flag(lenient, "load: lenient")
     if own:
         scene = Scene()
     p = scene._p()
     doc = ffi.new("arbor_gltf **")
-    rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc)
+    rc = lib.ap_gltf_load(p, os.fsencode(path), lenient, doc)
     if rc:
         error = ll.error(rc)   # read before close() makes any other call
         if own:

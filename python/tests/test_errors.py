@@ -47,7 +47,7 @@ def test_messages_name_the_function_and_the_nodes():
             b.rotation = (0, 0, 1)
         with pytest.raises(arbor.InvalidArgumentError, match="no length"):
             b.rotation = (0, 0, 0, 0)
-        with pytest.raises(arbor.InvalidArgumentError, match=r"Scene.add: rotation"):
+        with pytest.raises(TypeError, match=r"Scene.add: rotation"):
             scene.add(rotation="abcd")
         with pytest.raises(arbor.DepthLimitError):
             with arbor.Scene(max_depth=2) as shallow:
