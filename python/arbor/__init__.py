@@ -18,6 +18,8 @@ Building a scene
         base.rotation = (0, 0.7071, 0, 0.7071)         # any sequence
         scene.update()            # the frame's batch; reads are right without it too
         scene.find("/base/arm")   # by a path of names; None when nothing matches
+        arm.path                  # "base/arm": the path find takes
+        print(scene.tree())       # the hierarchy as text, one node a line
 
 Conventions: matrices are 4x4 numpy arrays indexed [row, column] in the column-vector
 convention (``world_matrix @ [x, y, z, 1]`` maps a point of the node's frame into the world),
@@ -30,11 +32,12 @@ Nodes
 ``Scene.add`` returns a :class:`Node`. A Node is a handle: two Node objects of the same node
 compare equal and hash alike. ``name``, ``parent``, ``children``, ``translation``,
 ``rotation``, ``scale``, ``matrix`` (local), ``world_matrix``, ``world_position``,
-``world_version`` (changes whenever the world matrix may have changed), ``set_parent(parent,
+``world_version`` (changes whenever the world matrix may have changed), ``path`` (the path of
+names ``scene.find`` takes, None when no path finds the node), ``set_parent(parent,
 keep_world=False)``, ``destroy()`` (the node and its subtree), ``mesh``, ``bounds``,
 ``camera``, ``view_matrix()``, ``projection_matrix(aspect)``, ``look_at(eye, target, up)``.
 ``len(scene)`` counts the live nodes; iterating a scene gives its nodes parents first;
-``scene.roots`` lists the roots.
+``scene.roots`` lists the roots; ``scene.tree(root=None)`` draws the hierarchy as text.
 
 Many nodes at once: numpy arrays in, numpy arrays out
 ------------------------------------------------------
@@ -45,7 +48,9 @@ Many nodes at once: numpy arrays in, numpy arrays out
     scene.update()
     w = scene.world_matrices(nodes)                    # (N, 4, 4), or all nodes when None
 
-A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
+A NodeList indexes as a numpy array does: ``nodes[i]`` is a Node (negative from the end, numpy
+ints too), ``nodes[2:5]``, ``nodes[[4, 0, -1]]``, ``nodes[int_array]`` and ``nodes[bool_mask]``
+are NodeLists. A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
 arrays are converted first (a copy), and a plain list of Nodes is converted to handles (a
 Python loop).
 
@@ -73,7 +78,10 @@ Animation, skins, cameras, culling
     clip = scene.clip("Walk")                          # by name or index: scene.animations
     player = scene.player(clip)                        # rig: the file's nodes
     player.apply(1.5, loop=True); scene.update()
-    joints = scene.skins().joint_matrices()            # (J, 4, 4) float32
+    skins = scene.skins()
+    joints = skins.joint_matrices()                    # (J, 4, 4) float32
+    skins.joints[i], skins.inverse_bind_matrices[i]    # joint matrix i's node and IBM
+    skins.meshes[k], skins.first_joint(k)              # skin k's mesh node, its first joint matrix
     cam.camera = arbor.Camera.perspective(0.8, 0.1, 100)
     cam.view_matrix(); cam.projection_matrix(16 / 9)
     visible = scene.cull(cam, aspect=16 / 9)           # a NodeList of the nodes it sees
@@ -120,6 +128,7 @@ from ._scene import Camera, Node, NodeList, Scene, load
 
 #: The version of the arbor C library the package carries ("1.2.3").
 version = _ffi.string(_lib.ap_version()).decode()
+del _ffi, _lib     # the compiled module is arbor._lowlevel's alone (help(arbor) lists no submodule)
 __version__ = version
 
 __all__ = [

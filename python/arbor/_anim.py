@@ -150,7 +150,9 @@ def apply_players(players, times, loop=False):
 
 class Skins(_ScenePart):
     """Every skinned mesh of a loaded file (``scene.skins()``): ``joint_matrices()`` writes all
-    their joint matrices J = inverse(W_mesh) @ W_joint @ inverse_bind, skin after skin."""
+    their joint matrices J = inverse(W_mesh) @ W_joint @ inverse_bind, skin after skin. Joint
+    matrix i is that of node ``joints[i]``, with ``inverse_bind_matrices[i]``, for the mesh node
+    ``meshes[k]`` of the skin k it belongs to (``first_joint(k)`` is where skin k starts)."""
 
     __slots__ = ()
     _free = lib.ap_skins_free
@@ -176,6 +178,43 @@ class Skins(_ScenePart):
         if not 0 <= skin < lib.ap_skins_count(p):
             raise InvalidArgumentError(f"Skins.first_joint: skin {skin} out of range (0..{lib.ap_skins_count(p) - 1})")
         return int(lib.ap_skins_first_joint(p, skin))
+
+    def _skin(self, skin, want_ibm):
+        """Skin skin's mesh handle, joint handles and (want_ibm) inverse bind matrices (flat)."""
+        p = self._p()
+        mesh, count = ffi.new("uint64_t *"), ffi.new("uint32_t *")
+        check(lib.ap_skins_skin(p, skin, mesh, ffi.NULL, ffi.NULL, 0, count))
+        n = count[0]
+        joints = np.empty(n, np.uint64)
+        ibm = np.empty(n * 16 if want_ibm else 0, np.float32)
+        check(lib.ap_skins_skin(p, skin, mesh, ll.ptr(joints, "uint64_t *"),
+                                ll.ptr(ibm, "float *") if want_ibm else ffi.NULL, n, count))
+        return mesh[0], joints, ibm
+
+    @property
+    def meshes(self):
+        """The mesh node of each skin, skin k at k (a NodeList)."""
+        from ._scene import NodeList
+        return NodeList(self._scene, [self._skin(k, False)[0] for k in range(len(self))])
+
+    @property
+    def joints(self):
+        """The node of every joint matrix, in joint_matrices() order (a NodeList of joint_count):
+        skin after skin, each skin's joints in its file order."""
+        from ._scene import NodeList
+        ids = [self._skin(k, False)[1] for k in range(len(self))]
+        return NodeList(self._scene, np.concatenate(ids) if ids else np.empty(0, np.uint64))
+
+    @property
+    def inverse_bind_matrices(self):
+        """Every joint's inverse bind matrix (glTF's, identity where the file gives none), in
+        joint_matrices() order: a new read-only (J, 4, 4) float32 array indexed [joint, row,
+        column]."""
+        flats = [self._skin(k, True)[2] for k in range(len(self))]
+        flat = np.concatenate(flats) if flats else np.empty(0, np.float32)
+        ibm = flat.reshape(-1, 4, 4).transpose(0, 2, 1)
+        ibm.flags.writeable = False
+        return ibm
 
     def joint_matrices(self, layout="mat4", out=None):
         """Every joint matrix, as float32: layout "mat4" gives a (J, 4, 4) array indexed

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The one Python module that touches the compiled extension: ``ffi``, ``lib`` (the C shims of
-_build.py), the numpy dtype of arbor_real, and how a result code becomes an exception."""
+../_build.py), the numpy dtype of arbor_real, and how a result code becomes an exception."""
 import numpy as np
 
 from ._arbor_cffi import ffi, lib

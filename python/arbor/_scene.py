@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Scenes, nodes, lists of nodes, cameras, glTF files: the Python face of arbor's C API."""
 import collections.abc
+import numbers
+import operator
 import os
 import weakref
 
@@ -168,6 +170,22 @@ class Node:
     def depth(self):
         """How many ancestors the node has (a root: 0)."""
         return lib.ap_node_depth(self._s(), self._id)
+
+    @property
+    def path(self):
+        """The path of names from the node's root down to it, "base/joint/arm": the path
+        ``scene.find`` takes, so ``scene.find(node.path) == node``. None when no path finds the
+        node: a node on the way without a name or with a "/" in it, or an earlier sibling of the
+        same name on the way (find takes the first)."""
+        p = self._s()
+        names, h = [], self._id
+        for _ in range(lib.ap_node_depth(p, self._id) + 1):
+            names.append(ll.string(lib.ap_node_name(p, h)))
+            h = lib.ap_node_parent(p, h)
+        if any(not n or "/" in n for n in names):
+            return None
+        path = "/".join(reversed(names))
+        return path if lib.ap_scene_find(p, path.encode("utf-8")) == self._id else None
 
     def set_parent(self, parent, keep_world=False, before=None):
         """Moves the node (with its subtree) under parent (None: makes it a root), appended as the
@@ -381,10 +399,32 @@ class NodeList(collections.abc.Sequence):
         return len(self._ids)
 
     def __getitem__(self, index):
+        """nodes[i] is a Node (None for a file node destroyed since the load; i may be a numpy
+        int, negative from the end); nodes[slice], nodes[ints] (a list or numpy array of
+        indices, negative from the end, in any order, repeats allowed) and nodes[mask] (booleans,
+        one per node) are NodeLists. A float or a bool is not an index (TypeError)."""
         if isinstance(index, slice):
             return NodeList(self._scene, self._ids[index])
-        h = int(self._ids[index])
-        return Node(self._scene, h) if h else None
+        if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, (bool, np.bool_)):
+            h = int(self._ids[operator.index(index)])     # IndexError beyond either end
+            return Node(self._scene, h) if h else None
+        if isinstance(index, (bool, np.bool_, str, bytes)) or not isinstance(index, (collections.abc.Sequence,
+                                                                                      np.ndarray)):
+            raise TypeError(f"NodeList indices are ints, slices, int arrays or boolean masks, not "
+                            f"{type(index).__name__}")
+        a = np.asarray(index)
+        if a.size == 0 and a.dtype.kind != "b":
+            a = a.astype(np.intp)
+        if a.ndim != 1 or a.dtype.kind not in "biu":
+            raise TypeError(f"NodeList indices are ints, slices, int arrays or boolean masks, not an array of "
+                            f"{a.dtype} and shape {a.shape}")
+        if a.dtype.kind == "b" and len(a) != len(self._ids):
+            raise IndexError(f"a boolean mask of {len(a)} for a NodeList of {len(self._ids)}")
+        return NodeList(self._scene, self._ids[a])
+
+    def __iter__(self):
+        for h in self._ids.tolist():
+            yield Node(self._scene, h) if h else None
 
     def __eq__(self, other):
         if isinstance(other, NodeList):
@@ -566,6 +606,40 @@ class Scene:
         ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
         n = lib.ap_scene_roots(p, ll.ptr(ids, "uint64_t *"), len(ids))
         return [Node(self, int(i)) for i in ids[:n]]
+
+    def tree(self, root=None):
+        """The scene (or root's subtree) as text, one node a line, parents first, each child under
+        its parent with a branch: ``print(scene.tree())``. A node shows its name, or ``[i]``, its
+        place among its siblings (roots among the roots), when it has none."""
+        p = self._p()
+        nodes = self.nodes._ids.tolist()
+        if root is not None:
+            top = self._id_of(root, "Scene.tree: root")
+            root._s()                                     # DeadNodeError for a destroyed one
+            start, depth = nodes.index(top), lib.ap_node_depth(p, top)
+            end = next((i for i in range(start + 1, len(nodes)) if lib.ap_node_depth(p, nodes[i]) <= depth),
+                       len(nodes))
+            nodes = nodes[start:end]
+        parents = [lib.ap_node_parent(p, h) for h in nodes]
+        last_child = {parent: h for h, parent in zip(nodes, parents)}   # preorder keeps sibling order
+        place, lines, path = {}, [], []        # path: (node, is its parent's last child) down to here
+        for h, parent in zip(nodes, parents):
+            place[parent] = place.get(parent, -1) + 1
+            name = ll.string(lib.ap_node_name(p, h))
+            if name is None and not path and parent:      # a subtree's unnamed top: its own place
+                place[parent] = [c.handle for c in Node(self, parent).children].index(h)
+            label = name if name is not None else f"[{place[parent]}]"
+            while path and path[-1][0] != parent:
+                path.pop()
+            if not path:                                  # a root, or the subtree's top
+                lines.append(label)
+                path.append((h, True))
+                continue
+            last = last_child[parent] == h
+            prefix = "".join("    " if done else "│   " for _, done in path[1:])
+            lines.append(prefix + ("└── " if last else "├── ") + label)
+            path.append((h, last))
+        return "\n".join(lines)
 
     def find(self, path):
         """The node at a path of names from a root down ("/base/joint/arm" or "base/joint/arm";
