@@ -119,7 +119,7 @@ from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, E
                       UnsupportedError)
 # FileError's OSError subclasses: arbor.FileNotFoundError is a builtins.FileNotFoundError too. Not
 # in __all__, so that `from arbor import *` never hides the builtins.
-from ._errors import FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError
+from ._errors import FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError  # noqa: F401
 from ._lowlevel import REAL as real
 from ._lowlevel import ffi as _ffi
 from ._lowlevel import lib as _lib

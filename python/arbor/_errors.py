@@ -7,9 +7,9 @@ import os
 class Error(Exception):
     """A call arbor refused. ``str(error)`` is arbor's message: the C function (or, for a file,
     the file alone), the place (a node, a path, a JSON pointer) and the reason, e.g.
-    ``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``. ``code`` is the C result code (an int, ``None`` for errors
-    raised by the Python layer alone) and ``reason`` its words ("dead node handle"). A failed
-    call changes nothing."""
+    ``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``. ``code`` is the C result
+    code (an int, ``None`` for errors raised by the Python layer alone) and ``reason`` its
+    words ("dead node handle"). A failed call changes nothing."""
 
     code = None
     reason = "error"
@@ -101,7 +101,7 @@ FILE_ERRORS[_errno.EPERM] = FILE_ERRORS[_errno.EACCES]      # both are Permissio
 FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError = (
     FILE_ERRORS[c] for c in (_errno.ENOENT, _errno.EACCES, _errno.EISDIR, _errno.ENOTDIR, _errno.EEXIST))
 # The system's words for each errno: a message ending with them says why a file failed.
-_BY_STRERROR = {os.strerror(c): c for c in sorted(_errno.errorcode, reverse=True)}
+_BY_STRERROR = {os.strerror(c): c for c in _errno.errorcode}
 
 
 class ParseError(Error):

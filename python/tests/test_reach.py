@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import arbor
-from conftest import sample_files
 from test_anim_view import accessor, sample
 
 

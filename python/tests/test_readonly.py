@@ -59,7 +59,8 @@ def morph_file(folder):
            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "targets": [{"POSITION": 1}]}], "weights": [0]}],
            "buffers": [{"byteLength": len(data),
                         "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()}],
-           "bufferViews": [{"buffer": 0, "byteOffset": o, "byteLength": n} for o, n in ((0, 36), (36, 36), (72, 8), (80, 8))],
+           "bufferViews": [{"buffer": 0, "byteOffset": o, "byteLength": n}
+                           for o, n in ((0, 36), (36, 36), (72, 8), (80, 8))],
            "accessors": [dict(vec3, bufferView=0), dict(vec3, bufferView=1),
                          {"bufferView": 2, "componentType": 5126, "count": 2, "type": "SCALAR", "min": [0], "max": [1]},
                          {"bufferView": 3, "componentType": 5126, "count": 2, "type": "SCALAR"}],
