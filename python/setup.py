@@ -76,7 +76,7 @@ setup(
     package_data={"arbor": ["*.pyi", "py.typed"]},
     python_requires=">=3.9",
     install_requires=["numpy", "cffi>=1.15"],
-    cffi_modules=["arbor/_build.py:ffibuilder"],
+    cffi_modules=["_build.py:ffibuilder"],
     cmdclass={"build_ext": BuildWithLibrary},
     zip_safe=False,
 )

@@ -955,6 +955,24 @@ static void test_skins_by_hand(void **state) {
     assert_int_equal(arbor_skins_count(k), 2);
     assert_int_equal(arbor_skins_joint_total(k), 3);
     assert_int_equal(arbor_skins_first_joint(k, 1), 2);
+    /* each skin reads back as added: mesh, joints, IBMs (identities for NULL); cap bounds the writes */
+    arbor_node got_mesh, got_joints[3] = { ARBOR_NONE, ARBOR_NONE, ARBOR_NONE };
+    float got_ibm[3 * 16], identity[16];
+    for (int e = 0; e < 16; e++) identity[e] = e % 5 == 0 ? 1.0f : 0.0f;
+    uint32_t got_count;
+    ASSERT_OK(arbor_skins_skin(k, 0, &got_mesh, got_joints, got_ibm, 3, &got_count));
+    assert_int_equal(got_count, 2);
+    assert_true(got_mesh.id == mesh.id && got_joints[0].id == a.id && got_joints[1].id == b.id);
+    assert_true(arbor_node_is_none(got_joints[2]));
+    assert_memory_equal(got_ibm, ibm, sizeof ibm);
+    ASSERT_OK(arbor_skins_skin(k, 1, &got_mesh, got_joints, got_ibm, 1, &got_count));
+    assert_true(got_count == 1 && got_mesh.id == other.id && got_joints[0].id == b.id);
+    assert_memory_equal(got_ibm, identity, sizeof identity);
+    got_joints[1] = ARBOR_NONE;
+    ASSERT_OK(arbor_skins_skin(k, 0, NULL, got_joints, NULL, 1, &got_count));
+    assert_true(got_count == 2 && got_joints[0].id == a.id && arbor_node_is_none(got_joints[1]));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_skins_skin", arbor_skins_skin(k, 2, &got_mesh, NULL, NULL, 0, &got_count));
+    assert_true(got_count == 0 && arbor_node_is_none(got_mesh));
     float out[3 * 16];
     /* no update: out-of-date matrices are computed first */
     ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT4, out, 3, NULL));

@@ -550,6 +550,14 @@ ROW(arbor_skins_add) {
 ROW(arbor_skins_count) { assert_int_equal(arbor_skins_count(NULL), 0); }
 ROW(arbor_skins_joint_total) { assert_int_equal(arbor_skins_joint_total(NULL), 0); }
 ROW(arbor_skins_first_joint) { assert_int_equal(arbor_skins_first_joint(NULL, 0), 0); }
+ROW(arbor_skins_skin) {
+    uint32_t count = 7;
+    arbor_node mesh = N;
+    INVALID(arbor_skins_skin(NULL, 0, &mesh, NULL, NULL, 0, &count));
+    assert_int_equal(count, 0);
+    assert_true(arbor_node_is_none(mesh));
+    INVALID(arbor_skins_skin(SKINS, 0, NULL, NULL, NULL, 0, NULL));
+}
 ROW(arbor_skins_compute) {
     INVALID(arbor_skins_compute(NULL, ARBOR_LAYOUT_MAT4, F16, 1, NULL));
     arbor_skin_desc d = { .mesh = N, .joints = &N, .joint_count = 1 };
@@ -756,7 +764,7 @@ static const row rows[] = {
     E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_validate),
     E(arbor_player_sample), E(arbor_player_blend), E(arbor_player_add), E(arbor_player_weights),
     E(arbor_skins_create), E(arbor_skins_destroy), E(arbor_skins_add), E(arbor_skins_count), E(arbor_skins_joint_total),
-    E(arbor_skins_first_joint), E(arbor_skins_compute),
+    E(arbor_skins_first_joint), E(arbor_skins_skin), E(arbor_skins_compute),
     E(arbor_gltf_load), E(arbor_gltf_load_memory), E(arbor_gltf_save), E(arbor_gltf_destroy), E(arbor_gltf_node_count),
     E(arbor_gltf_node), E(arbor_gltf_index), E(arbor_gltf_scene_count), E(arbor_gltf_loaded_scene),
     E(arbor_gltf_scene_name), E(arbor_gltf_scene_roots), E(arbor_gltf_counts_get), E(arbor_gltf_node_skin),

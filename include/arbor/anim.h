@@ -236,6 +236,15 @@ ARBOR_API uint32_t arbor_skins_count(const arbor_skins *skins);
 ARBOR_API uint32_t arbor_skins_joint_total(const arbor_skins *skins);
 ARBOR_API uint32_t arbor_skins_first_joint(const arbor_skins *skins, uint32_t skin);
 
+/* Skin `skin` of the set, as it was added: its mesh node into *mesh (may be NULL), its joints
+   into joints (at most cap; NULL to skip) and their inverse bind matrices (16 floats per joint,
+   column-major; identities where none were given) into ibm (NULL to skip; room for cap
+   matrices); *count gets the joint count, even when cap is smaller. Joint j's matrix is number
+   arbor_skins_first_joint(skins, skin) + j of arbor_skins_compute. A skin index out of range is
+   ARBOR_ERR_INVALID_ARGUMENT (*count 0). */
+ARBOR_API arbor_result arbor_skins_skin(const arbor_skins *skins, uint32_t skin, arbor_node *mesh, arbor_node *joints,
+                                        float *ibm, uint32_t cap, uint32_t *count);
+
 /* Writes every joint matrix of every skin, skin after skin: J = W_mesh^-1 * W_joint * IBM, as
    16 floats (ARBOR_LAYOUT_MAT4, column-major) or 12 (ARBOR_LAYOUT_MAT3X4: three rows of four,
    row-major) per joint, into out, which holds matrix_cap matrices. World matrices are read as

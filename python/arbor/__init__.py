@@ -18,6 +18,8 @@ Building a scene
         base.rotation = (0, 0.7071, 0, 0.7071)         # any sequence
         scene.update()            # the frame's batch; reads are right without it too
         scene.find("/base/arm")   # by a path of names; None when nothing matches
+        arm.path                  # "base/arm": the path find takes
+        print(scene.tree())       # the hierarchy as text, one node a line
 
 Conventions: matrices are 4x4 numpy arrays indexed [row, column] in the column-vector
 convention (``world_matrix @ [x, y, z, 1]`` maps a point of the node's frame into the world),
@@ -30,11 +32,12 @@ Nodes
 ``Scene.add`` returns a :class:`Node`. A Node is a handle: two Node objects of the same node
 compare equal and hash alike. ``name``, ``parent``, ``children``, ``translation``,
 ``rotation``, ``scale``, ``matrix`` (local), ``world_matrix``, ``world_position``,
-``world_version`` (changes whenever the world matrix may have changed), ``set_parent(parent,
+``world_version`` (changes whenever the world matrix may have changed), ``path`` (the path of
+names ``scene.find`` takes, None when no path finds the node), ``set_parent(parent,
 keep_world=False)``, ``destroy()`` (the node and its subtree), ``mesh``, ``bounds``,
 ``camera``, ``view_matrix()``, ``projection_matrix(aspect)``, ``look_at(eye, target, up)``.
 ``len(scene)`` counts the live nodes; iterating a scene gives its nodes parents first;
-``scene.roots`` lists the roots.
+``scene.roots`` lists the roots; ``scene.tree(root=None)`` draws the hierarchy as text.
 
 Many nodes at once: numpy arrays in, numpy arrays out
 ------------------------------------------------------
@@ -45,7 +48,9 @@ Many nodes at once: numpy arrays in, numpy arrays out
     scene.update()
     w = scene.world_matrices(nodes)                    # (N, 4, 4), or all nodes when None
 
-A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
+A NodeList indexes as a numpy array does: ``nodes[i]`` is a Node (negative from the end, numpy
+ints too), ``nodes[2:5]``, ``nodes[[4, 0, -1]]``, ``nodes[int_array]`` and ``nodes[bool_mask]``
+are NodeLists. A NodeList and a C-contiguous array of dtype ``arbor.real`` go to C without a copy; other
 arrays are converted first (a copy), and a plain list of Nodes is converted to handles (a
 Python loop).
 
@@ -73,7 +78,10 @@ Animation, skins, cameras, culling
     clip = scene.clip("Walk")                          # by name or index: scene.animations
     player = scene.player(clip)                        # rig: the file's nodes
     player.apply(1.5, loop=True); scene.update()
-    joints = scene.skins().joint_matrices()            # (J, 4, 4) float32
+    skins = scene.skins()
+    joints = skins.joint_matrices()                    # (J, 4, 4) float32
+    skins.joints[i], skins.inverse_bind_matrices[i]    # joint matrix i's node and IBM
+    skins.meshes[k], skins.first_joint(k)              # skin k's mesh node, its first joint matrix
     cam.camera = arbor.Camera.perspective(0.8, 0.1, 100)
     cam.view_matrix(); cam.projection_matrix(16 / 9)
     visible = scene.cull(cam, aspect=16 / 9)           # a NodeList of the nodes it sees
@@ -83,8 +91,17 @@ Errors
 Refused calls raise :class:`arbor.Error` subclasses (DeadNodeError, CycleError, LockedError,
 SingularError, NonFiniteError, InvalidArgumentError, DepthLimitError, FileError, ParseError,
 UnsupportedError, OutOfMemoryError, NotAChildError) whose message is arbor's, place included
-(``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``). A failed call changes
-nothing.
+(``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``; a file's message starts at
+the file and names it once). A FileError is an OSError of the matching kind, with ``errno``
+and ``filename``: ``except FileNotFoundError`` catches ``arbor.load("missing.gltf")``
+(arbor.FileNotFoundError; PermissionError, IsADirectoryError, NotADirectoryError and
+FileExistsError likewise). A failed call changes nothing.
+
+Arguments of a wrong type raise TypeError, as numpy and the standard library do: a str where a
+number goes (``player.apply("1.0")``), a float or a bool where an index goes
+(``scene.clip(1.5)``), a handle number where a Node goes. Python's and numpy's ints and floats
+are taken alike. A right type of a wrong shape or value raises InvalidArgumentError (a
+ValueError).
 
 Lifetime and threads
 --------------------
@@ -100,6 +117,9 @@ from ._anim import Clip, Player, Skins, apply_players
 from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, Error, FileError, InvalidArgumentError,
                       LockedError, NonFiniteError, NotAChildError, OutOfMemoryError, ParseError, SingularError,
                       UnsupportedError)
+# FileError's OSError subclasses: arbor.FileNotFoundError is a builtins.FileNotFoundError too. Not
+# in __all__, so that `from arbor import *` never hides the builtins.
+from ._errors import FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError  # noqa: F401
 from ._lowlevel import REAL as real
 from ._lowlevel import ffi as _ffi
 from ._lowlevel import lib as _lib
@@ -108,6 +128,7 @@ from ._scene import Camera, Node, NodeList, Scene, load
 
 #: The version of the arbor C library the package carries ("1.2.3").
 version = _ffi.string(_lib.ap_version()).decode()
+del _ffi, _lib     # the compiled module is arbor._lowlevel's alone (help(arbor) lists no submodule)
 __version__ = version
 
 __all__ = [

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The one Python module that touches the compiled extension: ``ffi``, ``lib`` (the C shims of
-_build.py), the numpy dtype of arbor_real, and how a result code becomes an exception."""
+../_build.py), the numpy dtype of arbor_real, and how a result code becomes an exception."""
 import numpy as np
 
 from ._arbor_cffi import ffi, lib
@@ -15,10 +15,18 @@ def last_error():
     return ffi.string(lib.ap_last_error()).decode("utf-8", "replace")
 
 
+def error(rc):
+    """The arbor.Error of the calling thread's last failure, with result code rc: arbor's message,
+    starting at the file where there is one (see error_for)."""
+    file, pointer = ffi.new("const char **"), ffi.new("const char **")
+    lib.ap_last_error_place(file, pointer)
+    return error_for(rc, last_error(), string(file[0]) or "", string(pointer[0]) or "")
+
+
 def check(rc):
     """Raises the arbor.Error subclass of a nonzero result code with arbor's message."""
     if rc:
-        raise error_for(rc, last_error())
+        raise error(rc)
 
 
 def string(ptr):

@@ -2,6 +2,7 @@
 """The pose path (arbor's pose.h): many nodes' TRS as writable numpy views of arbor's own memory."""
 import numpy as np
 
+from . import _args as args
 from . import _lowlevel as ll
 from ._anim import _ScenePart
 from ._errors import InvalidArgumentError
@@ -139,8 +140,8 @@ class Pose(_ScenePart):
         ``scene.update()`` or a read, as after any write."""
         p = self._p()
         pool = ffi.NULL
-        if threads is not None and threads != 1:
-            threads = int(threads)
+        threads = 1 if threads is None else args.index(threads, "Pose.apply: threads")
+        if threads != 1:
             if threads < 0:
                 raise InvalidArgumentError(f"Pose.apply: threads = {threads} is negative")
             if self._pool is None or self._pool_threads != threads:

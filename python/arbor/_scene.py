@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: MIT
 """Scenes, nodes, lists of nodes, cameras, glTF files: the Python face of arbor's C API."""
 import collections.abc
+import numbers
+import operator
 import os
 import weakref
 
 import numpy as np
 
+from . import _args as args
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
 from ._pose import Pose
@@ -21,47 +24,28 @@ def _label(node_id):
     return f"{node_id & 0xFFFFFFFF}v{node_id >> 32}"
 
 
-def _vector(value, n, what):
-    """value as n finite-or-not floats (arbor checks finiteness), or InvalidArgumentError."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{what}: expected {n} numbers: {e}") from None
-    if a.shape != (n,):
-        raise InvalidArgumentError(f"{what}: expected {n} numbers, got an array of shape {a.shape}")
-    return a
-
-
 def _matrix_in(value, what):
     """A 4x4 (row, column) matrix as 16 column-major arbor_reals."""
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"{what}: expected a 4x4 matrix: {e}") from None
+    a = args.numbers_array(value, what, np.float64)
     if a.shape != (4, 4):
         raise InvalidArgumentError(f"{what}: expected a 4x4 matrix, got an array of shape {a.shape}")
     return np.ascontiguousarray(a.T, dtype=REAL).ravel()
 
 
+def _readonly(a):
+    """a, made read-only: a copy handed out, whose writes would reach nothing."""
+    a.flags.writeable = False
+    return a
+
+
 def _matrix_out(flat):
-    """16 column-major values as a (4, 4) array indexed [row, column]."""
-    return flat.reshape(4, 4).T
+    """16 column-major values as a read-only (4, 4) array indexed [row, column]."""
+    return _readonly(flat.reshape(4, 4).T)
 
 
 def _encode(text, what):
-    if text is None:
-        return ffi.NULL
-    if not isinstance(text, str):
-        raise InvalidArgumentError(f"{what}: expected a str, got {type(text).__name__}")
-    b = text.encode("utf-8")
-    if b"\0" in b:
-        raise InvalidArgumentError(f"{what}: {text!r} holds a NUL character")
-    return b
-
-
-def _readonly(a):
-    a.flags.writeable = False
-    return a
+    b = args.text(text, what)
+    return ffi.NULL if b is None else b
 
 
 class Camera:
@@ -74,10 +58,14 @@ class Camera:
     __slots__ = ("type", "yfov", "aspect", "xmag", "ymag", "znear", "zfar")
 
     def __init__(self, type="perspective", yfov=0.0, aspect=0.0, xmag=0.0, ymag=0.0, znear=0.0, zfar=0.0):
+        if not isinstance(type, str):
+            raise TypeError(f"Camera: type: expected a str, got {type.__class__.__name__}")
         if type not in ("perspective", "orthographic"):
             raise InvalidArgumentError(f"Camera: type {type!r} is neither 'perspective' nor 'orthographic'")
-        self.type, self.yfov, self.aspect = type, float(yfov), float(aspect)
-        self.xmag, self.ymag, self.znear, self.zfar = float(xmag), float(ymag), float(znear), float(zfar)
+        self.type = type
+        for key, value in (("yfov", yfov), ("aspect", aspect), ("xmag", xmag), ("ymag", ymag), ("znear", znear),
+                           ("zfar", zfar)):
+            setattr(self, key, args.real(value, f"Camera: {key}"))
 
     @classmethod
     def perspective(cls, yfov, znear, zfar=0.0, aspect=0.0):
@@ -185,6 +173,22 @@ class Node:
         """How many ancestors the node has (a root: 0)."""
         return lib.ap_node_depth(self._s(), self._id)
 
+    @property
+    def path(self):
+        """The path of names from the node's root down to it, "base/joint/arm": the path
+        ``scene.find`` takes, so ``scene.find(node.path) == node``. None when no path finds the
+        node: a node on the way without a name or with a "/" in it, or an earlier sibling of the
+        same name on the way (find takes the first)."""
+        p = self._s()
+        names, h = [], self._id
+        for _ in range(lib.ap_node_depth(p, self._id) + 1):
+            names.append(ll.string(lib.ap_node_name(p, h)))
+            h = lib.ap_node_parent(p, h)
+        if any(not n or "/" in n for n in names):
+            return None
+        path = "/".join(reversed(names))
+        return path if lib.ap_scene_find(p, path.encode("utf-8")) == self._id else None
+
     def set_parent(self, parent, keep_world=False, before=None):
         """Moves the node (with its subtree) under parent (None: makes it a root), appended as the
         last child, or just before the sibling ``before``. keep_world=False keeps the local
@@ -196,7 +200,8 @@ class Node:
         p = self._s()
         pid = self._scene._id_of(parent, "Node.set_parent: parent")
         bid = self._scene._id_of(before, "Node.set_parent: before")
-        check(lib.ap_node_set_parent(p, self._id, pid, bid, bool(keep_world)))
+        keep = args.flag(keep_world, "Node.set_parent: keep_world")
+        check(lib.ap_node_set_parent(p, self._id, pid, bid, keep))
 
     def destroy(self):
         """Destroys the node and its whole subtree. Their Node objects raise from then on."""
@@ -215,7 +220,7 @@ class Node:
 
     @translation.setter
     def translation(self, value):
-        x, y, z = _vector(value, 3, "Node.translation").tolist()
+        x, y, z = args.vector(value, 3, "Node.translation").tolist()
         check(lib.ap_node_set_translation(self._s(), self._id, x, y, z))
 
     @property
@@ -226,7 +231,7 @@ class Node:
 
     @rotation.setter
     def rotation(self, value):
-        x, y, z, w = _vector(value, 4, "Node.rotation").tolist()
+        x, y, z, w = args.vector(value, 4, "Node.rotation").tolist()
         check(lib.ap_node_set_rotation(self._s(), self._id, x, y, z, w))
 
     @property
@@ -236,14 +241,14 @@ class Node:
 
     @scale.setter
     def scale(self, value):
-        x, y, z = _vector(value, 3, "Node.scale").tolist()
+        x, y, z = args.vector(value, 3, "Node.scale").tolist()
         check(lib.ap_node_set_scale(self._s(), self._id, x, y, z))
 
     @property
     def matrix(self):
         """The local matrix (4x4, [row, column]): T @ R @ S, or the node's own matrix when it is
-        matrix-backed. Assigning a 4x4 makes the node matrix-backed (unlocked, see
-        :meth:`set_matrix`)."""
+        matrix-backed: a new read-only array. Assigning a 4x4 makes the node matrix-backed
+        (unlocked, see :meth:`set_matrix`)."""
         a, out = ll.real_array(16)
         check(lib.ap_node_local_matrix(self._s(), self._id, out))
         return _matrix_out(a)
@@ -256,7 +261,8 @@ class Node:
         """Makes the local transform the 4x4 ``matrix`` (last row 0, 0, 0, 1), locked against TRS
         writes when lock is true (as glTF ``matrix`` nodes load)."""
         m = _matrix_in(matrix, "Node.set_matrix")
-        check(lib.ap_node_set_local_matrix(self._s(), self._id, ll.ptr(m, "arbor_real *"), bool(lock)))
+        lock = args.flag(lock, "Node.set_matrix: lock")
+        check(lib.ap_node_set_local_matrix(self._s(), self._id, ll.ptr(m, "arbor_real *"), lock))
 
     @property
     def locked(self):
@@ -267,17 +273,17 @@ class Node:
     @property
     def world_matrix(self):
         """The world matrix (4x4, [row, column], column-vector convention) as the scene stands
-        now: a new array. ``world_matrix[:3, 3]`` is the world position."""
+        now: a new read-only array. ``world_matrix[:3, 3]`` is the world position."""
         a, out = ll.real_array(16)
         check(lib.ap_node_world_matrix(self._s(), self._id, out))
         return _matrix_out(a)
 
     @property
     def world_position(self):
-        """Where the node's origin is in the world (3 values, a new array)."""
+        """Where the node's origin is in the world (3 values, a new read-only array)."""
         a, out = ll.real_array(16)
         check(lib.ap_node_world_matrix(self._s(), self._id, out))
-        return a[12:15].copy()
+        return _readonly(a[12:15])
 
     @property
     def world_version(self):
@@ -293,15 +299,17 @@ class Node:
 
     @mesh.setter
     def mesh(self, value):
-        check(lib.ap_node_set_mesh(self._s(), self._id, -1 if value is None else int(value)))
+        mesh = -1 if value is None else args.index(value, "Node.mesh")
+        check(lib.ap_node_set_mesh(self._s(), self._id, mesh))
 
     @property
     def bounds(self):
-        """The local box (min, max), two arrays of 3, or None. Settable from (min, max) or None."""
+        """The local box (min, max), two new read-only arrays of 3, or None. Settable from (min,
+        max) or None."""
         p = self._s()
         lo, plo = ll.real_array(3)
         hi, phi = ll.real_array(3)
-        return (lo, hi) if lib.ap_node_local_bounds(p, self._id, plo, phi) else None
+        return (_readonly(lo), _readonly(hi)) if lib.ap_node_local_bounds(p, self._id, plo, phi) else None
 
     @bounds.setter
     def bounds(self, value):
@@ -309,8 +317,10 @@ class Node:
         if value is None:
             check(lib.ap_node_set_bounds(p, self._id, ffi.NULL, ffi.NULL))
             return
-        lo = np.ascontiguousarray(_vector(value[0], 3, "Node.bounds min"), REAL)
-        hi = np.ascontiguousarray(_vector(value[1], 3, "Node.bounds max"), REAL)
+        if not isinstance(value, collections.abc.Sequence) or len(value) != 2:
+            raise TypeError(f"Node.bounds: expected (min, max) or None, got {type(value).__name__}")
+        lo = np.ascontiguousarray(args.vector(value[0], 3, "Node.bounds min"), REAL)
+        hi = np.ascontiguousarray(args.vector(value[1], 3, "Node.bounds max"), REAL)
         check(lib.ap_node_set_bounds(p, self._id, ll.ptr(lo, "arbor_real *"), ll.ptr(hi, "arbor_real *")))
 
     @property
@@ -330,7 +340,7 @@ class Node:
             check(lib.ap_node_set_camera(p, self._id, ffi.NULL))
             return
         if not isinstance(value, Camera):
-            raise InvalidArgumentError(f"Node.camera: expected an arbor.Camera, got {type(value).__name__}")
+            raise TypeError(f"Node.camera: expected an arbor.Camera or None, got {type(value).__name__}")
         kind = lib.ARBOR_CAMERA_PERSPECTIVE if value.type == "perspective" else lib.ARBOR_CAMERA_ORTHOGRAPHIC
         c = ffi.new("arbor_camera *", {"type": kind, "yfov": value.yfov, "aspect": value.aspect, "xmag": value.xmag,
                                        "ymag": value.ymag, "znear": value.znear, "zfar": value.zfar})
@@ -338,22 +348,25 @@ class Node:
 
     def view_matrix(self):
         """The view matrix V = inverse(world_matrix) (4x4): world space into the space of a
-        camera at this node, looking down its -Z. Any node may serve as the eye."""
+        camera at this node, looking down its -Z, as a new read-only array. Any node may serve as
+        the eye."""
         a, out = ll.real_array(16)
         check(lib.ap_camera_view_matrix(self._s(), self._id, out))
         return _matrix_out(a)
 
     def projection_matrix(self, aspect=0.0):
         """glTF's projection matrix of the node's camera (OpenGL clip space); a nonzero aspect
-        (width / height) overrides the camera's."""
+        (width / height) overrides the camera's. A new read-only array."""
         a, out = ll.real_array(16)
-        check(lib.ap_camera_projection_matrix(self._s(), self._id, float(aspect), out))
+        aspect = args.real(aspect, "Node.projection_matrix: aspect")
+        check(lib.ap_camera_projection_matrix(self._s(), self._id, aspect, out))
         return _matrix_out(a)
 
     def look_at(self, eye, target, up=(0.0, 1.0, 0.0)):
         """Writes the local translation and rotation so the node sits at eye (in its parent's
         frame) and looks down -Z at target, with +Y as close to up as can be."""
-        v = [np.ascontiguousarray(_vector(x, 3, "Node.look_at"), REAL) for x in (eye, target, up)]
+        v = [np.ascontiguousarray(args.vector(x, 3, f"Node.look_at: {what}"), REAL)
+             for x, what in ((eye, "eye"), (target, "target"), (up, "up"))]
         check(lib.ap_camera_look_at(self._s(), self._id, *(ll.ptr(x, "arbor_real *") for x in v)))
 
 
@@ -367,7 +380,9 @@ class NodeList(collections.abc.Sequence):
     __slots__ = ("_scene", "_ids")
 
     def __init__(self, scene, handles):
-        handles = np.ascontiguousarray(handles, dtype=_UINT64)
+        if not isinstance(scene, Scene):
+            raise TypeError(f"NodeList: expected an arbor.Scene, got {type(scene).__name__}")
+        handles = args.numbers_array(handles, "NodeList: handles", _UINT64, integers=True)
         handles.flags.writeable = False
         self._scene = scene
         self._ids = handles
@@ -386,10 +401,32 @@ class NodeList(collections.abc.Sequence):
         return len(self._ids)
 
     def __getitem__(self, index):
+        """nodes[i] is a Node (None for a file node destroyed since the load; i may be a numpy
+        int, negative from the end); nodes[slice], nodes[ints] (a list or numpy array of
+        indices, negative from the end, in any order, repeats allowed) and nodes[mask] (booleans,
+        one per node) are NodeLists. A float or a bool is not an index (TypeError)."""
         if isinstance(index, slice):
             return NodeList(self._scene, self._ids[index])
-        h = int(self._ids[index])
-        return Node(self._scene, h) if h else None
+        if isinstance(index, (numbers.Integral, np.integer)) and not isinstance(index, (bool, np.bool_)):
+            h = int(self._ids[operator.index(index)])     # IndexError beyond either end
+            return Node(self._scene, h) if h else None
+        if isinstance(index, (bool, np.bool_, str, bytes)) or not isinstance(index, (collections.abc.Sequence,
+                                                                                      np.ndarray)):
+            raise TypeError(f"NodeList indices are ints, slices, int arrays or boolean masks, not "
+                            f"{type(index).__name__}")
+        a = np.asarray(index)
+        if a.size == 0 and a.dtype.kind != "b":
+            a = a.astype(np.intp)
+        if a.ndim != 1 or a.dtype.kind not in "biu":
+            raise TypeError(f"NodeList indices are ints, slices, int arrays or boolean masks, not an array of "
+                            f"{a.dtype} and shape {a.shape}")
+        if a.dtype.kind == "b" and len(a) != len(self._ids):
+            raise IndexError(f"a boolean mask of {len(a)} for a NodeList of {len(self._ids)}")
+        return NodeList(self._scene, self._ids[a])
+
+    def __iter__(self):
+        for h in self._ids.tolist():
+            yield Node(self._scene, h) if h else None
 
     def __eq__(self, other):
         if isinstance(other, NodeList):
@@ -426,7 +463,8 @@ class Scene:
         self._doc = ffi.NULL      # the last loaded one: its file order, clips and skins; save()
         self._dependents = weakref.WeakSet()
         out = ffi.new("arbor_scene **")
-        check(lib.ap_scene_create(int(capacity), int(max_depth), out))
+        capacity, max_depth = args.index(capacity, "Scene: capacity"), args.index(max_depth, "Scene: max_depth")
+        check(lib.ap_scene_create(capacity, max_depth, out))
         self._ptr = out[0]
 
     def _p(self):
@@ -475,7 +513,7 @@ class Scene:
         if node is None:
             return 0
         if not isinstance(node, Node):
-            raise InvalidArgumentError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
+            raise TypeError(f"{what}: expected an arbor.Node or None, got {type(node).__name__}")
         if node._scene is not self:
             raise InvalidArgumentError(f"{what}: the node belongs to another scene")
         return node._id
@@ -486,11 +524,9 @@ class Scene:
             if nodes._scene is not self:
                 raise InvalidArgumentError(f"{what}: the NodeList belongs to another scene")
             return nodes._ids
-        try:
-            return np.fromiter((self._id_of(n, what) for n in nodes), dtype=_UINT64)
-        except TypeError:
-            raise InvalidArgumentError(f"{what}: expected a NodeList or a sequence of Nodes, "
-                                       f"got {type(nodes).__name__}") from None
+        if not isinstance(nodes, collections.abc.Iterable) or isinstance(nodes, (str, bytes, Node)):
+            raise TypeError(f"{what}: expected a NodeList or a sequence of Nodes, got {type(nodes).__name__}")
+        return np.fromiter((self._id_of(n, what) for n in nodes), dtype=_UINT64)
 
     def add(self, name=None, parent=None, translation=(0, 0, 0), rotation=(0, 0, 0, 1), scale=(1, 1, 1)):
         """Creates a node (the last child of parent, or the last root when parent is None) and
@@ -498,9 +534,9 @@ class Scene:
         quaternion, a tree deeper than max_depth."""
         p = self._p()
         pid = self._id_of(parent, "Scene.add: parent")
-        t = _vector(translation, 3, "Scene.add: translation")
-        r = _vector(rotation, 4, "Scene.add: rotation")
-        s = _vector(scale, 3, "Scene.add: scale")
+        t = args.vector(translation, 3, "Scene.add: translation")
+        r = args.vector(rotation, 4, "Scene.add: rotation")
+        s = args.vector(scale, 3, "Scene.add: scale")
         if not r.any():
             raise InvalidArgumentError("Scene.add: the rotation has no length")
         trs = np.concatenate([t, r, s]).astype(REAL)
@@ -517,7 +553,7 @@ class Scene:
         made."""
         p = self._p()
         under = self._id_of(parent, "Scene.add_many: parent")
-        par = np.ascontiguousarray(parents, dtype=np.int64)
+        par = args.numbers_array(parents, "Scene.add_many: parents", np.int64, integers=True)
         if par.ndim != 1:
             raise InvalidArgumentError(f"Scene.add_many: parents has shape {par.shape}, expected (N,)")
         n = len(par)
@@ -530,8 +566,8 @@ class Scene:
         for lo, hi, value, default, what in ((0, 3, translations, 0, "translations"), (3, 7, rotations, (0, 0, 0, 1),
                                               "rotations"), (7, 10, scales, 1, "scales")):
             try:
-                trs[:, lo:hi] = default if value is None else value
-            except (TypeError, ValueError) as e:
+                trs[:, lo:hi] = default if value is None else args.numbers_array(value, f"Scene.add_many: {what}", REAL)
+            except ValueError as e:     # shapes that do not broadcast
                 raise InvalidArgumentError(f"Scene.add_many: {what}: {e}") from None
         nonfinite = np.nonzero(~np.isfinite(trs).all(axis=1))[0]
         if len(nonfinite):
@@ -573,6 +609,40 @@ class Scene:
         n = lib.ap_scene_roots(p, ll.ptr(ids, "uint64_t *"), len(ids))
         return [Node(self, int(i)) for i in ids[:n]]
 
+    def tree(self, root=None):
+        """The scene (or root's subtree) as text, one node a line, parents first, each child under
+        its parent with a branch: ``print(scene.tree())``. A node shows its name, or ``[i]``, its
+        place among its siblings (roots among the roots), when it has none."""
+        p = self._p()
+        nodes = self.nodes._ids.tolist()
+        if root is not None:
+            top = self._id_of(root, "Scene.tree: root")
+            root._s()                                     # DeadNodeError for a destroyed one
+            start, depth = nodes.index(top), lib.ap_node_depth(p, top)
+            end = next((i for i in range(start + 1, len(nodes)) if lib.ap_node_depth(p, nodes[i]) <= depth),
+                       len(nodes))
+            nodes = nodes[start:end]
+        parents = [lib.ap_node_parent(p, h) for h in nodes]
+        last_child = {parent: h for h, parent in zip(nodes, parents)}   # preorder keeps sibling order
+        place, lines, path = {}, [], []        # path: (node, is its parent's last child) down to here
+        for h, parent in zip(nodes, parents):
+            place[parent] = place.get(parent, -1) + 1
+            name = ll.string(lib.ap_node_name(p, h))
+            if name is None and not path and parent:      # a subtree's unnamed top: its own place
+                place[parent] = [c.handle for c in Node(self, parent).children].index(h)
+            label = name if name is not None else f"[{place[parent]}]"
+            while path and path[-1][0] != parent:
+                path.pop()
+            if not path:                                  # a root, or the subtree's top
+                lines.append(label)
+                path.append((h, True))
+                continue
+            last = last_child[parent] == h
+            prefix = "".join("    " if done else "│   " for _, done in path[1:])
+            lines.append(prefix + ("└── " if last else "├── ") + label)
+            path.append((h, last))
+        return "\n".join(lines)
+
     def find(self, path):
         """The node at a path of names from a root down ("/base/joint/arm" or "base/joint/arm";
         the first of equally named siblings), None when nothing matches."""
@@ -602,7 +672,7 @@ class Scene:
     def _bulk(self, fn, nodes, values, width, what):
         p = self._p()
         ids = self._ids_of(nodes, what)
-        v = np.ascontiguousarray(values, dtype=REAL)   # no copy for a C-contiguous arbor.real array
+        v = args.numbers_array(values, f"{what}: values", REAL)   # no copy for a C-contiguous arbor.real array
         if v.shape != (len(ids), width):
             raise InvalidArgumentError(f"{what}: values has shape {v.shape}, expected ({len(ids)}, {width})")
         check(fn(p, ll.ptr(ids, "uint64_t *"), ll.ptr(v, "arbor_real *"), len(ids)))
@@ -640,12 +710,15 @@ class Scene:
         rejected by one box test. aspect (width / height) overrides the camera's. With
         stats=True, returns (nodes, box_tests)."""
         p = self._p()
+        if not isinstance(camera, Node):
+            raise TypeError(f"Scene.cull: camera: expected an arbor.Node, got {type(camera).__name__}")
         cid = self._id_of(camera, "Scene.cull: camera")
+        aspect = args.real(aspect, "Scene.cull: aspect")
         ids = np.empty(lib.ap_scene_node_count(p), _UINT64)
         count, tests = ffi.new("uint32_t *"), ffi.new("uint32_t *")
-        check(lib.ap_cull(p, cid, float(aspect), ll.ptr(ids, "uint64_t *"), len(ids), count, tests))
+        check(lib.ap_cull(p, cid, aspect, ll.ptr(ids, "uint64_t *"), len(ids), count, tests))
         visible = NodeList(self, ids[:min(count[0], len(ids))])
-        return (visible, int(tests[0])) if stats else visible
+        return (visible, int(tests[0])) if args.flag(stats, "Scene.cull: stats") else visible
 
     # ---- files ----
     def _add_doc(self, doc):
@@ -691,11 +764,11 @@ class Scene:
                                            f"(it has {', '.join(repr(n) for n in names) or 'none'})")
             index = names.index(animation)
         else:
-            index = int(animation)
+            index = args.index(animation, "Scene.clip: animation (a name or an index)")
             if not 0 <= index < len(names):
                 raise InvalidArgumentError(f"Scene.clip: animation {index} out of range (the file has {len(names)})")
         out = ffi.new("arbor_clip **")
-        check(lib.ap_gltf_clip(doc, index, bool(pointer), out))
+        check(lib.ap_gltf_clip(doc, index, args.flag(pointer, "Scene.clip: pointer"), out))
         return Clip(out[0])
 
     def player(self, clip, rig=None):
@@ -730,13 +803,16 @@ def load(path, scene=None, lenient=False):
     extension arbor cannot honour), DepthLimitError; the message names the file, a JSON pointer
     and the reason: ``robot.gltf: /nodes/7/children/1: node 3 already has parent 5``."""
     own = scene is None
+    if not own and not isinstance(scene, Scene):
+        raise TypeError(f"load: scene: expected an arbor.Scene or None, got {type(scene).__name__}")
+    lenient = args.flag(lenient, "load: lenient")
     if own:
         scene = Scene()
     p = scene._p()
     doc = ffi.new("arbor_gltf **")
-    rc = lib.ap_gltf_load(p, os.fsencode(path), bool(lenient), doc)
+    rc = lib.ap_gltf_load(p, os.fsencode(path), lenient, doc)
     if rc:
-        error = error_for(rc, ll.last_error())   # read before close() makes any other call
+        error = ll.error(rc)   # read before close() makes any other call
         if own:
             scene.close()
         raise error

@@ -46,13 +46,23 @@ def test_help_reads_like_a_manual():
     assert "class Scene" in text and "world_matrices(self, nodes=None)" in text
 
 
+def test_help_lists_no_build_helper():
+    """The cffi build script is not part of the installed package, so help(arbor) does not list
+    it among the package's contents (nor the compiled module's lib as a submodule)."""
+    import pkgutil
+    text = pydoc.render_doc(arbor, renderer=pydoc.plaintext)
+    assert "_build" not in {m.name for m in pkgutil.iter_modules(arbor.__path__)}
+    assert "_build" not in text and "SUBMODULES" not in text
+
+
 def test_the_c_api_is_named_in_one_file():
-    """Only _build.py names arbor's C functions (its shims); only _lowlevel.py loads the
-    compiled module; the other modules call the shims (lib.ap_*) and constants (lib.ARBOR_*)."""
+    """Only _build.py (beside the package, not installed) names arbor's C functions (its shims);
+    only _lowlevel.py loads the compiled module; the other modules call the shims (lib.ap_*) and
+    constants (lib.ARBOR_*)."""
     import re
     folder = os.path.dirname(arbor.__file__)
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".py") or name == "_build.py":
+        if not name.endswith(".py"):
             continue
         text = open(os.path.join(folder, name)).read()
         assert not re.search(r"\barbor_[a-z0-9_]+\s*\(", text), name

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Errors: the class of each refusal, arbor's message with its place, and a failed call
 changing nothing."""
+import errno
 import json
 import os
 import re
@@ -46,7 +47,7 @@ def test_messages_name_the_function_and_the_nodes():
             b.rotation = (0, 0, 1)
         with pytest.raises(arbor.InvalidArgumentError, match="no length"):
             b.rotation = (0, 0, 0, 0)
-        with pytest.raises(arbor.InvalidArgumentError, match=r"Scene.add: rotation"):
+        with pytest.raises(TypeError, match=r"Scene.add: rotation"):
             scene.add(rotation="abcd")
         with pytest.raises(arbor.DepthLimitError):
             with arbor.Scene(max_depth=2) as shallow:
@@ -95,6 +96,52 @@ def test_every_invalid_node_file_is_refused_or_loads_and_a_lenient_load_repairs(
     assert refused > 0
     with arbor.load(os.path.join(folder, "node_parent_override.gltf"), lenient=True) as scene:
         assert len(scene) == len(scene.file_nodes)
+
+
+def system_error(path, mode="rb"):
+    """What Python's own open() raises for path: the independent reference of errno and class."""
+    with pytest.raises(OSError) as err:
+        open(path, mode)
+    return err.value
+
+
+def test_file_errors_are_the_matching_os_errors(tmp_path):
+    """A file that cannot be opened raises the OSError subclass open() raises for it, with its
+    errno and filename, still an arbor.FileError; the message names the file once and no C
+    function."""
+    folder = tmp_path / "folder.gltf"
+    folder.mkdir()
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("x")
+    buffer_user = tmp_path / "buffer.gltf"
+    buffer_user.write_text(json.dumps({"asset": {"version": "2.0"}, "buffers": [{"uri": "gone.bin", "byteLength": 4}]}))
+    cases = [(str(tmp_path / "missing.gltf"), str(tmp_path / "missing.gltf"), FileNotFoundError),
+             (str(a_file / "x.gltf"), str(a_file / "x.gltf"), NotADirectoryError),
+             (str(buffer_user), str(tmp_path / "gone.bin"), FileNotFoundError)]
+    for path, failing, kind in cases:
+        reference = system_error(failing)
+        assert type(reference) is kind
+        with pytest.raises(kind) as err:
+            arbor.load(path)
+        e = err.value
+        assert isinstance(e, arbor.FileError) and isinstance(e, arbor.Error) and e.code == 10
+        assert (e.errno, e.strerror, e.filename) == (reference.errno, reference.strerror, failing)
+        assert str(e).count(failing) == 1 and "arbor_" not in str(e), str(e)
+        assert str(e).endswith(reference.strerror)
+    # a folder opens on Linux, so open() says nothing; reading it is EISDIR
+    with pytest.raises(IsADirectoryError) as err:
+        arbor.load(str(folder))
+    assert err.value.errno == errno.EISDIR and err.value.filename == str(folder)
+    assert str(err.value).count(str(folder)) == 1
+    with arbor.Scene() as scene:
+        scene.add("a")
+        for path, kind in ((tmp_path / "no" / "out.gltf", FileNotFoundError), (folder, IsADirectoryError)):
+            reference = system_error(path, "wb")
+            assert type(reference) is kind
+            with pytest.raises(kind) as err:
+                scene.save(str(path))
+            assert (err.value.errno, err.value.filename) == (reference.errno, str(path))
+            assert str(err.value).count(str(path)) == 1 and "arbor_" not in str(err.value)
 
 
 def test_missing_file_and_bad_save():

@@ -110,6 +110,28 @@ uint32_t arbor_skins_first_joint(const arbor_skins *k, uint32_t skin) {
     return k && skin < k->count ? k->skins[skin].first : 0;
 }
 
+arbor_result arbor_skins_skin(const arbor_skins *k, uint32_t skin, arbor_node *mesh, arbor_node *joints, float *ibm,
+                              uint32_t cap, uint32_t *count) {
+    static const char *const fn = "arbor_skins_skin";
+    if (mesh) *mesh = ARBOR_NONE;
+    if (count) *count = 0;
+    if (!k || !count) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skins and count are required");
+    if (skin >= k->count) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skin %u: the set has %u skins", skin, k->count);
+    const skin_record *sk = &k->skins[skin];
+    uint32_t n = sk->count < cap ? sk->count : cap;
+    for (uint32_t j = 0; j < n; j++) {
+        const joint_record *joint = &k->joints[sk->first + j];
+        if (joints) joints[j] = joint->node;
+        if (!ibm) continue;
+        arbor_real m[16];
+        arbor__affine_to_mat4(m, joint->ibm);
+        for (int e = 0; e < 16; e++) ibm[(size_t)j * 16 + e] = (float)m[e]; /* exact: it was a float */
+    }
+    if (mesh) *mesh = sk->mesh;
+    *count = sk->count;
+    return ARBOR_OK;
+}
+
 /* ---- joint matrices -------------------------------------------------------------------------- */
 
 /* The node's slot, its world matrix current (computed first when out of date); 0 for a dead node. */

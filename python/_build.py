@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""cffi build script of arbor's extension module, ``arbor._arbor_cffi`` (API mode).
+"""cffi build script of arbor's extension module, ``arbor._arbor_cffi`` (API mode). It sits
+beside the package, not in it, so that the installed package (and help(arbor)) does not carry it.
 
 This file is the one place where the package names arbor's C functions: the C shims below call
 them, and the cdef is read off the shims' one-line prototypes (every line that starts with
@@ -28,6 +29,13 @@ _Static_assert(sizeof(arbor_node) == sizeof(uint64_t), "arbor_node is one uint64
 
 /* ---- base ---- */
 AP const char *ap_last_error(void) { return arbor_last_error(); }
+/* The last failure's file and JSON pointer ("" for none); returns its code. */
+AP int ap_last_error_place(const char **file, const char **pointer) {
+    arbor_error_info e = arbor_last_error_info();
+    *file = e.file;
+    *pointer = e.pointer;
+    return e.code;
+}
 AP const char *ap_result_string(int r) { return arbor_result_string((arbor_result)r); }
 AP const char *ap_version(void) { return arbor_version(); }
 AP size_t ap_real_size(void) { return arbor_real_size(); }
@@ -226,6 +234,12 @@ AP void ap_skins_free(arbor_skins *k) { arbor_skins_destroy(k); }
 AP uint32_t ap_skins_count(const arbor_skins *k) { return arbor_skins_count(k); }
 AP uint32_t ap_skins_joint_total(const arbor_skins *k) { return arbor_skins_joint_total(k); }
 AP uint32_t ap_skins_first_joint(const arbor_skins *k, uint32_t skin) { return arbor_skins_first_joint(k, skin); }
+AP int ap_skins_skin(const arbor_skins *k, uint32_t skin, uint64_t *mesh, uint64_t *joints, float *ibm, uint32_t cap, uint32_t *count) {
+    arbor_node m;
+    arbor_result r = arbor_skins_skin(k, skin, &m, (arbor_node *)(void *)joints, ibm, cap, count);
+    *mesh = m.id;
+    return r;
+}
 AP int ap_skins_compute(arbor_skins *k, bool mat3x4, float *out, uint32_t cap) { return arbor_skins_compute(k, mat3x4 ? ARBOR_LAYOUT_MAT3X4 : ARBOR_LAYOUT_MAT4, out, cap, NULL); }
 """
 
