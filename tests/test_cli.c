@@ -401,10 +401,7 @@ static void test_convert_self_contained(void **state) {
     (void)state;
     const char *shoe = ARBOR_SHARED_DIR "/gltf/extensions/variants_MaterialsVariantsShoe/MaterialsVariantsShoe.gltf";
     struct stat st;
-    if (stat(shoe, &st) != 0) {
-        print_message("skipped: %s is absent\n", shoe);
-        skip();
-    }
+    if (stat(shoe, &st) != 0) TEST_SKIP_SHARED(shoe);
     const char *dirs[] = { OUT_DIR "/alone", OUT_DIR "/external" };
     for (int k = 0; k < 2; k++) {
         char args[2 * PATH_MAX], count_cmd[PATH_MAX];
