@@ -246,9 +246,10 @@ static void check_info(const char *path) {
             duration = fmax(duration, json_number_value(max));
         }
         json_int_t keyframes = 0;
-        for (size_t k = 0; k < json_array_size(channels); k++)
-            keyframes += accessor_count(g, json_object_get(json_array_get(samplers, (size_t)json_integer_value(json_object_get(
-                                                                json_array_get(channels, k), "sampler"))), "input"));
+        for (size_t k = 0; k < json_array_size(channels); k++) {
+            json_t *sampler = json_object_get(json_array_get(channels, k), "sampler");
+            keyframes += accessor_count(g, json_object_get(json_array_get(samplers, (size_t)json_integer_value(sampler)), "input"));
+        }
         ASSERT_NEAR(json_number_value(json_object_get(o, "duration")), duration, 1e-6 * fmax(1, duration));
         assert_int_equal(json_integer_value(json_object_get(o, "keyframes")), keyframes);
     }

@@ -65,9 +65,10 @@ static bool have_vectors_(const char *func) {
     return false;
 }
 
-static unsigned char *vector_file(const char *name, const char *ext, size_t *size) {
+/* dir/name.ext, whole (free it); fails the test when it cannot be read. */
+static unsigned char *data_file(const char *dir, const char *name, const char *ext, size_t *size) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.%s", VECTORS, name, ext);
+    snprintf(path, sizeof path, "%s/%s.%s", dir, name, ext);
     unsigned char *p = (unsigned char *)read_file(path, size);
     if (!p) fail_msg("cannot read %s", path);
     return p;
@@ -97,7 +98,7 @@ static void test_codec_vectors(void **state) {
         size_t stride = (size_t)json_integer_value(json_object_get(v, "stride"));
         int filter = filter_of(json_string_value(json_object_get(v, "filter")));
         size_t in_size, out_size;
-        unsigned char *in = vector_file(name, "in", &in_size), *want = vector_file(name, "out", &out_size);
+        unsigned char *in = data_file(VECTORS, name, "in", &in_size), *want = data_file(VECTORS, name, "out", &out_size);
         assert_int_equal(out_size, count * stride);
         unsigned char *ours = calloc(count * stride, 1), *lib = calloc(count * stride, 1);
         int r = arbor__meshopt_decode_attributes(ours, count, stride, in, in_size);
@@ -155,14 +156,6 @@ typedef struct committed {
     size_t count, stride;
 } committed;
 
-static unsigned char *committed_file(const char *name, const char *ext, size_t *size) {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s.%s", COMMITTED, name, ext);
-    unsigned char *p = (unsigned char *)read_file(path, size);
-    if (!p) fail_msg("cannot read %s", path);
-    return p;
-}
-
 /* The vector of index.txt called name (any, when name is NULL: the i-th); false past the end. */
 static bool committed_vector(size_t i, const char *name, committed *v) {
     FILE *f = fopen(COMMITTED "/index.txt", "r");
@@ -197,7 +190,7 @@ static void test_committed_vectors(void **state) {
     size_t checked = 0, colors = 0;
     for (size_t i = 0; committed_vector(i, NULL, &v); i++) {
         size_t in_size, want_size;
-        unsigned char *in = committed_file(v.name, "in", &in_size), *want = committed_file(v.name, "out", &want_size);
+        unsigned char *in = data_file(COMMITTED, v.name, "in", &in_size), *want = data_file(COMMITTED, v.name, "out", &want_size);
         assert_int_equal(want_size, v.count * v.stride);
         assert_int_equal(in[0], 0xa1); /* version 1 */
         unsigned char *ours = calloc(v.count * v.stride, 1);
@@ -213,7 +206,7 @@ static void test_committed_vectors(void **state) {
         free(want);
         free(ours);
     }
-    assert_int_equal(checked, 82); /* committed.mjs: 4 patterns x 4 shapes x 4 levels, 6 x 3 COLOR */
+    assert_int_equal(checked, 98); /* committed.mjs: 5 patterns x 4 shapes x 4 levels, 6 x 3 COLOR */
     assert_int_equal(colors, 18);
     print_message("%zu committed vectors (%zu with COLOR) decode bit for bit to the npm reference decoder's bytes\n", checked,
                   colors);
@@ -232,7 +225,7 @@ static void test_committed_mutations(void **state) {
         committed v;
         if (!committed_vector(0, names[k], &v)) fail_msg("%s is not in index.txt", names[k]);
         size_t size;
-        unsigned char *in = committed_file(v.name, "in", &size), *copy = malloc(size);
+        unsigned char *in = data_file(COMMITTED, v.name, "in", &size), *copy = malloc(size);
         unsigned char *out = malloc(v.count * v.stride);
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s.mut", COMMITTED, v.name);
@@ -760,7 +753,7 @@ static void test_damaged_streams(void **state) {
     size_t refused = 0, tried = 0;
     for (int v = 0; v < 4; v++) {
         size_t size;
-        unsigned char *in = vector_file(names[v], "in", &size);
+        unsigned char *in = data_file(VECTORS, names[v], "in", &size);
         size_t count = v == 0 ? 300 : v == 1 ? 17 : v == 2 ? 256 : 16, stride = v == 0 ? 16 : v == 1 ? 12 : v == 2 ? 36 : 8;
         unsigned char *out = malloc(count * stride);
         for (size_t n = 0; n < size; n++) { /* truncated: always refused */
@@ -780,7 +773,7 @@ static void test_damaged_streams(void **state) {
     size_t count[] = {300, 17}, stride[] = {16, 12};
     for (int v = 0; v < 2; v++) {
         size_t size, n = count[v] * stride[v];
-        unsigned char *in = vector_file(v0[v], "in", &size), *copy = malloc(size), *ours = malloc(n), *lib = malloc(n);
+        unsigned char *in = data_file(VECTORS, v0[v], "in", &size), *copy = malloc(size), *ours = malloc(n), *lib = malloc(n);
         assert_int_equal(in[0], 0xa0);
         for (size_t b = 0; b < size; b++)
             for (unsigned x = 1; x < 256; x += 37) {

@@ -8,7 +8,7 @@
 // registry. Run by hand when the vectors should change, and commit what it writes:
 //
 //   d=$(mktemp -d) && cp tests/meshopt/package.json tests/meshopt/package-lock.json "$d" &&
-//   (cd "$d" && npm ci) && cp tests/meshopt/committed.mjs "$d" &&
+//   (cd "$d" && npm ci) && cp tests/meshopt/committed.mjs tests/meshopt/inputs.mjs "$d" &&
 //   node "$d/committed.mjs" tests/meshopt/vectors && rm -rf "$d"
 //
 // OUT/index.txt: one vector a line, "name count stride filter" (filter NONE or COLOR);
@@ -24,6 +24,7 @@ import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { generator, patterns as makePatterns, colors as makeColors } from './inputs.mjs';
 
 // not among the package's exports: beside its decoder module
 const { MeshoptDecoder: Reference } = await import(new URL('meshopt_decoder_reference.js', import.meta.resolve('meshoptimizer/decoder')));
@@ -36,15 +37,7 @@ if (!out) {
 }
 mkdirSync(out, { recursive: true });
 
-let seed = 0x9e3779b9; // xorshift32: every run writes the same files
-function random() {
-    seed ^= seed << 13;
-    seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    seed >>>= 0;
-    return seed / 4294967296;
-}
+const random = generator(0x9e3779b9);
 
 // The reference decoder's bytes; throws when either decoder refuses the stream, or when the two
 // disagree beyond what the filter's rounding allows.
@@ -67,27 +60,8 @@ function fnv1a64(bytes) {
     return h.toString(16).padStart(16, '0');
 }
 
-// Byte patterns that reach the version 1 encoder's choices: smooth floats (channel deltas of
-// 2 and 4 bytes, rotations), small integers, constant bytes (control mode 'all zero'), noise
-// (literal bytes).
-const patterns = {
-    floats(count, stride) {
-        const f = new Float32Array((count * stride) / 4);
-        for (let i = 0; i < f.length; i++) f[i] = Math.cos(i * 0.21) * 50 + (i % (stride / 4)) * 7;
-        return new Uint8Array(f.buffer);
-    },
-    shorts(count, stride) {
-        const s = new Uint16Array((count * stride) / 2);
-        for (let i = 0; i < s.length; i++) s[i] = (500 + Math.floor(i / (stride / 2)) * 3 + (i % 5) * 900) & 0xffff;
-        return new Uint8Array(s.buffer);
-    },
-    constant(count, stride) {
-        return new Uint8Array(count * stride).map((_, i) => (i % stride) * 13);
-    },
-    noise(count, stride) {
-        return new Uint8Array(count * stride).map(() => Math.floor(random() * 256));
-    },
-};
+// Version 1 streams of each pattern (inputs.mjs) at each level, in four shapes.
+const patterns = makePatterns(random);
 const index = [];
 function vector(name, count, stride, raw, level, filter) {
     const stream = MeshoptEncoder.encodeVertexBufferLevel(raw, count, stride, level, 1);
@@ -104,11 +78,7 @@ for (const [pname, make] of Object.entries(patterns))
             const name = `${pname}_s${stride}_n${count}_l${level}`;
             streams[name] = vector(name, count, stride, make(count, stride), level, 'NONE');
         }
-function colors(count) {
-    const f = new Float32Array(count * 4);
-    for (let i = 0; i < f.length; i++) f[i] = i % 4 === 3 ? 0.25 + random() * 0.75 : random();
-    return f;
-}
+const colors = (count) => makeColors(random, count);
 for (const [stride, bits] of [[4, 2], [4, 6], [4, 8], [8, 9], [8, 12], [8, 16]])
     for (const count of [1, 16, 100]) {
         const name = `color_s${stride}_b${bits}_n${count}`;
