@@ -104,8 +104,7 @@ def main():
     w("")
     w(f"- Date: {meta.get('date', '?')}; run took {int(meta.get('seconds', '0')) // 60} min "
       f"{int(meta.get('seconds', '0')) % 60} s ({meta.get('mode', '?')} run)")
-    w(f"- CPU: {meta.get('cpu', '?')}, {meta.get('cores', '?')} cores; memory {meta.get('memory', '?')}; "
-      f"Linux {meta.get('kernel', '?')}")
+    w(f"- {meta.get('machine', 'CPU: ?')}")
     w(f"- Load average (1, 5, 15 min) before the run: {meta.get('load_before', '?')}; after: "
       f"{meta.get('load_after', '?')}")
     w(f"- Compiler: {meta.get('cc', '?')}; every C program: `{meta.get('cflags', '?')}` (no -march: the SSE2 "

@@ -870,12 +870,11 @@ static void test_gltf_extension_files(void **state) {
     static const char *const files[] = {"meshopt_BoxMeshopt/BoxMeshopt.gltf", "meshopt_BoxTextured/BoxTextured_meshopt.glb",
                                         "draco_BoxMetaDraco/BoxMetaDraco.gltf"};
     make_dir(OUT_DIR);
-    int tried = 0;
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
         char path[PATH_MAX], name[PATH_MAX + 32], out[PATH_MAX];
         snprintf(path, sizeof path, "%s/gltf/extensions/%s", ARBOR_SHARED_DIR, files[i]);
         FILE *f = fopen(path, "rb");
-        if (!f) continue;
+        if (!f) TEST_SKIP_SHARED(path);
         fclose(f);
         snprintf(name, sizeof name, "arbor_gltf_load %s", files[i]);
         fault_case load = {.name = name, .setup = setup_small, .op = op_load, .allocates = true, .in = path};
@@ -884,9 +883,7 @@ static void test_gltf_extension_files(void **state) {
         snprintf(out, sizeof out, "%s/extension_%zu.glb", OUT_DIR, i);
         fault_case save = {.name = name, .setup = setup_load, .op = op_save, .allocates = true, .in = path, .out = out};
         sweep(&save);
-        tried++;
     }
-    if (!tried) skip();
 }
 
 int main(void) {

@@ -19,14 +19,10 @@
  *
  * Expectations: lod_CubeWithLOD_jsononly is a JSON-only fixture whose POSITION accessor has no
  * min and max: it must be refused with a message naming the file and the pointer (or, should
- * arbor ever load it, load its hierarchy). The meshopt_ files need EXT_meshopt_compression
- * decoding, which branch i15a brings: until then they must be refused as unsupported, naming
- * the extension. MESHOPT_DECODED flips them to "must load" (whoever merges second sets it).
+ * arbor ever load it, load its hierarchy). The meshopt_ files load like the others.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "test_samples.h"
-
-#include <jansson.h>
+#include "test_gltf_json.h"
 
 #include "arbor/edit.h"
 #include "arbor/gltf.h"
@@ -35,11 +31,6 @@
 
 #define EXT_DIR ARBOR_SHARED_DIR "/gltf/extensions"
 #define OUT_DIR ARBOR_TEST_OUTPUT_DIR "/gltf_ext"
-
-/* Set to 1 once EXT_meshopt_compression decoding (branch i15a) is merged. */
-#ifndef MESHOPT_DECODED
-#define MESHOPT_DECODED 1
-#endif
 
 #if ARBOR_REAL_IS_DOUBLE
 #define TOL 1e-9
@@ -106,206 +97,6 @@ static void free_corpus(corpus *c) {
     }
 }
 
-/* ---- the file's own data, read here -------------------------------------------------------------- */
-
-typedef struct file_data {
-    json_t *root;
-    unsigned char *bin; /* the GLB BIN chunk */
-    size_t bin_size;
-    unsigned char **buffers; /* per buffer: its bytes (NULL: none at hand) */
-    size_t *sizes;
-    size_t buffer_count;
-} file_data;
-
-static file_data read_gltf(const char *path) {
-    file_data f = {0};
-    size_t size = 0;
-    char *data = read_file(path, &size);
-    assert_non_null(data);
-    json_error_t je;
-    if (size >= 20 && !memcmp(data, "glTF", 4)) {
-        uint32_t len, bin_len = 0;
-        memcpy(&len, data + 12, 4);
-        f.root = json_loadb(data + 20, len, 0, &je);
-        if (20 + len + 8 <= size) {
-            memcpy(&bin_len, data + 20 + len, 4);
-            f.bin = malloc(bin_len ? bin_len : 1);
-            memcpy(f.bin, data + 28 + len, bin_len);
-            f.bin_size = bin_len;
-        }
-    } else {
-        f.root = json_loadb(data, size, 0, &je);
-    }
-    free(data);
-    assert_non_null(f.root);
-    json_t *buffers = json_object_get(f.root, "buffers");
-    f.buffer_count = json_array_size(buffers);
-    f.buffers = calloc(f.buffer_count + 1, sizeof *f.buffers);
-    f.sizes = calloc(f.buffer_count + 1, sizeof *f.sizes);
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    for (size_t b = 0; b < f.buffer_count; b++) {
-        const char *uri = json_string_value(json_object_get(json_array_get(buffers, b), "uri"));
-        if (!uri) {
-            if (b == 0 && f.bin) {
-                f.buffers[b] = f.bin;
-                f.sizes[b] = f.bin_size;
-                f.bin = NULL;
-            }
-        } else if (!strncmp(uri, "data:", 5)) {
-            const char *comma = strchr(uri, ',');
-            f.buffers[b] = malloc(strlen(uri));
-            f.sizes[b] = unbase64(f.buffers[b], comma + 1);
-        } else {
-            char file[2 * PATH_MAX];
-            snprintf(file, sizeof file, "%s/%s", dir, uri);
-            f.buffers[b] = (unsigned char *)read_file(file, &f.sizes[b]);
-        }
-    }
-    return f;
-}
-
-static void free_gltf(file_data *f) {
-    for (size_t b = 0; b < f->buffer_count; b++) free(f->buffers[b]);
-    free(f->buffers);
-    free(f->sizes);
-    free(f->bin);
-    json_decref(f->root);
-}
-
-static double num(json_t *v, double fallback) { return json_is_number(v) ? json_number_value(v) : fallback; }
-
-/* Component c of element e of accessor a, as glTF means it (normalized integers as the spec
-   says); plain bufferViews only, as the corpus's instance accessors are. */
-static double element(const file_data *f, uint32_t a, uint64_t e, int c) {
-    json_t *acc = json_array_get(json_object_get(f->root, "accessors"), a);
-    json_t *view = json_array_get(json_object_get(f->root, "bufferViews"), (size_t)json_integer_value(json_object_get(acc, "bufferView")));
-    int ctype = (int)json_integer_value(json_object_get(acc, "componentType"));
-    int size = ctype == 5126 || ctype == 5125 ? 4 : ctype == 5122 || ctype == 5123 ? 2 : 1;
-    const char *type = json_string_value(json_object_get(acc, "type"));
-    int ncomp = !strcmp(type, "SCALAR") ? 1 : type[3] - '0';
-    size_t stride = (size_t)num(json_object_get(view, "byteStride"), (double)(ncomp * size));
-    size_t buffer = (size_t)json_integer_value(json_object_get(view, "buffer"));
-    size_t at = (size_t)num(json_object_get(view, "byteOffset"), 0) + (size_t)num(json_object_get(acc, "byteOffset"), 0) +
-                (size_t)e * stride + (size_t)c * (size_t)size;
-    assert_non_null(f->buffers[buffer]);
-    assert_true(at + (size_t)size <= f->sizes[buffer]);
-    const unsigned char *p = f->buffers[buffer] + at;
-    bool normalized = json_is_true(json_object_get(acc, "normalized"));
-    switch (ctype) {
-    case 5126: {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    case 5120: return normalized ? fmax((int8_t)p[0] / 127.0, -1.0) : (int8_t)p[0];
-    case 5121: return normalized ? p[0] / 255.0 : p[0];
-    case 5122: {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return normalized ? fmax(v / 32767.0, -1.0) : v;
-    }
-    case 5123: {
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return normalized ? v / 65535.0 : v;
-    }
-    default: {
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    }
-}
-
-/* ---- products in double ------------------------------------------------------------------------- */
-
-static void node_local(json_t *node, double out[16]) {
-    json_t *m = json_object_get(node, "matrix");
-    if (m) {
-        for (int i = 0; i < 16; i++) out[i] = num(json_array_get(m, (size_t)i), 0);
-        return;
-    }
-    json_t *t = json_object_get(node, "translation"), *r = json_object_get(node, "rotation"), *s = json_object_get(node, "scale");
-    double tv[3], rv[4], sv[3];
-    for (int i = 0; i < 3; i++) tv[i] = num(json_array_get(t, (size_t)i), 0), sv[i] = num(json_array_get(s, (size_t)i), 1);
-    for (int i = 0; i < 4; i++) rv[i] = num(json_array_get(r, (size_t)i), i == 3 ? 1 : 0);
-    test_ref_compose(out, tv, rv, sv);
-}
-
-/* Every node's world matrix and effective visibility, in double, from the JSON alone. */
-typedef struct expected {
-    size_t count;
-    double (*world)[16];
-    bool *visible;
-} expected;
-
-static expected expect_from(const file_data *f) {
-    json_t *nodes = json_object_get(f->root, "nodes");
-    expected x = {json_array_size(nodes), NULL, NULL};
-    x.world = calloc(x.count + 1, sizeof *x.world);
-    x.visible = calloc(x.count + 1, sizeof *x.visible);
-    long *parent = malloc((x.count + 1) * sizeof *parent);
-    for (size_t i = 0; i < x.count; i++) parent[i] = -1;
-    for (size_t i = 0; i < x.count; i++) {
-        json_t *children = json_object_get(json_array_get(nodes, i), "children");
-        for (size_t k = 0; k < json_array_size(children); k++) parent[json_integer_value(json_array_get(children, k))] = (long)i;
-    }
-    for (size_t i = 0; i < x.count; i++) { /* up the chain each time: small files */
-        json_t *node = json_array_get(nodes, i);
-        node_local(node, x.world[i]);
-        json_t *vis = json_object_get(json_object_get(json_object_get(node, "extensions"), "KHR_node_visibility"), "visible");
-        x.visible[i] = !json_is_false(vis);
-        for (long p = parent[i]; p >= 0; p = parent[p]) {
-            double pl[16];
-            json_t *pn = json_array_get(nodes, (size_t)p);
-            node_local(pn, pl);
-            test_ref_mul(x.world[i], pl, x.world[i]);
-            json_t *pv = json_object_get(json_object_get(json_object_get(pn, "extensions"), "KHR_node_visibility"), "visible");
-            if (json_is_false(pv)) x.visible[i] = false;
-        }
-    }
-    free(parent);
-    return x;
-}
-
-static void free_expected(expected *x) {
-    free(x->world);
-    free(x->visible);
-}
-
-/* Instance e's world matrix of node i, in double, from the file's accessors. */
-static void instance_world(const file_data *f, const expected *x, size_t i, uint64_t e, double out[16]) {
-    json_t *attributes = json_object_get(
-        json_object_get(json_object_get(json_array_get(json_object_get(f->root, "nodes"), i), "extensions"), "EXT_mesh_gpu_instancing"),
-        "attributes");
-    json_t *ta = json_object_get(attributes, "TRANSLATION"), *ra = json_object_get(attributes, "ROTATION"),
-           *sa = json_object_get(attributes, "SCALE");
-    double t[3] = {0, 0, 0}, r[4] = {0, 0, 0, 1}, s[3] = {1, 1, 1}, local[16];
-    for (int c = 0; c < 3; c++) {
-        if (ta) t[c] = element(f, (uint32_t)json_integer_value(ta), e, c);
-        if (sa) s[c] = element(f, (uint32_t)json_integer_value(sa), e, c);
-    }
-    for (int c = 0; c < 4 && ra; c++) r[c] = element(f, (uint32_t)json_integer_value(ra), e, c);
-    test_ref_compose(local, t, r, s);
-    test_ref_mul(out, x->world[i], local);
-}
-
-static uint64_t instance_count(const file_data *f, size_t i) {
-    json_t *attributes = json_object_get(
-        json_object_get(json_object_get(json_array_get(json_object_get(f->root, "nodes"), i), "extensions"), "EXT_mesh_gpu_instancing"),
-        "attributes");
-    const char *key;
-    json_t *value;
-    json_object_foreach(attributes, key, value) {
-        return (uint64_t)json_integer_value(
-            json_object_get(json_array_get(json_object_get(f->root, "accessors"), (size_t)json_integer_value(value)), "count"));
-    }
-    return 0;
-}
-
 /* Every node of the loaded file against what the file says (f: the file the scene came from,
    whose node indices are those of the document). Returns the instances checked. */
 static uint64_t check_against(const loaded *l, const file_data *f, const char *what) {
@@ -365,8 +156,6 @@ static void note_written(const char *written, const char *source) {
     if (g_sources) fprintf(g_sources, "%s\t%s\n", written, source);
 }
 
-static bool is_meshopt(const char *folder) { return !strncmp(folder, "meshopt_", 8); }
-
 static void test_every_file(void **state) {
     (void)state;
     if (!have_corpus()) TEST_SKIP_SHARED(EXT_DIR);
@@ -381,17 +170,6 @@ static void test_every_file(void **state) {
         arbor_scene *s = new_scene(NULL);
         arbor_gltf *doc = NULL;
                 arbor_result r = arbor_gltf_load(s, c.path[i], NULL, &doc);
-        if (is_meshopt(c.folder[i]) && !MESHOPT_DECODED) {
-            /* expected to fail until meshopt decoding (branch i15a) lands: then set MESHOPT_DECODED */
-            if (r == ARBOR_OK)
-                fail_msg("%s loads now: EXT_meshopt_compression is decoded, set MESHOPT_DECODED to 1", c.path[i]);
-            assert_int_equal(r, ARBOR_ERR_UNSUPPORTED);
-            assert_non_null(strstr(arbor_last_error(), "meshopt_compression"));
-            assert_non_null(strstr(arbor_last_error(), c.path[i]));
-            assert_int_equal(arbor_scene_node_count(s), 0);
-            arbor_scene_destroy(s);
-            continue;
-        }
         if (!strcmp(c.folder[i], "lod_CubeWithLOD_jsononly") && r != ARBOR_OK) {
             /* JSON only: its buffer has no bytes and POSITION no min and max */
             assert_int_equal(r, ARBOR_ERR_PARSE);
@@ -443,11 +221,11 @@ static void test_every_file(void **state) {
 
 /* ---- edits saved ------------------------------------------------------------------------------------- */
 
-static void expect_instance(arbor_scene *s, arbor_node n, uint32_t i, const arbor_trs *v) {
-    double node_world[16], local[16], want[16];
+/* Instance i of n is node_world (the double product of the node's chain, from the file's JSON
+   or the TRS the scene was built with) times the instance's TRS v. */
+static void expect_instance(arbor_scene *s, arbor_node n, const double node_world[16], uint32_t i, const arbor_trs *v) {
+    double local[16], want[16];
     arbor_real w[16];
-    ASSERT_OK(arbor_node_world_matrix(s, n, w));
-    for (int k = 0; k < 16; k++) node_world[k] = w[k];
     test_ref_compose_trs(local, v);
     test_ref_mul(want, node_world, local);
     ASSERT_OK(arbor_node_instance_world_matrix(s, n, i, w));
@@ -462,6 +240,8 @@ static void test_edits_saved(void **state) {
     assert_non_null(sources);
     const char *teapots = EXT_DIR "/instancing_teapots_galore/teapots_galore.gltf";
     loaded l = load_ok(teapots);
+    file_data tf = read_gltf(teapots);
+    expected tx = expect_from(&tf); /* nodes 3 and 4's worlds; hiding node 2 moves nothing */
     arbor_node teapot = arbor_gltf_node(l.doc, 3), teapot0 = arbor_gltf_node(l.doc, 4), placement = arbor_gltf_node(l.doc, 2);
     arbor_trs moved = {.translation = {1, 2, 3}, .rotation = {0, 0.6f, 0, 0.8f}, .scale = {2, 2, 2}};
     ASSERT_OK(arbor_node_set_instance(l.s, teapot, 5, &moved));
@@ -479,8 +259,8 @@ static void test_edits_saved(void **state) {
         arbor_node bt = arbor_gltf_node(back.doc, 3), bt0 = arbor_gltf_node(back.doc, 4);
         assert_int_equal(arbor_node_instance_count(back.s, bt), 958);
         assert_int_equal(arbor_node_instance_count(back.s, bt0), 3);
-        expect_instance(back.s, bt, 5, &moved);
-        for (uint32_t k = 0; k < 3; k++) expect_instance(back.s, bt0, k, &three[k]);
+        expect_instance(back.s, bt, tx.world[3], 5, &moved);
+        for (uint32_t k = 0; k < 3; k++) expect_instance(back.s, bt0, tx.world[4], k, &three[k]);
         /* an instance not edited keeps the file's value (written again as floats: a double
            build's normalised rotation rounds to float) */
         arbor_real a[16], b[16];
@@ -494,6 +274,8 @@ static void test_edits_saved(void **state) {
         unload(&back);
     }
     unload(&l);
+    free_expected(&tx);
+    free_gltf(&tf);
 
     /* MSFT_lod: one level per group shown for a camera, by its screen coverage; culling takes it */
     {
@@ -620,6 +402,12 @@ static void test_edits_saved(void **state) {
     /* a scene built in code, without a document: instances and visibility written anew */
     arbor_scene *s = new_scene(NULL);
     arbor_node root, grove;
+    const arbor_trs root_trs = {.translation = {0, 1, 0}, .rotation = {0, 0, 0, 1}, .scale = {1, 1, 1}},
+                    grove_trs = {.translation = {0, 0, 0}, .rotation = {0, 0.6f, 0, 0.8f}, .scale = {1, 1, 1}};
+    double grove_world[16], grove_local[16];
+    test_ref_compose_trs(grove_world, &root_trs);
+    test_ref_compose_trs(grove_local, &grove_trs);
+    test_ref_mul(grove_world, grove_world, grove_local);
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "root", .translation = {0, 1, 0}}, &root));
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){.name = "grove", .parent = root, .rotation = {0, 0.6f, 0, 0.8f}}, &grove));
     ASSERT_OK(arbor_node_set_instances(s, grove, three, 3));
@@ -631,7 +419,7 @@ static void test_edits_saved(void **state) {
         loaded b = load_ok(out);
         arbor_node bg = arbor_scene_find(b.s, "root/grove");
         assert_int_equal(arbor_node_instance_count(b.s, bg), 3);
-        for (uint32_t k = 0; k < 3; k++) expect_instance(b.s, bg, k, &three[k]);
+        for (uint32_t k = 0; k < 3; k++) expect_instance(b.s, bg, grove_world, k, &three[k]);
         assert_false(arbor_node_effectively_visible(b.s, bg));
         unload(&b);
     }

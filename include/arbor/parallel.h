@@ -27,6 +27,8 @@ typedef struct arbor_pool arbor_pool;
    (ARBOR_ERR_OUT_OF_MEMORY). */
 ARBOR_API arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out);
 ARBOR_API void arbor_pool_destroy(arbor_pool *pool);
+/* The threads a call on the pool runs on (its workers and the calling thread); 0 for a NULL
+   pool, a getter's "none" (base.h). */
 ARBOR_API uint32_t arbor_pool_threads(const arbor_pool *pool);
 ARBOR_API arbor_executor arbor_pool_executor(arbor_pool *pool);
 

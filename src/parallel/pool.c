@@ -118,7 +118,7 @@ void arbor_pool_destroy(arbor_pool *p) {
     free(p);
 }
 
-uint32_t arbor_pool_threads(const arbor_pool *p) { return p ? p->threads : 1; }
+uint32_t arbor_pool_threads(const arbor_pool *p) { return p ? p->threads : 0; }
 
 /* No pool: no parallel_for, which every call taking an executor reads as serial. */
 arbor_executor arbor_pool_executor(arbor_pool *p) { return (arbor_executor){ p ? pool_parallel_for : NULL, p }; }

@@ -16,6 +16,7 @@ import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { generator, patterns as makePatterns, colors as makeColors } from './inputs.mjs';
 
 await MeshoptEncoder.ready;
 await MeshoptDecoder.ready;
@@ -26,16 +27,7 @@ if (!out) {
 }
 mkdirSync(out, { recursive: true });
 
-// A small deterministic generator (xorshift32), so that every run writes the same files.
-let seed = 0x2545f491;
-function random() {
-    seed ^= seed << 13;
-    seed >>>= 0;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    seed >>>= 0;
-    return seed / 4294967296;
-}
+const random = generator(0x2545f491);
 
 function decode(count, stride, stream, mode, filter) {
     const target = new Uint8Array(count * stride);
@@ -52,35 +44,7 @@ function vector(name, count, stride, raw, version, level, filter = 'NONE') {
     vectors.push({ name, count, stride, filter, version });
 }
 
-// Byte patterns that push the encoder to each of its choices: smooth floats (2- and 4-byte
-// channel deltas), small integers, constants (bytes that never change), noise (literal bytes).
-const patterns = {
-    floats(count, stride) {
-        const f = new Float32Array((count * stride) / 4);
-        for (let i = 0; i < f.length; i++) f[i] = Math.sin(i * 0.37) * 100 + (i % (stride / 4)) * 3;
-        return new Uint8Array(f.buffer);
-    },
-    shorts(count, stride) {
-        const s = new Uint16Array((count * stride) / 2);
-        for (let i = 0; i < s.length; i++) s[i] = (1000 + Math.floor(i / (stride / 2)) * 7 + (i % 3) * 300) & 0xffff;
-        return new Uint8Array(s.buffer);
-    },
-    constant(count, stride) {
-        const b = new Uint8Array(count * stride);
-        for (let i = 0; i < b.length; i++) b[i] = (i % stride) * 11;
-        return b;
-    },
-    noise(count, stride) {
-        const b = new Uint8Array(count * stride);
-        for (let i = 0; i < b.length; i++) b[i] = Math.floor(random() * 256);
-        return b;
-    },
-    mixed(count, stride) {
-        const b = patterns.noise(count, stride);
-        for (let i = 0; i < b.length; i++) if (i % stride < stride / 2) b[i] = (i / stride) & 0xff;
-        return b;
-    },
-};
+const patterns = makePatterns(random);
 for (const [pname, make] of Object.entries(patterns))
     for (const stride of [4, 8, 12, 16, 36, 64, 256])
         for (const count of [1, 15, 17, 256, 300, 1000])
@@ -99,11 +63,7 @@ function unitVectors(count) {
     }
     return f;
 }
-function colors(count) {
-    const f = new Float32Array(count * 4);
-    for (let i = 0; i < f.length; i++) f[i] = i % 4 === 3 ? 0.25 + random() * 0.75 : random();
-    return f;
-}
+const colors = (count) => makeColors(random, count);
 for (const version of [0, 1])
     for (const count of [1, 16, 100, 700]) {
         for (const [stride, bits] of [[4, 2], [4, 5], [4, 8], [8, 8], [8, 12], [8, 16]]) {

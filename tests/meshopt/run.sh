@@ -29,5 +29,5 @@ if ! [ -f "$prefix/node_modules/meshoptimizer/package.json" ] ||
     cp "$prefix/package-lock.json" "$prefix/node_modules/.package-lock.json.arbor"
 fi
 flock -u 9
-cp "$root/tests/meshopt/make.mjs" "$prefix/make.mjs"   # resolves meshoptimizer from $prefix
+cp "$root/tests/meshopt/make.mjs" "$root/tests/meshopt/inputs.mjs" "$prefix/"   # meshoptimizer resolves from $prefix
 node "$prefix/make.mjs" "$out"

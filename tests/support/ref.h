@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/support/ref.h: a TRS composer and a matrix product in double, independent of the
+ * tests/support/ref.h: a TRS composer, a matrix and a quaternion product in double, independent of the
  * library, for the tests and for the model of tests/support/model.c (which the fuzz targets
  * link too: no cmocka here). Column-major 4x4 matrices, as arbor's.
  */
@@ -40,6 +40,15 @@ static inline void test_ref_mul(double out[16], const double a[16], const double
             m[c * 4 + r] = v;
         }
     for (int i = 0; i < 16; i++) out[i] = m[i];
+}
+
+/* out = a b (Hamilton product, x y z w: b's rotation first); out may not be a or b */
+static inline void test_ref_quat_mul(double out[4], const double a[4], const double b[4])
+{
+    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
 }
 
 #endif
