@@ -1498,6 +1498,82 @@ static void test_validate_every_error(void **state)
     assert_true(several > 0);
 }
 
+/* arbor_gltf_validate_messages beside the Khronos glTF-Validator, over its own test files: each
+   error of its reports (severity 0) is a (code, pointer or GLB offset) pair; arbor must report
+   the same pair for at least 90% of them, and no error at all where the report has none. */
+static bool same_place(const arbor_gltf_message *m, json_t *k)
+{
+    json_t *offset = json_object_get(k, "offset");
+    if (offset) return m->offset == json_integer_value(offset);
+    const char *ptr = json_string_value(json_object_get(k, "pointer"));
+    return m->offset < 0 && !strcmp(m->pointer, ptr ? ptr : "");
+}
+
+static void test_validate_khronos_codes(void **state)
+{
+    (void)state;
+    /* a message's own fields: a GLB offset has no pointer, a pointer no offset */
+    make_dir(OUT_DIR);
+    write_text(OUT_DIR "/bad_min.gltf",
+               "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":"
+               "\"data:application/octet-stream;base64,AACAPw==\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":4}],"
+               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\","
+               "\"min\":[2],\"max\":[1]}]}");
+    arbor_gltf_message m[8];
+    uint32_t count = 0;
+    /* the one value is 1.0: min 2 is wrong and the element lies below it; max 1 is right */
+    assert_int_equal(arbor_gltf_validate_messages(OUT_DIR "/bad_min.gltf", NULL, m, 8, &count), ARBOR_ERR_PARSE);
+    assert_int_equal(count, 2);
+    assert_string_equal(m[0].code, "ACCESSOR_MIN_MISMATCH");
+    assert_string_equal(m[1].code, "ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND");
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(m[i].pointer, "/accessors/0/min/0");
+        assert_int_equal(m[i].severity, 0);
+        assert_int_equal(m[i].offset, -1);
+        assert_int_equal(m[i].result, ARBOR_ERR_PARSE);
+    }
+    NEED_SHARED();
+    load_corpus();
+    size_t errors = 0, same = 0, files_without = 0;
+    for (size_t f = 0; f < g_corpus.count; f++) {
+        const char *file = g_corpus.files[f];
+        char report_path[600];
+        snprintf(report_path, sizeof report_path, "%s.report.json", file);
+        json_t *report = json_load_file(report_path, 0, NULL), *k;
+        assert_non_null(report);
+        arbor_gltf_message found[128];
+        count = 0;
+        arbor_gltf_validate_messages(file, NULL, found, 128, &count);
+        assert_true(count <= 128);
+        size_t i, theirs = 0;
+        json_array_foreach(json_object_get(json_object_get(report, "issues"), "messages"), i, k)
+        {
+            if (json_integer_value(json_object_get(k, "severity")) != 0) continue;
+            theirs++;
+            const char *code = json_string_value(json_object_get(k, "code"));
+            for (uint32_t j = 0; j < count; j++)
+                if (found[j].severity == 0 && !strcmp(found[j].code, code) && same_place(&found[j], k)) {
+                    same++;
+                    break;
+                }
+        }
+        errors += theirs;
+        if (!theirs) {
+            files_without++;
+            for (uint32_t j = 0; j < count; j++)
+                if (found[j].severity == 0)
+                    fail_msg("%s: the Khronos report has no error, arbor reports %s at %s: %s", file, found[j].code,
+                             found[j].pointer, found[j].message);
+        }
+        json_decref(report);
+    }
+    print_message("Khronos codes: arbor reports %zu of the %zu errors of the validator's reports (%.1f%%) with the same "
+                  "code at the same pointer or offset; no error in the %zu files whose reports have none\n",
+                  same, errors, 100.0 * (double)same / (double)errors, files_without);
+    assert_true(errors > 250);
+    assert_true(same * 10 >= errors * 9);
+}
+
 /* Allocations fail after a budget: every failure must leave the scene as it was, and leak nothing. */
 typedef struct budget_allocator {
     test_counting_allocator count;
@@ -1575,6 +1651,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_invalid_corpus_strict),
         cmocka_unit_test(test_invalid_corpus_lenient),
+        cmocka_unit_test(test_validate_khronos_codes),
         cmocka_unit_test(test_samples),
         cmocka_unit_test(test_core_messages_name_file_indices),
         cmocka_unit_test(test_matrix_nodes_locked),

@@ -147,6 +147,28 @@ typedef struct arbor_gltf_issue {
 ARBOR_API arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options,
                                            arbor_gltf_issue *issues, uint32_t cap, uint32_t *count);
 
+/* One message of arbor_gltf_validate_messages, as the Khronos glTF-Validator reports it. */
+typedef struct arbor_gltf_message {
+    arbor_result result; /* ARBOR_ERR_PARSE: what the file breaks (or, below severity 0, what the
+                            validator only warns of); else what ended the check (ARBOR_ERR_IO,
+                            ARBOR_ERR_UNSUPPORTED, ...), always the last message */
+    int32_t severity;    /* the validator's: 0 error, 1 warning, 2 information, 3 hint */
+    int64_t offset;      /* a GLB framing problem's byte offset in the file (pointer ""), else -1 */
+    char code[64];       /* the validator's issue code ("ACCESSOR_MIN_MISMATCH", its ISSUES.md);
+                            ARBOR_LIMIT and ARBOR_OUT_OF_MEMORY for what it has none for */
+    char pointer[256];   /* JSON pointer, "" when the problem is the file as a whole */
+    char message[400];   /* the reason */
+} arbor_gltf_message;
+
+/* arbor_gltf_validate with each problem as the Khronos glTF-Validator reports it: its code,
+   severity and place (a JSON pointer, or a GLB byte offset), at the pointer the validator names.
+   The same problems, order, count and return value as arbor_gltf_validate. A problem the
+   validator rates below an error (an absolute URI: NON_RELATIVE_URI, a warning; a required
+   extension arbor does not know: UNSUPPORTED_EXTENSION, an information) keeps its severity even
+   when arbor cannot load the file for it. */
+ARBOR_API arbor_result arbor_gltf_validate_messages(const char *path, const arbor_gltf_options *options,
+                                                    arbor_gltf_message *messages, uint32_t cap, uint32_t *count);
+
 /* How arbor_gltf_save writes; all zero (or NULL options): the defaults. */
 typedef struct arbor_gltf_save_options {
     bool external_images; /* .glb: images with relative URIs stay files beside it (copied there when

@@ -24,11 +24,12 @@ static bool fits(ld *L, const char *ptr, uint32_t view, uint64_t offset, uint64_
     const ld_view *V = &L->views[view];
     if (!V->ok) return true; /* reported with the view */
     if ((offset % align || (V->offset + offset) % align) &&
-        !BAD(ptr, "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+        !arbor__ld_bad(L, offset % align ? LDI_ACCESSOR_OFFSET_ALIGNMENT : LDI_ACCESSOR_TOTAL_OFFSET_ALIGNMENT, ptr,
+                       "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
              (unsigned long long)(V->offset + offset), align))
         return false;
     if ((offset > V->length || (size && count > (V->length - offset) / size)) &&
-        !BAD(ptr, "%llu bytes from byteOffset %llu do not fit bufferView %u of %llu bytes",
+        !BAD(ACCESSOR_TOO_LONG, ptr, "%llu bytes from byteOffset %llu do not fit bufferView %u of %llu bytes",
              size && count > UINT64_MAX / size ? UINT64_MAX : (unsigned long long)(count * size),
              (unsigned long long)offset, view, (unsigned long long)V->length))
         return false;
@@ -45,13 +46,14 @@ bool arbor__ld_accessor_layout(ld *L) {
             bool good = true;
             if (V->stride && V->stride < A->elem) {
                 good = false;
-                if (!BAD(AT("/accessors/%u", i), "byteStride %u of bufferView %u is less than an element's %u bytes",
+                if (!BAD(ACCESSOR_SMALL_BYTESTRIDE, AT("/accessors/%u", i), "byteStride %u of bufferView %u is less than an element's %u bytes",
                          V->stride, A->view, A->elem))
                     return false;
             }
             if (offset % A->csize || (V->offset + offset) % A->csize) {
                 good = false;
-                if (!BAD(AT("/accessors/%u/byteOffset", i),
+                if (!arbor__ld_bad(L, offset % A->csize ? LDI_ACCESSOR_OFFSET_ALIGNMENT : LDI_ACCESSOR_TOTAL_OFFSET_ALIGNMENT,
+                                   AT(offset % A->csize ? "/accessors/%u/byteOffset" : "/accessors/%u", i),
                          "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
                          (unsigned long long)(V->offset + offset), A->csize))
                     return false;
@@ -61,7 +63,7 @@ bool arbor__ld_accessor_layout(ld *L) {
             bool too_long = V->length < A->elem || offset > V->length - A->elem || (A->count - 1) > room / stride;
             if (too_long) {
                 good = false;
-                if (!BAD(AT("/accessors/%u", i),
+                if (!BAD(ACCESSOR_TOO_LONG, AT(offset > V->length - A->elem ? "/accessors/%u/byteOffset" : "/accessors/%u", i),
                          "%llu elements of %u bytes every %llu from byteOffset %llu do not fit "
                          "bufferView %u of %llu bytes",
                          (unsigned long long)A->count, A->elem, (unsigned long long)stride, (unsigned long long)offset,
@@ -80,7 +82,7 @@ bool arbor__ld_accessor_layout(ld *L) {
         for (int k = 0; k < 2; k++)
             if (L->views[views[k]].stride) {
                 good = false;
-                if (!BAD(AT("%s/bufferView", k ? vb : ib), "bufferView %u of sparse %s must not have a byteStride",
+                if (!BAD(BUFFER_VIEW_INVALID_BYTE_STRIDE, AT("%s/bufferView", k ? vb : ib), "bufferView %u of sparse %s must not have a byteStride",
                          views[k], k ? "values" : "indices"))
                     return false;
             }
@@ -193,7 +195,8 @@ static bool sparse_indices(ld *L, uint32_t i, ld_accessor *A) {
         double index = sparse_index(L, A, k);
         if (index >= (double)A->count || (k && index <= sparse_index(L, A, k - 1))) {
             A->sparse = false; /* lenient: the base values stay */
-            return BAD(AT("/accessors/%u/sparse", i), "sparse index %g (at %llu) is out of range or not increasing",
+            return arbor__ld_bad(L, index >= (double)A->count ? LDI_ACCESSOR_SPARSE_INDEX_OOB : LDI_ACCESSOR_SPARSE_INDICES_NON_INCREASING,
+                                 AT("/accessors/%u/sparse", i), "sparse index %g (at %llu) is out of range or not increasing",
                        index, (unsigned long long)k);
         }
     }
@@ -240,12 +243,12 @@ static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
     for (uint32_t c = 0; c < A->ncomp; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
     if (!sparse_data(L, A)) {
         uint64_t bad = scan_plain(L, A, lo, hi);
-        if (bad < A->count) return BAD(AT("/accessors/%u", i), "element %llu holds a NaN or infinity", (unsigned long long)bad);
+        if (bad < A->count) return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %llu holds a NaN or infinity", (unsigned long long)bad);
     } else {
         for (uint64_t e = 0; e < A->count; e++)
             for (uint32_t c = 0; c < A->ncomp; c++) {
                 double v = arbor__ld_read(L, A, e, c);
-                if (!isfinite(v)) return BAD(AT("/accessors/%u", i), "element %llu holds %g", (unsigned long long)e, v);
+                if (!isfinite(v)) return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %llu holds %g", (unsigned long long)e, v);
                 if (v < lo[c]) lo[c] = v;
                 if (v > hi[c]) hi[c] = v;
             }
@@ -253,11 +256,18 @@ static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
     for (uint32_t c = 0; c < A->ncomp; c++) {
         double min = A->ctype == 5126 ? (double)(float)A->min[c] : A->min[c];
         double max = A->ctype == 5126 ? (double)(float)A->max[c] : A->max[c];
+        /* as the Khronos validator: a mismatch, and one more issue when elements lie outside */
         if (A->has_min && min != lo[c] &&
-            !BAD(AT("/accessors/%u/min/%u", i, c), "min is %.9g but the smallest value is %.9g", A->min[c], lo[c]))
+            (!BAD(ACCESSOR_MIN_MISMATCH, AT("/accessors/%u/min/%u", i, c), "min is %.9g but the smallest value is %.9g",
+                  A->min[c], lo[c]) ||
+             (min > lo[c] && !BAD(ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND, AT("/accessors/%u/min/%u", i, c),
+                                  "elements are less than min %.9g", A->min[c]))))
             return false;
         if (A->has_max && max != hi[c] &&
-            !BAD(AT("/accessors/%u/max/%u", i, c), "max is %.9g but the largest value is %.9g", A->max[c], hi[c]))
+            (!BAD(ACCESSOR_MAX_MISMATCH, AT("/accessors/%u/max/%u", i, c), "max is %.9g but the largest value is %.9g",
+                  A->max[c], hi[c]) ||
+             (max < hi[c] && !BAD(ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND, AT("/accessors/%u/max/%u", i, c),
+                                  "elements are greater than max %.9g", A->max[c]))))
             return false;
     }
     return true;
@@ -270,7 +280,7 @@ static bool ibm_rows(ld *L, uint32_t k, ld_skin *K) {
         if (arbor__ld_read(L, A, e, 3) != 0 || arbor__ld_read(L, A, e, 7) != 0 || arbor__ld_read(L, A, e, 11) != 0 ||
             arbor__ld_read(L, A, e, 15) != 1) {
             K->ibm = LD_NONE; /* lenient: identity */
-            return BAD(AT("/skins/%u/inverseBindMatrices", k), "matrix %llu's last row is not 0, 0, 0, 1",
+            return BAD(ACCESSOR_INVALID_IBM, AT("/skins/%u/inverseBindMatrices", k), "matrix %llu's last row is not 0, 0, 0, 1",
                        (unsigned long long)e);
         }
     return true;
@@ -280,13 +290,22 @@ static bool animation_data(ld *L, const ld_anim_check *C) {
     const ld_accessor *A = &L->acc[C->accessor];
     if (!arbor__ld_has_data(L, A)) return true;
     if (C->kind == LD_TIMES) {
+        /* the first negative time and the first that does not increase: two issues, as the Khronos
+           validator's; the scan ends at the second */
+        bool negative = false;
         for (uint64_t e = 0; e < A->count; e++) {
             double t = arbor__ld_read(L, A, e, 0), prev = e ? arbor__ld_read(L, A, e - 1, 0) : -1;
-            if (t < 0 || (e && t <= prev)) {
-                L->samplers[C->sampler].ok = false; /* lenient: its channels are left out */
-                return BAD(AT("/animations/%u/samplers/%u/input", C->anim, C->index), "keyframe %llu at time %g is %s",
-                           (unsigned long long)e, t, t < 0 ? "negative" : "not after the one before");
+            if (t >= 0 && (!e || t > prev)) continue;
+            L->samplers[C->sampler].ok = false; /* lenient: its channels are left out */
+            const char *ptr = AT("/animations/%u/samplers/%u/input", C->anim, C->index);
+            if (t < 0 && !negative) {
+                negative = true;
+                if (!BAD(ACCESSOR_ANIMATION_INPUT_NEGATIVE, ptr, "keyframe %llu at time %g is negative", (unsigned long long)e, t))
+                    return false;
             }
+            if (e && t <= prev)
+                return BAD(ACCESSOR_ANIMATION_INPUT_NON_INCREASING, ptr, "keyframe %llu at time %g is not after the one before",
+                           (unsigned long long)e, t);
         }
         return true;
     }
@@ -298,7 +317,7 @@ static bool animation_data(ld *L, const ld_anim_check *C) {
         }
         len = sqrt(len);
         if (fabs(len - 1) > LD_UNIT_TOLERANCE)
-            return BAD(AT("/animations/%u/channels/%u/sampler", C->anim, C->index),
+            return BAD(ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION, AT("/animations/%u/channels/%u/sampler", C->anim, C->index),
                        "the rotation of element %llu has length %g, not 1", (unsigned long long)e, len);
     }
     return true;
