@@ -60,7 +60,10 @@
  *   unit within 0.00769, the Khronos validator's tolerance.
  * - Data checks (floats finite, min and max exact, sparse indices, inverse bind matrices' last
  *   rows, animation times increasing and rotations unit) run where the bytes are at hand, as the
- *   Khronos validator's do.
+ *   Khronos validator's do, and on accessors without a bufferView, whose elements are zeros (and
+ *   their sparse values): such an accessor costs nothing until read, whatever its count, so what
+ *   a load allocates is bounded by the file's bytes (zeros are no increasing times, no inverse
+ *   bind matrix, no unit rotation: those checks stop at the first).
  * - KHR_animation_pointer channels on a node's translation, rotation or scale
  *   ("/nodes/3/rotation") are checked as regular channels are (the node exists and has no
  *   matrix, the output fits the path and the keyframes); other pointers pass through unread.
@@ -69,7 +72,8 @@
  * - What extensions say about nodes (instances.h): EXT_mesh_gpu_instancing's TRANSLATION,
  *   ROTATION and SCALE become the node's instances (accessors of one count: floats, normalized
  *   byte or short rotations, byte or short translations and scales with KHR_mesh_quantization;
- *   values finite, rotations unit); KHR_node_visibility's `visible` (a boolean) its own
+ *   values finite, rotations unit; when no attribute has a bufferView, at most 65536 of them:
+ *   more is refused, "arbor makes at most 65536 instances from no data"); KHR_node_visibility's `visible` (a boolean) its own
  *   visibility; MSFT_lod's `ids` (other nodes of the file) and extras.MSFT_screencoverage a level
  *   of detail group (arbor_gltf_lod_group); KHR_animation_pointer channels on a node's
  *   visibility (SCALAR unsigned bytes, STEP) are kept for arbor_gltf_apply_visibility. Saving

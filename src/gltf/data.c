@@ -120,6 +120,14 @@ static bool sparse_data(const ld *L, const ld_accessor *A) {
     return A->sparse && view_bytes(L, A->sview_idx) && view_bytes(L, A->sview_val);
 }
 
+/* Whether the elements are known: bytes at hand, or no bufferView (zeros) with the sparse values
+   at hand. An accessor without a bufferView costs nothing until read: its checks and its
+   decoding read the sparse values alone, or stop at the first zeros that break a rule. */
+static bool readable(const ld *L, const ld_accessor *A) {
+    if (A->view != LD_NONE) return arbor__ld_has_data(L, A);
+    return A->ok && (!A->sparse || sparse_data(L, A));
+}
+
 /* glTF's data is little-endian: values are put together from their bytes, the same on any host
    (compilers make one load of it where the host is little-endian). The one decoder of
    components, for single reads and for the scan over every vertex alike. */
@@ -156,6 +164,11 @@ static double sparse_index(const ld *L, const ld_accessor *A, uint64_t k) {
     return raw(A->sictype, view_bytes(L, A->sview_idx) + A->soff_idx + k * size);
 }
 
+/* Component c of the k-th sparse value. */
+static double sparse_value(const ld *L, const ld_accessor *A, uint64_t k, uint32_t c) {
+    return raw(A->ctype, view_bytes(L, A->sview_val) + A->soff_val + (k * A->ncomp + c) * A->csize);
+}
+
 double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c) {
     if (sparse_data(L, A)) { /* indices increase (checked first): binary search */
         uint64_t lo = 0, hi = A->scount;
@@ -166,8 +179,7 @@ double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c)
             else
                 hi = mid;
         }
-        if (lo < A->scount && sparse_index(L, A, lo) == (double)i)
-            return raw(A->ctype, view_bytes(L, A->sview_val) + A->soff_val + (lo * A->ncomp + c) * A->csize);
+        if (lo < A->scount && sparse_index(L, A, lo) == (double)i) return sparse_value(L, A, lo, c);
     }
     if (!arbor__ld_has_data(L, A)) return 0;
     uint32_t column = A->rows * A->csize;
@@ -236,12 +248,29 @@ static uint64_t scan_plain(const ld *L, const ld_accessor *A, double lo[16], dou
 }
 #undef SCAN_PLAIN
 
-/* Floats finite; declared min and max equal to the data's (floats compared as floats). */
+/* Floats finite; declared min and max equal to the data's (floats compared as floats). Without
+   a bufferView and sparse values, min and max may have any values (the spec: data supplied by
+   other means). */
 static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
-    if (!arbor__ld_has_data(L, A) || (A->ctype != 5126 && !A->has_min && !A->has_max)) return true;
+    if (!readable(L, A) || (A->view == LD_NONE && !A->sparse) || (A->ctype != 5126 && !A->has_min && !A->has_max))
+        return true;
     double lo[16], hi[16];
     for (uint32_t c = 0; c < A->ncomp; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
-    if (!sparse_data(L, A)) {
+    if (A->view == LD_NONE) { /* zeros but for the sparse values (indices distinct, checked first) */
+        uint64_t n = A->sparse ? A->scount : 0;
+        for (uint64_t k = 0; k < n; k++)
+            for (uint32_t c = 0; c < A->ncomp; c++) {
+                double v = sparse_value(L, A, k, c);
+                if (!isfinite(v))
+                    return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %g holds %g", sparse_index(L, A, k), v);
+                lo[c] = v < lo[c] ? v : lo[c];
+                hi[c] = v > hi[c] ? v : hi[c];
+            }
+        for (uint32_t c = 0; A->count > n && c < A->ncomp; c++) {
+            lo[c] = lo[c] < 0 ? lo[c] : 0;
+            hi[c] = hi[c] > 0 ? hi[c] : 0;
+        }
+    } else if (!sparse_data(L, A)) {
         uint64_t bad = scan_plain(L, A, lo, hi);
         if (bad < A->count) return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %llu holds a NaN or infinity", (unsigned long long)bad);
     } else {
@@ -273,10 +302,10 @@ static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
     return true;
 }
 
-static bool ibm_rows(ld *L, uint32_t k, ld_skin *K) {
+static bool ibm_rows(ld *L, uint32_t k, ld_skin *K, bool zeros) {
     const ld_accessor *A = K->ibm != LD_NONE ? &L->acc[K->ibm] : NULL;
-    if (!A || !arbor__ld_has_data(L, A)) return true;
-    for (uint64_t e = 0; e < A->count; e++)
+    if (!A || !readable(L, A) || (A->view == LD_NONE) != zeros) return true;
+    for (uint64_t e = 0; e < A->count; e++) /* zeros fail at once: bounded by the data */
         if (arbor__ld_read(L, A, e, 3) != 0 || arbor__ld_read(L, A, e, 7) != 0 || arbor__ld_read(L, A, e, 11) != 0 ||
             arbor__ld_read(L, A, e, 15) != 1) {
             K->ibm = LD_NONE; /* lenient: identity */
@@ -286,9 +315,9 @@ static bool ibm_rows(ld *L, uint32_t k, ld_skin *K) {
     return true;
 }
 
-static bool animation_data(ld *L, const ld_anim_check *C) {
+static bool animation_data(ld *L, const ld_anim_check *C, bool zeros) {
     const ld_accessor *A = &L->acc[C->accessor];
-    if (!arbor__ld_has_data(L, A)) return true;
+    if (!readable(L, A) || (A->view == LD_NONE) != zeros) return true; /* zeros: times fail at the second, rotations at the first */
     if (C->kind == LD_TIMES) {
         /* the first negative time and the first that does not increase: two issues, as the Khronos
            validator's; the scan ends at the second */
@@ -328,19 +357,18 @@ bool arbor__ld_data(ld *L) {
         if (L->acc[i].ok && !sparse_indices(L, i, &L->acc[i])) return false;
     for (uint32_t i = 0; i < L->n_accessors; i++)
         if (L->acc[i].ok && !elements(L, i, &L->acc[i])) return false;
-    for (uint32_t k = 0; k < L->n_skins; k++)
-        if (!ibm_rows(L, k, &L->skins[k])) return false;
-    for (uint32_t k = 0; k < L->n_anim_checks; k++)
-        if (!animation_data(L, &L->anim_checks[k])) return false;
+    /* accessors with bytes, then those without a bufferView (zeros), which the Khronos validator
+       does not read: a file's first error is one it reports too, where it has one */
+    for (int zeros = 0; zeros < 2; zeros++) {
+        for (uint32_t k = 0; k < L->n_skins; k++)
+            if (!ibm_rows(L, k, &L->skins[k], zeros)) return false;
+        for (uint32_t k = 0; k < L->n_anim_checks; k++)
+            if (!animation_data(L, &L->anim_checks[k], zeros)) return false;
+    }
     return true;
 }
 
 /* ---- animations for the document ------------------------------------------------------------- */
-
-/* Elements that can be read: from bytes at hand, or zeros (and sparse values) without a view. */
-static bool readable(const ld *L, const ld_accessor *A) {
-    return A->ok && !A->bad_layout && (A->view == LD_NONE || arbor__ld_has_data(L, A));
-}
 
 /* Why a decoded channel cannot be used (NULL when it can): what arbor_clip_create would refuse
    (times that do not increase, a rotation of length zero, values out of range). */

@@ -32,6 +32,9 @@
 /* |length - 1| above this is a non-unit quaternion (the Khronos validator's threshold, just above
    the error of 8-bit quantization). */
 #define LD_UNIT_TOLERANCE 0.00769
+/* EXT_mesh_gpu_instancing without a bufferView in any attribute: every instance from zeros (and
+   sparse values), no file bytes to bound the count, so arbor sets the bound (gltf.h says so). */
+#define LD_MAX_DATALESS_INSTANCES 65536u
 
 typedef struct ld_view { /* a bufferView */
     bool ok;

@@ -233,14 +233,24 @@ bool arbor__ld_node_ext_data(ld *L) {
     for (uint32_t i = 0; i < L->n_nodes; i++) {
         ld_node_ext *E = &L->node_ext[i];
         if (!E->count) continue;
+        bool from_data = false; /* an attribute reads bytes of the file: the count is bounded by them */
         for (int k = 0; k < 3; k++) {
             const ld_accessor *A = E->acc[k] == LD_NONE ? NULL : &L->acc[E->acc[k]];
+            from_data |= A && A->view != LD_NONE;
             if (A && (A->bad_layout || (A->view != LD_NONE && !arbor__ld_has_data(L, A)))) {
                 E->count = 0; /* lenient: no instances */
                 if (!BAD(IO_ERROR, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/%s", i, attribute_names[k]),
                          "accessor %u's data is not at hand", E->acc[k]))
                     return false;
             }
+        }
+        if (E->count > LD_MAX_DATALESS_INSTANCES && !from_data) {
+            uint64_t count = E->count;
+            E->count = 0; /* lenient: no instances */
+            if (!BAD(ARBOR_LIMIT, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes", i),
+                     "%llu instances and no attribute with a bufferView: arbor makes at most %u instances from no data",
+                     (unsigned long long)count, LD_MAX_DATALESS_INSTANCES))
+                return false;
         }
         if (!E->count || !(E->instances = arbor__ld_calloc(L, E->count, sizeof *E->instances))) {
             if (L->code) return false;
