@@ -1321,7 +1321,7 @@ static void test_spec_breaches(void **state)
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"asset\":{}}", NULL, ARBOR_ERR_PARSE, "duplicate", NULL);
     /* hierarchy */
     EXPECT_REFUSED(s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", NULL, ARBOR_ERR_PARSE,
-                   "/nodes/0/children/0", "its own child");
+                   "/nodes/0: node 0 is its own child", "children/0");
     EXPECT_REFUSED(
         s, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{},{\"children\":[2]},{\"children\":[3]},{\"children\":[1]}]}",
         NULL, ARBOR_ERR_PARSE, "/nodes/1: ", "ring");

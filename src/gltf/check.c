@@ -285,7 +285,7 @@ static bool parse_views(ld *L) {
         if (ok) {
             uint64_t size = L->buffers[V->buffer].size;
             if (V->offset > size || V->length > size - V->offset) {
-                if (!BAD(BUFFER_VIEW_TOO_LONG, AT(V->offset > size ? "%s/byteOffset" : "%s/byteLength", base), "bytes %llu to %llu do not fit buffer %u of %llu bytes",
+                if (!BAD(BUFFER_VIEW_TOO_LONG, AT(go == LD_GOT ? "%s/byteOffset" : "%s/byteLength", base), "bytes %llu to %llu do not fit buffer %u of %llu bytes",
                          (unsigned long long)V->offset, (unsigned long long)V->offset + V->length, V->buffer,
                          (unsigned long long)size))
                     return false;
@@ -355,6 +355,15 @@ static bool min_max(ld *L, json_t *o, const char *base, const char *key, ld_acce
     return true;
 }
 
+/* A sparse bufferView has no byteStride; false when it has (reported; L->code set when that
+   stops the load). */
+static bool sparse_view(ld *L, const char *base, uint32_t view, ld_got g) {
+    if (g != LD_GOT || !L->views[view].stride) return true;
+    BAD(BUFFER_VIEW_INVALID_BYTE_STRIDE, AT("%s/bufferView", base), "bufferView %u of sparse %s must not have a byteStride",
+        view, strstr(base, "values") ? "values" : "indices");
+    return false;
+}
+
 static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A) {
     char sb[72], ib[96], vb[96];
     snprintf(sb, sizeof sb, "%s/sparse", base);
@@ -382,7 +391,9 @@ static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A
         if (!arbor__ld_required(L, g1, ib, "bufferView") || g2 == LD_STOP ||
             !arbor__ld_required(L, g3, ib, "componentType"))
             return false;
-        ok = ok && g1 == LD_GOT && g2 != LD_BAD && g3 == LD_GOT;
+        bool unstrided = sparse_view(L, ib, A->sview_idx, g1);
+        if (L->code) return false;
+        ok = ok && g1 == LD_GOT && g2 != LD_BAD && g3 == LD_GOT && unstrided;
         if (g3 == LD_GOT && ictype != 5121 && ictype != 5123 && ictype != 5125) {
             if (!BAD(VALUE_NOT_IN_LIST, AT("%s/componentType", ib), "sparse indices must be unsigned byte, short or int")) return false;
             ok = false;
@@ -392,7 +403,9 @@ static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A
         ld_got g1 = arbor__ld_index(L, values, vb, "bufferView", L->n_views, "bufferView", &A->sview_val);
         ld_got g2 = arbor__ld_uint(L, values, vb, "byteOffset", &A->soff_val);
         if (!arbor__ld_required(L, g1, vb, "bufferView") || g2 == LD_STOP) return false;
-        ok = ok && g1 == LD_GOT && g2 != LD_BAD;
+        bool unstrided = sparse_view(L, vb, A->sview_val, g1);
+        if (L->code) return false;
+        ok = ok && g1 == LD_GOT && g2 != LD_BAD && unstrided;
     }
     A->sictype = (uint32_t)ictype;
     A->sparse = ok;
@@ -786,10 +799,11 @@ static bool parse_node(ld *L, uint32_t i, json_t *o, uint32_t *n_matrices) {
         char eb[80];
         snprintf(eb, sizeof eb, "%s/extensions/KHR_lights_punctual", base);
         json_t *ext = json_object_get(exts, "KHR_lights_punctual");
-        if (!L->j_lights && !json_object_get(json_object_get(L->root, "extensions"), "KHR_lights_punctual"))
-            return BAD(UNSATISFIED_DEPENDENCY, eb, "a light needs /extensions/KHR_lights_punctual");
+        bool root = L->j_lights || json_object_get(json_object_get(L->root, "extensions"), "KHR_lights_punctual");
+        if (!json_object_get(ext, "light") && !arbor__ld_required(L, LD_ABSENT, eb, "light")) return false;
+        if (!root) return BAD(UNSATISFIED_DEPENDENCY, eb, "a light needs /extensions/KHR_lights_punctual");
         g = arbor__ld_index(L, ext, eb, "light", L->n_lights, "light", &v);
-        if (!arbor__ld_required(L, g, eb, "light")) return false;
+        TRY(g);
         if (g == LD_GOT) N->light = (int32_t)v;
     }
     return true;

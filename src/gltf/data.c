@@ -50,11 +50,16 @@ bool arbor__ld_accessor_layout(ld *L) {
                          V->stride, A->view, A->elem))
                     return false;
             }
-            if (offset % A->csize || (V->offset + offset) % A->csize) {
+            if (offset % A->csize) { /* its own offset, then the sum with the view's: two issues */
                 good = false;
-                if (!arbor__ld_bad(L, offset % A->csize ? LDI_ACCESSOR_OFFSET_ALIGNMENT : LDI_ACCESSOR_TOTAL_OFFSET_ALIGNMENT,
-                                   AT(offset % A->csize ? "/accessors/%u/byteOffset" : "/accessors/%u", i),
-                         "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+                if (!BAD(ACCESSOR_OFFSET_ALIGNMENT, AT("/accessors/%u/byteOffset", i), "byteOffset %llu is not a multiple of %u",
+                         (unsigned long long)offset, A->csize))
+                    return false;
+            }
+            if ((V->offset + offset) % A->csize) {
+                good = false;
+                if (!BAD(ACCESSOR_TOTAL_OFFSET_ALIGNMENT, AT("/accessors/%u", i),
+                         "byteOffset %llu is %llu in the buffer, not a multiple of %u", (unsigned long long)offset,
                          (unsigned long long)(V->offset + offset), A->csize))
                     return false;
             }
@@ -78,14 +83,6 @@ bool arbor__ld_accessor_layout(ld *L) {
         snprintf(ib, sizeof ib, "/accessors/%u/sparse/indices", i);
         snprintf(vb, sizeof vb, "/accessors/%u/sparse/values", i);
         bool good = true;
-        uint32_t views[2] = {A->sview_idx, A->sview_val};
-        for (int k = 0; k < 2; k++)
-            if (L->views[views[k]].stride) {
-                good = false;
-                if (!BAD(BUFFER_VIEW_INVALID_BYTE_STRIDE, AT("%s/bufferView", k ? vb : ib), "bufferView %u of sparse %s must not have a byteStride",
-                         views[k], k ? "values" : "indices"))
-                    return false;
-            }
         uint32_t isize = size_of(A->sictype);
         if (!fits(L, AT("%s/byteOffset", ib), A->sview_idx, A->soff_idx, A->scount, isize, isize) ||
             !fits(L, AT("%s/byteOffset", vb), A->sview_val, A->soff_val, A->scount, (uint64_t)A->csize * A->ncomp,

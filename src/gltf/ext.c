@@ -68,7 +68,7 @@ static bool check_extension_lists(ld *L) {
               check_ext_list(L, "extensionsRequired", &L->required, required_set);
     json_decref(required_set);
     if (!ok) return false;
-    if (L->required && !L->used && !BAD(UNUSED_EXTENSION_REQUIRED, AT("/extensionsRequired"), "extensionsRequired needs extensionsUsed"))
+    if (L->required && !L->used && !BAD(UNSATISFIED_DEPENDENCY, AT("/extensionsRequired"), "extensionsRequired needs extensionsUsed"))
         return false;
     for (size_t i = 0; i < json_array_size(L->required); i++) {
         const char *name = json_string_value(json_array_get(L->required, i));

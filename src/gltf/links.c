@@ -28,7 +28,7 @@ static bool parents(ld *L) {
             uint32_t c = L->kids[N->kid0 + k];
             if (c == LD_NONE) continue;
             if (c == i || L->nodes[c].parent != LD_NONE) {
-                bool go_on = c == i ? BAD(NODE_LOOP, AT("/nodes/%u/children/%u", i, k), "node %u is its own child", i)
+                bool go_on = c == i ? BAD(NODE_LOOP, AT("/nodes/%u", i), "node %u is its own child (children/%u)", i, k)
                                     : BAD(NODE_PARENT_OVERRIDE, AT("/nodes/%u/children/%u", i, k), "node %u already has parent %u", c,
                                           L->nodes[c].parent);
                 if (!go_on) return false;
@@ -112,6 +112,9 @@ static bool hierarchy(ld *L) {
             ok = false;
             break;
         }
+        steps = 0; /* lenient: every other node of the ring, as the validator names them */
+        for (uint32_t y = L->nodes[low].parent; ok && y != low && steps < n; y = L->nodes[y].parent, steps++)
+            ok = BAD(NODE_LOOP, AT("/nodes/%u", y), "node %u is part of the ring of node %u", y, low);
         drop_link(L, low); /* lenient: the ring opens above its lowest index, which becomes a root */
         L->tree[low] = low;
         depth[low] = 0;
