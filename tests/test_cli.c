@@ -334,9 +334,11 @@ static void test_validate(void **state) {
     fclose(f);
     snprintf(args, sizeof args, "validate '%s'", three);
     assert_int_equal(run(args), 1);
-    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/0/rotation: ");
-    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/1/children/0: node 5 does not exist");
-    assert_output_contains(STDERR_FILE, "three_errors.gltf: /nodes/2/mesh: mesh 1 does not exist");
+    /* one line each: severity, the Khronos validator's code (its ISSUES.md), pointer, reason */
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: error: ROTATION_NON_UNIT: /nodes/0/rotation: ");
+    assert_output_contains(STDERR_FILE,
+                           "three_errors.gltf: error: UNRESOLVED_REFERENCE: /nodes/1/children/0: node 5 does not exist");
+    assert_output_contains(STDERR_FILE, "three_errors.gltf: error: UNRESOLVED_REFERENCE: /nodes/2/mesh: mesh 1 does not exist");
     assert_output_contains(STDERR_FILE, "three_errors.gltf: 3 errors");
     snprintf(args, sizeof args, "validate --json '%s'", three);
     assert_int_equal(run(args), 1);
@@ -346,11 +348,15 @@ static void test_validate(void **state) {
     assert_int_equal(json_integer_value(json_object_get(issues, "numErrors")), 3);
     assert_int_equal(json_array_size(messages), 3);
     assert_true(json_is_false(json_object_get(issues, "truncated")));
+    assert_string_equal(json_string_value(json_object_get(report, "mimeType")), "model/gltf+json");
+    assert_non_null(json_string_value(json_object_get(report, "validatorVersion")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(report, "info"), "version")), "2.0");
     static const char *const pointers[] = { "/nodes/0/rotation", "/nodes/1/children/0", "/nodes/2/mesh" };
+    static const char *const codes[] = { "ROTATION_NON_UNIT", "UNRESOLVED_REFERENCE", "UNRESOLVED_REFERENCE" };
     for (size_t i = 0; i < 3; i++) {
         json_t *m = json_array_get(messages, i);
         assert_string_equal(json_string_value(json_object_get(m, "pointer")), pointers[i]);
-        assert_string_equal(json_string_value(json_object_get(m, "code")), "INVALID_GLTF");
+        assert_string_equal(json_string_value(json_object_get(m, "code")), codes[i]);
         assert_int_equal(json_integer_value(json_object_get(m, "severity")), 0);
         assert_true(json_string_length(json_object_get(m, "message")) > 0);
     }
@@ -361,6 +367,29 @@ static void test_validate(void **state) {
     assert_int_equal(json_array_size(report), 2);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(json_array_get(report, 0), "issues"), "numErrors")), 0);
     json_decref(report);
+    /* a directory and a missing file: each its own report, an IO_ERROR; a GLB problem at its offset */
+    const char *glb = ARBOR_SHARED_DIR "/gltf/invalid/glb/invalid_magic.glb";
+    snprintf(args, sizeof args, "validate --json '%s' '%s' '%s'", OUT_DIR, OUT_DIR "/no_such.gltf", glb);
+    assert_int_equal(run(args), 1);
+    report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_int_equal(json_array_size(report), 3);
+    for (size_t i = 0; i < 3; i++) {
+        json_t *r = json_array_get(report, i), *m = json_array_get(json_object_get(json_object_get(r, "issues"), "messages"), 0);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "issues"), "numErrors")), 1);
+        assert_string_equal(json_string_value(json_object_get(m, "code")), i < 2 ? "IO_ERROR" : "GLB_INVALID_MAGIC");
+        if (i == 2) { /* the magic is the file's first 4 bytes: offset 0, no pointer */
+            assert_string_equal(json_string_value(json_object_get(r, "mimeType")), "model/gltf-binary");
+            assert_true(json_is_integer(json_object_get(m, "offset")) && json_integer_value(json_object_get(m, "offset")) == 0);
+            assert_null(json_object_get(m, "pointer"));
+        }
+    }
+    json_decref(report);
+    /* the validator rates an absolute URI a warning: no error, though arbor's load refuses it */
+    const char *absolute = ARBOR_SHARED_DIR "/gltf/invalid/buffer/non_relative_uri.gltf";
+    snprintf(args, sizeof args, "validate '%s'", absolute);
+    assert_int_equal(run(args), 0);
+    assert_output_contains(STDERR_FILE, "non_relative_uri.gltf: warning: NON_RELATIVE_URI: /buffers/0/uri: ");
+    assert_output_contains(STDOUT_FILE, "non_relative_uri.gltf: ok");
 }
 
 /* ---- convert ------------------------------------------------------------------------------------ */

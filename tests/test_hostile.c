@@ -7,7 +7,8 @@
  * a locked matrix, a mirror) is compared through a full dump (support/dump.h) before and after.
  *
  * - glTF files, written here into OUTPUT/hostile (fuzz/run takes them as seeds): indices and
- *   counts that claim billions of elements in a kilobyte, GLB headers that claim gigabytes, JSON
+ *   counts that claim billions of elements in a kilobyte (accessors without bufferView behind
+ *   every reader, with the load's peak allocation bounded by the file's size), GLB headers that claim gigabytes, JSON
  *   nested deeper than anything, numbers beyond float, NaN and infinity spelled out, zero and
  *   negative scales, singular and broken matrices, URIs that try to leave the folder, broken
  *   data: URIs, a 16 MB name, a chain a million deep listed deepest first;
@@ -206,6 +207,112 @@ static void test_gltf_claims_and_numbers(void **state) {
     unload(&back);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
+}
+
+/* Accessors of a billion elements and no bufferView, in a few hundred bytes: read as zeros (and
+   sparse values), they cost nothing until read, so what a load allocates through the scene's
+   allocator stays within a bound proportional to the file's bytes, and validation finds what
+   the zeros break (keyframe times that do not increase, inverse bind matrices whose last row is
+   not 0, 0, 0, 1), at the pointer the Khronos validator names (its ISSUES.md codes). */
+static void test_counts_without_data(void **state) {
+    (void)state;
+    make_dir(OUT_DIR);
+#define BILLION "1000000000"
+    static const struct {
+        const char *name, *json;
+        arbor_result strict;
+        const char *code, *pointer; /* the validator's error; NULL: none */
+    } cases[] = {
+        /* animation times and values: zeros do not increase */
+        {"anim_times_no_view.gltf",
+         ASSET "\"nodes\":[{}],\"accessors\":[{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"SCALAR\","
+               "\"min\":[0],\"max\":[0]},{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"VEC3\"}],"
+               "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1}],\"channels\":[{\"sampler\":0,"
+               "\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}",
+         ARBOR_ERR_PARSE, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", "/animations/0/samplers/0/input"},
+        /* a sparse-only input: times 1 and 2 at elements 0 and 1, zeros after them */
+        {"anim_times_sparse_only.gltf",
+         ASSET "\"nodes\":[{}],\"buffers\":[{\"byteLength\":12,\"uri\":\"data:application/octet-stream;base64,"
+               "AAEAAAAAgD8AAABA\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":2},{\"buffer\":0,\"byteOffset\":4,"
+               "\"byteLength\":8}],\"accessors\":[{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"SCALAR\","
+               "\"min\":[0],\"max\":[2],\"sparse\":{\"count\":2,\"indices\":{\"bufferView\":0,\"componentType\":5121},"
+               "\"values\":{\"bufferView\":1}}},{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"VEC3\"}],"
+               "\"animations\":[{\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"STEP\"}],\"channels\":"
+               "[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"translation\"}}]}]}",
+         ARBOR_ERR_PARSE, "ACCESSOR_ANIMATION_INPUT_NON_INCREASING", "/animations/0/samplers/0/input"},
+        /* inverse bind matrices: all zeros, last rows included */
+        {"ibm_no_view.gltf",
+         ASSET "\"nodes\":[{}],\"skins\":[{\"joints\":[0],\"inverseBindMatrices\":0}],\"accessors\":"
+               "[{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"MAT4\"}]}",
+         ARBOR_ERR_PARSE, "ACCESSOR_INVALID_IBM", "/skins/0/inverseBindMatrices"},
+        /* mesh bounds: POSITION's min and max are the zeros' */
+        {"positions_no_view.gltf",
+         ASSET "\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+               "\"accessors\":[{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"VEC3\",\"min\":[0,0,0],"
+               "\"max\":[0,0,0]}]}",
+         ARBOR_OK, NULL, NULL},
+        /* instances without data: arbor's documented limit (65536, gltf.h) */
+        {"instances_no_view.gltf",
+         ASSET "\"extensionsUsed\":[\"EXT_mesh_gpu_instancing\"],\"nodes\":[{\"mesh\":0,\"extensions\":"
+               "{\"EXT_mesh_gpu_instancing\":{\"attributes\":{\"TRANSLATION\":1}}}}],\"meshes\":[{\"primitives\":"
+               "[{\"attributes\":{\"POSITION\":0}}]}],\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":"
+               "\"VEC3\",\"min\":[0,0,0],\"max\":[0,0,0]},{\"componentType\":5126,\"count\":" BILLION ",\"type\":\"VEC3\"}]}",
+         ARBOR_ERR_PARSE, NULL, NULL},
+    };
+#undef BILLION
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", OUT_DIR, cases[i].name);
+        size_t size = strlen(cases[i].json);
+        write_file(path, cases[i].json, size);
+        /* what the load allocates beyond the empty scene: at most 16 bytes per byte of the file and
+           64 KB (the old loader asked for 16 GB here, refused by max_live as the bound) */
+        const int64_t bound = 16 * (int64_t)size + (64 << 10);
+        for (int lenient = 0; lenient < 2; lenient++) {
+            test_counting_allocator count = {0};
+            arbor_scene *s = NULL;
+            ASSERT_OK(arbor_scene_create(&(arbor_scene_desc){.allocator = test_counting_allocator_hooks(&count, true), .log = quiet}, &s));
+            int64_t before = count.live_bytes;
+            count.peak_bytes = before;
+            count.max_live = before + bound;
+            arbor_gltf_options o = ARBOR_GLTF_OPTIONS_DEFAULT;
+            o.lenient = lenient;
+            arbor_gltf *doc = NULL;
+            arbor_result r = arbor_gltf_load(s, path, &o, &doc);
+            arbor_result want = lenient ? ARBOR_OK : cases[i].strict;
+            if (r != want)
+                fail_msg("%s (%s): %s (%s), expected %s", cases[i].name, lenient ? "lenient" : "strict", arbor_result_string(r),
+                         arbor_last_error(), arbor_result_string(want));
+            if (r && cases[i].pointer && !strstr(arbor_last_error(), cases[i].pointer))
+                fail_msg("%s: \"%s\" does not name %s", cases[i].name, arbor_last_error(), cases[i].pointer);
+            if (count.peak_bytes - before > bound || count.failed)
+                fail_msg("%s: the load took %lld bytes (%llu refused), the bound is %lld for %zu bytes of file", cases[i].name,
+                         (long long)(count.peak_bytes - before), (unsigned long long)count.failed, (long long)bound, size);
+            if (lenient)
+                print_message("%s: %zu bytes, the lenient load took %lld at most\n", cases[i].name, size,
+                              (long long)(count.peak_bytes - before));
+            arbor_gltf_destroy(doc);
+            arbor_scene_destroy(s);
+            assert_int_equal(count.live_bytes, 0);
+        }
+        arbor_gltf_message m[8];
+        uint32_t n = 0;
+        arbor_gltf_validate_messages(path, NULL, m, 8, &n);
+        bool found = false;
+        for (uint32_t k = 0; k < n && k < 8; k++) {
+            found |= cases[i].code && !strcmp(m[k].code, cases[i].code) && !strcmp(m[k].pointer, cases[i].pointer) &&
+                     m[k].severity == 0;
+            if (!cases[i].code && cases[i].strict == ARBOR_OK && m[k].severity == 0)
+                fail_msg("%s: an error where there is none: %s %s", cases[i].name, m[k].code, m[k].message);
+        }
+        if (cases[i].code && !found) fail_msg("%s: validate reports no %s at %s (%u messages)", cases[i].name, cases[i].code, cases[i].pointer, n);
+        if (!cases[i].code && cases[i].strict) { /* the limit: a refusal that says so */
+            assert_true(n >= 1);
+            assert_string_equal(m[0].code, "ARBOR_LIMIT");
+            assert_string_equal(m[0].pointer, "/nodes/0/extensions/EXT_mesh_gpu_instancing/attributes");
+        }
+        g_bad++;
+    }
 }
 
 /* Little-endian words of a GLB. */
@@ -670,6 +777,7 @@ int main(void) {
     test_check_real_size();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gltf_claims_and_numbers),
+        cmocka_unit_test(test_counts_without_data),
         cmocka_unit_test(test_glb_claims),
         cmocka_unit_test(test_uris_that_leave),
         cmocka_unit_test(test_huge_names),

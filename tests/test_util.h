@@ -323,7 +323,8 @@ static inline void test_backwards_for(void *user, uint32_t count, arbor_task_fn 
 /* Counts calls and live bytes, and checks that the size arbor passes back to free and realloc is the
    size it asked for (each block carries a hidden header holding its size). fail_all makes every
    alloc and realloc return NULL; limited with allow = k lets only k more succeed; fail_at = k
-   refuses the k-th call alone (counted in calls) and lets the ones after it succeed. */
+   refuses the k-th call alone (counted in calls) and lets the ones after it succeed. peak_bytes
+   is the most live_bytes has been; max_live (nonzero) refuses what would take live_bytes above it. */
 typedef struct test_counting_allocator {
     uint64_t allocs;         /* alloc calls that succeeded */
     uint64_t reallocs;       /* realloc calls that succeeded */
@@ -332,6 +333,8 @@ typedef struct test_counting_allocator {
     uint64_t size_mismatches; /* free or realloc given a size other than the block's */
     int64_t live_bytes;
     int64_t live_blocks;
+    int64_t peak_bytes;
+    int64_t max_live;
     bool fail_all;
     bool limited;            /* with limited, only `allow` more allocs/reallocs succeed */
     uint64_t allow;
@@ -353,15 +356,29 @@ static inline bool test_count_refuse_(test_counting_allocator *c)
 
 #define TEST_ALLOC_HEADER 16 /* keeps malloc's alignment (16 on the platforms we test) */
 
+/* Counts live bytes changing by delta: false (refused, counted as failed) beyond max_live. */
+static inline bool test_count_grow_(test_counting_allocator *c, int64_t delta)
+{
+    if (c->max_live && delta > 0 && c->live_bytes + delta > c->max_live) {
+        c->failed++;
+        return false;
+    }
+    c->live_bytes += delta;
+    if (c->live_bytes > c->peak_bytes) c->peak_bytes = c->live_bytes;
+    return true;
+}
+
 static inline void *test_count_alloc(void *user, size_t size)
 {
     test_counting_allocator *c = (test_counting_allocator *)user;
-    if (test_count_refuse_(c)) return NULL;
+    if (test_count_refuse_(c) || size > INT64_MAX / 2 || !test_count_grow_(c, (int64_t)size)) return NULL;
     unsigned char *p = (unsigned char *)malloc(size + TEST_ALLOC_HEADER);
-    if (p == NULL) return NULL;
+    if (p == NULL) {
+        c->live_bytes -= (int64_t)size;
+        return NULL;
+    }
     memcpy(p, &size, sizeof size);
     c->allocs++;
-    c->live_bytes += (int64_t)size;
     c->live_blocks++;
     return p + TEST_ALLOC_HEADER;
 }
@@ -397,11 +414,14 @@ static inline void *test_count_realloc(void *user, void *ptr, size_t old_size, s
     size_t real;
     memcpy(&real, p, sizeof real);
     if (real != old_size) c->size_mismatches++;
+    if (new_size > INT64_MAX / 2 || !test_count_grow_(c, (int64_t)new_size - (int64_t)real)) return NULL;
     unsigned char *q = (unsigned char *)realloc(p, new_size + TEST_ALLOC_HEADER);
-    if (q == NULL) return NULL;
+    if (q == NULL) {
+        c->live_bytes -= (int64_t)new_size - (int64_t)real;
+        return NULL;
+    }
     memcpy(q, &new_size, sizeof new_size);
     c->reallocs++;
-    c->live_bytes += (int64_t)new_size - (int64_t)real;
     return q + TEST_ALLOC_HEADER;
 }
 

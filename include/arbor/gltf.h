@@ -60,7 +60,10 @@
  *   unit within 0.00769, the Khronos validator's tolerance.
  * - Data checks (floats finite, min and max exact, sparse indices, inverse bind matrices' last
  *   rows, animation times increasing and rotations unit) run where the bytes are at hand, as the
- *   Khronos validator's do.
+ *   Khronos validator's do, and on accessors without a bufferView, whose elements are zeros (and
+ *   their sparse values): such an accessor costs nothing until read, whatever its count, so what
+ *   a load allocates is bounded by the file's bytes (zeros are no increasing times, no inverse
+ *   bind matrix, no unit rotation: those checks stop at the first).
  * - KHR_animation_pointer channels on a node's translation, rotation or scale
  *   ("/nodes/3/rotation") are checked as regular channels are (the node exists and has no
  *   matrix, the output fits the path and the keyframes); other pointers pass through unread.
@@ -69,7 +72,8 @@
  * - What extensions say about nodes (instances.h): EXT_mesh_gpu_instancing's TRANSLATION,
  *   ROTATION and SCALE become the node's instances (accessors of one count: floats, normalized
  *   byte or short rotations, byte or short translations and scales with KHR_mesh_quantization;
- *   values finite, rotations unit); KHR_node_visibility's `visible` (a boolean) its own
+ *   values finite, rotations unit; when no attribute has a bufferView, at most 65536 of them:
+ *   more is refused, "arbor makes at most 65536 instances from no data"); KHR_node_visibility's `visible` (a boolean) its own
  *   visibility; MSFT_lod's `ids` (other nodes of the file) and extras.MSFT_screencoverage a level
  *   of detail group (arbor_gltf_lod_group); KHR_animation_pointer channels on a node's
  *   visibility (SCALAR unsigned bytes, STEP) are kept for arbor_gltf_apply_visibility. Saving
@@ -146,6 +150,28 @@ typedef struct arbor_gltf_issue {
    issue's code); options.lenient is ignored. Nothing is loaded anywhere. */
 ARBOR_API arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options,
                                            arbor_gltf_issue *issues, uint32_t cap, uint32_t *count);
+
+/* One message of arbor_gltf_validate_messages, as the Khronos glTF-Validator reports it. */
+typedef struct arbor_gltf_message {
+    arbor_result result; /* ARBOR_ERR_PARSE: what the file breaks (or, below severity 0, what the
+                            validator only warns of); else what ended the check (ARBOR_ERR_IO,
+                            ARBOR_ERR_UNSUPPORTED, ...), always the last message */
+    int32_t severity;    /* the validator's: 0 error, 1 warning, 2 information, 3 hint */
+    int64_t offset;      /* a GLB framing problem's byte offset in the file (pointer ""), else -1 */
+    char code[64];       /* the validator's issue code ("ACCESSOR_MIN_MISMATCH", its ISSUES.md);
+                            ARBOR_LIMIT and ARBOR_OUT_OF_MEMORY for what it has none for */
+    char pointer[256];   /* JSON pointer, "" when the problem is the file as a whole */
+    char message[400];   /* the reason */
+} arbor_gltf_message;
+
+/* arbor_gltf_validate with each problem as the Khronos glTF-Validator reports it: its code,
+   severity and place (a JSON pointer, or a GLB byte offset), at the pointer the validator names.
+   The same problems, order, count and return value as arbor_gltf_validate. A problem the
+   validator rates below an error (an absolute URI: NON_RELATIVE_URI, a warning; a required
+   extension arbor does not know: UNSUPPORTED_EXTENSION, an information) keeps its severity even
+   when arbor cannot load the file for it. */
+ARBOR_API arbor_result arbor_gltf_validate_messages(const char *path, const arbor_gltf_options *options,
+                                                    arbor_gltf_message *messages, uint32_t cap, uint32_t *count);
 
 /* How arbor_gltf_save writes; all zero (or NULL options): the defaults. */
 typedef struct arbor_gltf_save_options {

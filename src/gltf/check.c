@@ -30,14 +30,14 @@ bool arbor__ld_as_uint(const json_t *v, uint64_t *out) {
     return false;
 }
 
-static ld_got wrong(ld *L, const char *base, const char *key, const char *what) {
-    return arbor__ld_bad(L, arbor__ld_at(L, "%s/%s", base, key), "%s must be %s", key, what) ? LD_BAD : LD_STOP;
+static ld_got wrong(ld *L, ld_issue issue, const char *base, const char *key, const char *what) {
+    return arbor__ld_bad(L, issue, arbor__ld_at(L, "%s/%s", base, key), "%s must be %s", key, what) ? LD_BAD : LD_STOP;
 }
 
 ld_got arbor__ld_uint(ld *L, json_t *obj, const char *base, const char *key, uint64_t *out) {
     json_t *v = json_object_get(obj, key);
     if (!v) return LD_ABSENT;
-    return arbor__ld_as_uint(v, out) ? LD_GOT : wrong(L, base, key, "an integer >= 0");
+    return arbor__ld_as_uint(v, out) ? LD_GOT : wrong(L, LDI_TYPE_MISMATCH, base, key, "an integer >= 0");
 }
 
 ld_got arbor__ld_index(ld *L, json_t *obj, const char *base, const char *key, uint32_t count, const char *what,
@@ -46,7 +46,7 @@ ld_got arbor__ld_index(ld *L, json_t *obj, const char *base, const char *key, ui
     ld_got g = arbor__ld_uint(L, obj, base, key, &v);
     if (g != LD_GOT) return g;
     if (v >= count)
-        return arbor__ld_bad(L, arbor__ld_at(L, "%s/%s", base, key), "%s %llu does not exist (the file has %u)", what,
+        return arbor__ld_bad(L, LDI_UNRESOLVED_REFERENCE, arbor__ld_at(L, "%s/%s", base, key), "%s %llu does not exist (the file has %u)", what,
                              (unsigned long long)v, count)
                    ? LD_BAD
                    : LD_STOP;
@@ -57,7 +57,7 @@ ld_got arbor__ld_index(ld *L, json_t *obj, const char *base, const char *key, ui
 ld_got arbor__ld_string(ld *L, json_t *obj, const char *base, const char *key, const char **out) {
     json_t *v = json_object_get(obj, key);
     if (!v) return LD_ABSENT;
-    if (!json_is_string(v)) return wrong(L, base, key, "a string");
+    if (!json_is_string(v)) return wrong(L, LDI_TYPE_MISMATCH, base, key, "a string");
     *out = json_string_value(v);
     return LD_GOT;
 }
@@ -65,7 +65,7 @@ ld_got arbor__ld_string(ld *L, json_t *obj, const char *base, const char *key, c
 ld_got arbor__ld_object(ld *L, json_t *obj, const char *base, const char *key, json_t **out) {
     json_t *v = json_object_get(obj, key);
     if (!v) return LD_ABSENT;
-    if (!json_is_object(v)) return wrong(L, base, key, "an object");
+    if (!json_is_object(v)) return wrong(L, LDI_TYPE_MISMATCH, base, key, "an object");
     *out = v;
     return LD_GOT;
 }
@@ -73,15 +73,15 @@ ld_got arbor__ld_object(ld *L, json_t *obj, const char *base, const char *key, j
 ld_got arbor__ld_array(ld *L, json_t *obj, const char *base, const char *key, bool nonempty, json_t **out) {
     json_t *v = json_object_get(obj, key);
     if (!v) return LD_ABSENT;
-    if (!json_is_array(v)) return wrong(L, base, key, "an array");
-    if (nonempty && json_array_size(v) == 0) return wrong(L, base, key, "a non-empty array");
+    if (!json_is_array(v)) return wrong(L, LDI_TYPE_MISMATCH, base, key, "an array");
+    if (nonempty && json_array_size(v) == 0) return wrong(L, LDI_EMPTY_ENTITY, base, key, "a non-empty array");
     *out = v;
     return LD_GOT;
 }
 
 bool arbor__ld_required(ld *L, ld_got g, const char *base, const char *key) {
     if (g != LD_ABSENT) return g != LD_STOP;
-    return arbor__ld_bad(L, base[0] ? base : "/", "%s is required", key);
+    return arbor__ld_bad(L, LDI_UNDEFINED_PROPERTY, base[0] ? base : "/", "%s is required", key);
 }
 
 /* d rounds to a finite float: below FLT_MAX plus half its last place (where rounding to even
@@ -91,10 +91,10 @@ static bool float_finite(double d) { return fabs(d) < 0x1.ffffffp+127; }
 static ld_got get_real(ld *L, json_t *obj, const char *base, const char *key, double *out) {
     json_t *v = json_object_get(obj, key);
     if (!v) return LD_ABSENT;
-    if (!json_is_number(v)) return wrong(L, base, key, "a number");
+    if (!json_is_number(v)) return wrong(L, LDI_TYPE_MISMATCH, base, key, "a number");
     double d = json_number_value(v);
     if (!float_finite(d))
-        return arbor__ld_bad(L, arbor__ld_at(L, "%s/%s", base, key), "%g is not finite as a 32-bit float", d) ? LD_BAD
+        return arbor__ld_bad(L, LDI_VALUE_NOT_IN_RANGE, arbor__ld_at(L, "%s/%s", base, key), "%g is not finite as a 32-bit float", d) ? LD_BAD
                                                                                                               : LD_STOP;
     *out = d;
     return LD_GOT;
@@ -110,13 +110,14 @@ static ld_got get_reals(ld *L, json_t *obj, const char *base, const char *key, s
     if (!json_is_array(v) || n == 0 || (want && n != want)) {
         char what[48];
         snprintf(what, sizeof what, want ? "an array of %zu numbers" : "a non-empty array of numbers", want);
-        return wrong(L, base, key, what);
+        return wrong(L, n == 0 && json_is_array(v) ? LDI_EMPTY_ENTITY : LDI_TYPE_MISMATCH, base, key, what);
     }
     for (size_t i = 0; i < n; i++) {
         json_t *e = json_array_get(v, i);
         double d = json_number_value(e);
         if (!json_is_number(e) || !float_finite(d))
-            return arbor__ld_bad(L, arbor__ld_at(L, "%s/%s/%zu", base, key, i), "%s must be a finite number", key)
+            return arbor__ld_bad(L, json_is_number(e) ? LDI_VALUE_NOT_IN_RANGE : LDI_ARRAY_TYPE_MISMATCH,
+                                 arbor__ld_at(L, "%s/%s/%zu", base, key, i), "%s must be a finite number", key)
                        ? LD_BAD
                        : LD_STOP;
         if (i < cap) out[i] = d;
@@ -150,18 +151,18 @@ static bool check_asset(ld *L) {
     g = arbor__ld_string(L, asset, "/asset", "version", &v);
     if (!arbor__ld_required(L, g, "/asset", "version")) return false;
     unsigned major = 2, minor = 0, min_major, min_minor;
-    if (v && !version(v, &major, &minor) && !BAD(AT("/asset/version"), "version \"%s\" is not MAJOR.MINOR", v))
+    if (v && !version(v, &major, &minor) && !BAD(PATTERN_MISMATCH, AT("/asset/version"), "version \"%s\" is not MAJOR.MINOR", v))
         return false;
     if (major != 2)
-        return arbor__ld_stop(L, ARBOR_ERR_UNSUPPORTED, "/asset/version", "glTF %u files are not read, only 2.x",
+        return arbor__ld_stop(L, ARBOR_ERR_UNSUPPORTED, LDI_UNKNOWN_ASSET_MAJOR_VERSION, "/asset/version", "glTF %u files are not read, only 2.x",
                               major);
     TRY(g = arbor__ld_string(L, asset, "/asset", "minVersion", &min));
     if (min && !version(min, &min_major, &min_minor) &&
-        !BAD(AT("/asset/minVersion"), "minVersion \"%s\" is not MAJOR.MINOR", min))
+        !BAD(PATTERN_MISMATCH, AT("/asset/minVersion"), "minVersion \"%s\" is not MAJOR.MINOR", min))
         return false;
     if (min && version(min, &min_major, &min_minor) &&
         (min_major > major || (min_major == major && min_minor > minor)) &&
-        !BAD(AT("/asset/minVersion"), "minVersion %s is above version %s", min, v ? v : "2.0"))
+        !BAD(ASSET_MIN_VERSION_GREATER_THAN_VERSION, AT("/asset/minVersion"), "minVersion %s is above version %s", min, v ? v : "2.0"))
         return false;
     TRY(arbor__ld_string(L, asset, "/asset", "generator", &ignored));
     TRY(arbor__ld_string(L, asset, "/asset", "copyright", &ignored));
@@ -179,9 +180,9 @@ static bool collection(ld *L, json_t *owner, const char *base, const char *key, 
     TRY(g);
     if (g != LD_GOT) return true;
     if (json_array_size(v) >= LD_NONE)
-        return arbor__ld_stop(L, ARBOR_ERR_PARSE, AT("%s/%s", base, key), "too many elements");
+        return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_ARBOR_LIMIT, AT("%s/%s", base, key), "too many elements");
     for (size_t i = 0; i < json_array_size(v); i++)
-        if (!json_is_object(json_array_get(v, i)) && !BAD(AT("%s/%s/%zu", base, key, i), "%s must hold objects", key))
+        if (!json_is_object(json_array_get(v, i)) && !BAD(TYPE_MISMATCH, AT("%s/%s/%zu", base, key, i), "%s must hold objects", key))
             return false;
     *out = v;
     *n = (uint32_t)json_array_size(v);
@@ -198,7 +199,7 @@ static bool collections(ld *L) {
     uint32_t n_images;
     json_t *ext = json_object_get(json_object_get(L->root, "extensions"), "KHR_lights_punctual");
     if (json_is_object(ext)) {
-        if (!json_object_get(ext, "lights") && !BAD("/extensions/KHR_lights_punctual", "lights is required"))
+        if (!json_object_get(ext, "lights") && !BAD(UNDEFINED_PROPERTY, "/extensions/KHR_lights_punctual", "lights is required"))
             return false;
         if (!collection(L, ext, "/extensions/KHR_lights_punctual", "lights", &L->j_lights, &L->n_lights)) return false;
     }
@@ -227,10 +228,10 @@ static bool parse_buffers(ld *L) {
         const char *uri;
         ld_got g = arbor__ld_uint(L, o, base, "byteLength", &length);
         if (!arbor__ld_required(L, g, base, "byteLength")) return false;
-        if (g == LD_GOT && length == 0 && !BAD(AT("%s/byteLength", base), "byteLength must be at least 1"))
+        if (g == LD_GOT && length == 0 && !BAD(VALUE_NOT_IN_RANGE, AT("%s/byteLength", base), "byteLength must be at least 1"))
             return false;
         if (length > SIZE_MAX / 2 &&
-            !BAD(AT("%s/byteLength", base), "byteLength %llu is too large", (unsigned long long)length))
+            !BAD(VALUE_NOT_IN_RANGE, AT("%s/byteLength", base), "byteLength %llu is too large", (unsigned long long)length))
             return false;
         TRY(arbor__ld_string(L, o, base, "uri", &uri));
         L->buffers[i].size = length > SIZE_MAX / 2 ? 0 : (size_t)length;
@@ -259,11 +260,11 @@ static bool parse_views(ld *L) {
         TRY(gt);
         bool ok = gb == LD_GOT && go != LD_BAD && gl == LD_GOT && gs != LD_BAD;
         if (gl == LD_GOT && V->length == 0) {
-            if (!BAD(AT("%s/byteLength", base), "byteLength must be at least 1")) return false;
+            if (!BAD(VALUE_NOT_IN_RANGE, AT("%s/byteLength", base), "byteLength must be at least 1")) return false;
             ok = false;
         }
         if (gs == LD_GOT && (stride < 4 || stride > 252 || stride % 4)) {
-            if (!BAD(AT("%s/byteStride", base), "byteStride %llu is not a multiple of 4 from 4 to 252",
+            if (!arbor__ld_bad(L, stride % 4 ? LDI_VALUE_MULTIPLE_OF : LDI_VALUE_NOT_IN_RANGE, AT("%s/byteStride", base), "byteStride %llu is not a multiple of 4 from 4 to 252",
                      (unsigned long long)stride))
                 return false;
             ok = false;
@@ -271,12 +272,12 @@ static bool parse_views(ld *L) {
         if (gt == LD_GOT && target != 34962 && target != 34963)
             arbor__ld_note(L, AT("%s/target", base), "unknown target %llu", (unsigned long long)target);
         if (gs == LD_GOT && target == 34963) {
-            if (!BAD(AT("%s/byteStride", base), "only vertex attribute views have a byteStride (target is 34963)"))
+            if (!BAD(BUFFER_VIEW_INVALID_BYTE_STRIDE, AT("%s/byteStride", base), "only vertex attribute views have a byteStride (target is 34963)"))
                 return false;
             ok = false;
         }
         if (gs == LD_GOT && gl == LD_GOT && stride > V->length) {
-            if (!BAD(AT("%s/byteStride", base), "byteStride %llu is greater than byteLength %llu",
+            if (!BAD(BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, AT("%s/byteStride", base), "byteStride %llu is greater than byteLength %llu",
                      (unsigned long long)stride, (unsigned long long)V->length))
                 return false;
             ok = false;
@@ -284,7 +285,7 @@ static bool parse_views(ld *L) {
         if (ok) {
             uint64_t size = L->buffers[V->buffer].size;
             if (V->offset > size || V->length > size - V->offset) {
-                if (!BAD(AT("%s/byteLength", base), "bytes %llu to %llu do not fit buffer %u of %llu bytes",
+                if (!BAD(BUFFER_VIEW_TOO_LONG, AT(go == LD_GOT ? "%s/byteOffset" : "%s/byteLength", base), "bytes %llu to %llu do not fit buffer %u of %llu bytes",
                          (unsigned long long)V->offset, (unsigned long long)V->offset + V->length, V->buffer,
                          (unsigned long long)size))
                     return false;
@@ -348,10 +349,19 @@ static bool min_max(ld *L, json_t *o, const char *base, const char *key, ld_acce
         for (size_t i = 0; i < n; i++)
             if (out[i] != floor(out[i]) || out[i] < lo || out[i] > hi) {
                 *has = false;
-                if (!BAD(AT("%s/%s/%zu", base, key, i), "%g is not an integer of the component type", out[i]))
+                if (!BAD(VALUE_NOT_IN_RANGE, AT("%s/%s/%zu", base, key, i), "%g is not an integer of the component type", out[i]))
                     return false;
             }
     return true;
+}
+
+/* A sparse bufferView has no byteStride; false when it has (reported; L->code set when that
+   stops the load). */
+static bool sparse_view(ld *L, const char *base, uint32_t view, ld_got g) {
+    if (g != LD_GOT || !L->views[view].stride) return true;
+    BAD(BUFFER_VIEW_INVALID_BYTE_STRIDE, AT("%s/bufferView", base), "bufferView %u of sparse %s must not have a byteStride",
+        view, strstr(base, "values") ? "values" : "indices");
+    return false;
 }
 
 static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A) {
@@ -369,7 +379,7 @@ static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A
         return false;
     bool ok = gc == LD_GOT && gi == LD_GOT && gv == LD_GOT;
     if (gc == LD_GOT && (A->scount == 0 || A->scount > A->count)) {
-        if (!BAD(AT("%s/count", sb), "sparse count %llu must be from 1 to the accessor's count %llu",
+        if (!arbor__ld_bad(L, A->scount ? LDI_ACCESSOR_SPARSE_COUNT_OUT_OF_RANGE : LDI_VALUE_NOT_IN_RANGE, AT("%s/count", sb), "sparse count %llu must be from 1 to the accessor's count %llu",
                  (unsigned long long)A->scount, (unsigned long long)A->count))
             return false;
         ok = false;
@@ -381,9 +391,11 @@ static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A
         if (!arbor__ld_required(L, g1, ib, "bufferView") || g2 == LD_STOP ||
             !arbor__ld_required(L, g3, ib, "componentType"))
             return false;
-        ok = ok && g1 == LD_GOT && g2 != LD_BAD && g3 == LD_GOT;
+        bool unstrided = sparse_view(L, ib, A->sview_idx, g1);
+        if (L->code) return false;
+        ok = ok && g1 == LD_GOT && g2 != LD_BAD && g3 == LD_GOT && unstrided;
         if (g3 == LD_GOT && ictype != 5121 && ictype != 5123 && ictype != 5125) {
-            if (!BAD(AT("%s/componentType", ib), "sparse indices must be unsigned byte, short or int")) return false;
+            if (!BAD(VALUE_NOT_IN_LIST, AT("%s/componentType", ib), "sparse indices must be unsigned byte, short or int")) return false;
             ok = false;
         }
     }
@@ -391,7 +403,9 @@ static bool parse_sparse(ld *L, json_t *sparse, const char *base, ld_accessor *A
         ld_got g1 = arbor__ld_index(L, values, vb, "bufferView", L->n_views, "bufferView", &A->sview_val);
         ld_got g2 = arbor__ld_uint(L, values, vb, "byteOffset", &A->soff_val);
         if (!arbor__ld_required(L, g1, vb, "bufferView") || g2 == LD_STOP) return false;
-        ok = ok && g1 == LD_GOT && g2 != LD_BAD;
+        bool unstrided = sparse_view(L, vb, A->sview_val, g1);
+        if (L->code) return false;
+        ok = ok && g1 == LD_GOT && g2 != LD_BAD && unstrided;
     }
     A->sictype = (uint32_t)ictype;
     A->sparse = ok;
@@ -421,15 +435,15 @@ static bool parse_accessors(ld *L) {
             !arbor__ld_required(L, gtype, base, "type"))
             return false;
         json_t *jn = json_object_get(o, "normalized");
-        if (jn && !json_is_boolean(jn) && wrong(L, base, "normalized", "a boolean") == LD_STOP) return false;
+        if (jn && !json_is_boolean(jn) && wrong(L, LDI_TYPE_MISMATCH, base, "normalized", "a boolean") == LD_STOP) return false;
         normalized = json_is_true(jn);
         bool ok = gview != LD_BAD && goff != LD_BAD && gct == LD_GOT && gcount == LD_GOT && gtype == LD_GOT;
         if (goff == LD_GOT && gview != LD_GOT && gview != LD_BAD &&
-            !BAD(AT("%s/byteOffset", base), "byteOffset needs a bufferView"))
+            !BAD(UNSATISFIED_DEPENDENCY, AT("%s/byteOffset", base), "byteOffset needs a bufferView"))
             return false;
         if (gview != LD_GOT) A->view = LD_NONE;
         if (gcount == LD_GOT && A->count == 0) {
-            if (!BAD(AT("%s/count", base), "count must be at least 1")) return false;
+            if (!BAD(VALUE_NOT_IN_RANGE, AT("%s/count", base), "count must be at least 1")) return false;
             ok = false;
         }
         A->ctype = (uint32_t)ctype;
@@ -443,7 +457,7 @@ static bool parse_accessors(ld *L) {
             ok = false;
         }
         if (normalized && (ctype == 5126 || ctype == 5125)) {
-            if (!BAD(AT("%s/normalized", base), "only byte and short components can be normalized")) return false;
+            if (!BAD(ACCESSOR_NORMALIZED_INVALID, AT("%s/normalized", base), "only byte and short components can be normalized")) return false;
             ok = false;
         }
         A->normalized = normalized;
@@ -455,7 +469,7 @@ static bool parse_accessors(ld *L) {
             A->stride = A->cols * column;
             A->elem = (A->cols - 1) * column + A->rows * A->csize;
             if (A->cols > 1 && A->offset % 4 &&
-                !BAD(AT("%s/byteOffset", base), "a matrix accessor's byteOffset must be a multiple of 4"))
+                !BAD(ACCESSOR_MATRIX_ALIGNMENT, AT("%s/byteOffset", base), "a matrix accessor's byteOffset must be a multiple of 4"))
                 return false;
         }
         if (!min_max(L, o, base, "min", A, &A->has_min, A->min) || !min_max(L, o, base, "max", A, &A->has_max, A->max))
@@ -479,7 +493,7 @@ static bool parse_camera(ld *L, json_t *o, const char *base, arbor_camera *c, bo
     TRY(gp);
     TRY(go);
     *ok = false;
-    if (gp == LD_GOT && go == LD_GOT) return BAD(base, "a camera has perspective or orthographic, not both");
+    if (gp == LD_GOT && go == LD_GOT) return BAD(ONE_OF_MISMATCH, base, "a camera has perspective or orthographic, not both");
     if (gt != LD_GOT) return true;
     bool persp = !strcmp(type, "perspective");
     if (!persp && strcmp(type, "orthographic")) {
@@ -487,7 +501,7 @@ static bool parse_camera(ld *L, json_t *o, const char *base, arbor_camera *c, bo
         return true;
     }
     json_t *params = persp ? p : q;
-    if (!params) return BAD(base, "%s is required", type);
+    if (!params) return BAD(UNDEFINED_PROPERTY, base, "%s is required", type);
     char pb[72];
     snprintf(pb, sizeof pb, "%s/%s", base, type);
     static const char *const persp_keys[] = {"yfov", "znear", "zfar", "aspectRatio"};
@@ -508,8 +522,8 @@ static bool parse_camera(ld *L, json_t *o, const char *base, arbor_camera *c, bo
                           : g[2] == LD_GOT && !(v[2] > 0) ? "zfar"
                           : g[3] == LD_GOT && !(v[3] > 0) ? "aspectRatio"
                                                           : NULL;
-        if (bad) return BAD(AT("%s/%s", pb, bad), "%s must be above 0", bad);
-        if (g[2] == LD_GOT && v[2] <= v[1]) return BAD(pb, "zfar %g must be greater than znear %g", v[2], v[1]);
+        if (bad) return BAD(VALUE_NOT_IN_RANGE, AT("%s/%s", pb, bad), "%s must be above 0", bad);
+        if (g[2] == LD_GOT && v[2] <= v[1]) return BAD(CAMERA_ZFAR_LEQUAL_ZNEAR, pb, "zfar %g must be greater than znear %g", v[2], v[1]);
         *c = (arbor_camera){.type = ARBOR_CAMERA_PERSPECTIVE,
                             .yfov = (arbor_real)v[0],
                             .znear = (arbor_real)v[1],
@@ -517,9 +531,9 @@ static bool parse_camera(ld *L, json_t *o, const char *base, arbor_camera *c, bo
                             .aspect = g[3] == LD_GOT ? (arbor_real)v[3] : 0};
     } else {
         if (v[0] == 0 || v[1] == 0)
-            return BAD(AT("%s/%s", pb, v[1] == 0 ? "ymag" : "xmag"), "xmag and ymag must not be zero");
-        if (v[2] < 0) return BAD(AT("%s/znear", pb), "znear must not be negative");
-        if (!(v[3] > v[2])) return BAD(pb, "zfar %g must be greater than znear %g", v[3], v[2]);
+            return BAD(CAMERA_XMAG_YMAG_ZERO, AT("%s/%s", pb, v[1] == 0 ? "ymag" : "xmag"), "xmag and ymag must not be zero");
+        if (v[2] < 0) return BAD(VALUE_NOT_IN_RANGE, AT("%s/znear", pb), "znear must not be negative");
+        if (!(v[3] > v[2])) return BAD(CAMERA_ZFAR_LEQUAL_ZNEAR, pb, "zfar %g must be greater than znear %g", v[3], v[2]);
         *c = (arbor_camera){.type = ARBOR_CAMERA_ORTHOGRAPHIC,
                             .xmag = (arbor_real)v[0],
                             .ymag = (arbor_real)v[1],
@@ -554,9 +568,9 @@ static bool parse_light(ld *L, json_t *o, const char *base, arbor_light *l, bool
     if (gc == LD_STOP || gi == LD_STOP || gr == LD_STOP || gs == LD_STOP) return false;
     if (gc == LD_BAD || gi == LD_BAD || gr == LD_BAD || gs == LD_BAD || gt != LD_GOT) return true;
     for (int k = 0; k < 3; k++)
-        if (color[k] < 0 || color[k] > 1) return BAD(AT("%s/color/%d", base, k), "color components are from 0 to 1");
-    if (intensity < 0) return BAD(AT("%s/intensity", base), "intensity must not be negative");
-    if (gr == LD_GOT && !(range > 0)) return BAD(AT("%s/range", base), "range must be above 0");
+        if (color[k] < 0 || color[k] > 1) return BAD(VALUE_NOT_IN_RANGE, AT("%s/color/%d", base, k), "color components are from 0 to 1");
+    if (intensity < 0) return BAD(VALUE_NOT_IN_RANGE, AT("%s/intensity", base), "intensity must not be negative");
+    if (gr == LD_GOT && !(range > 0)) return BAD(VALUE_NOT_IN_RANGE, AT("%s/range", base), "range must be above 0");
     arbor_light_type t;
     if (!strcmp(type, "point")) {
         t = ARBOR_LIGHT_POINT;
@@ -564,7 +578,7 @@ static bool parse_light(ld *L, json_t *o, const char *base, arbor_light *l, bool
         t = ARBOR_LIGHT_DIRECTIONAL;
     } else if (!strcmp(type, "spot")) {
         t = ARBOR_LIGHT_SPOT;
-        if (!spot) return BAD(base, "spot is required for a spot light");
+        if (!spot) return BAD(UNDEFINED_PROPERTY, base, "spot is required for a spot light");
         char sb[96];
         snprintf(sb, sizeof sb, "%s/spot", base);
         ld_got g1 = get_real(L, spot, sb, "innerConeAngle", &inner),
@@ -573,11 +587,11 @@ static bool parse_light(ld *L, json_t *o, const char *base, arbor_light *l, bool
         TRY(g2);
         if (g1 == LD_BAD || g2 == LD_BAD) return true;
         if (inner < 0 || inner >= PI / 2)
-            return BAD(AT("%s/innerConeAngle", sb), "innerConeAngle is from 0 to below pi/2");
+            return BAD(VALUE_NOT_IN_RANGE, AT("%s/innerConeAngle", sb), "innerConeAngle is from 0 to below pi/2");
         if (outer <= 0 || outer > PI / 2)
-            return BAD(AT("%s/outerConeAngle", sb), "outerConeAngle is above 0, at most pi/2");
+            return BAD(VALUE_NOT_IN_RANGE, AT("%s/outerConeAngle", sb), "outerConeAngle is above 0, at most pi/2");
         if (outer <= inner)
-            return BAD(AT("%s/outerConeAngle", sb), "outerConeAngle %g must be greater than innerConeAngle %g", outer,
+            return BAD(KHR_LIGHTS_PUNCTUAL_LIGHT_SPOT_ANGLES, AT("%s/outerConeAngle", sb), "outerConeAngle %g must be greater than innerConeAngle %g", outer,
                        inner);
     } else {
         arbor__ld_note(L, AT("%s/type", base), "unknown light type \"%s\"", type);
@@ -612,16 +626,16 @@ static bool position_bounds(ld *L, uint32_t index, const char *pb, ld_mesh *M) {
     const ld_accessor *A = &L->acc[index];
     bool quantized = json_object_get(L->ext_used, "KHR_mesh_quantization") != NULL;
     if (!A->ok || A->rows != 3 || A->cols != 1 || (A->ctype != 5126 && !(quantized && A->csize <= 2)))
-        return BAD(AT("%s/attributes/POSITION", pb), "accessor %u is not VEC3 of floats%s", index,
+        return BAD(MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, AT("%s/attributes/POSITION", pb), "accessor %u is not VEC3 of floats%s", index,
                    quantized ? " or of quantized integers" : "");
     if (!A->has_min || !A->has_max)
-        return BAD(AT("%s/attributes/POSITION", pb), "POSITION accessor %u needs min and max", index);
+        return BAD(MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS, AT("%s/attributes/POSITION", pb), "POSITION accessor %u needs min and max", index);
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = arbor__ld_normalize(A, A->min[k]);
         hi[k] = arbor__ld_normalize(A, A->max[k]);
         if (lo[k] > hi[k])
-            return BAD(AT("/accessors/%u/min/%d", index, k), "min %g is above max %g", A->min[k], A->max[k]);
+            return BAD(ACCESSOR_MIN_MISMATCH, AT("/accessors/%u/min/%d", index, k), "min %g is above max %g", A->min[k], A->max[k]);
     }
     for (int k = 0; k < 3; k++) {
         M->min[k] = M->has_bounds && M->min[k] < lo[k] ? M->min[k] : lo[k];
@@ -646,7 +660,7 @@ static bool parse_meshes(ld *L) {
             char pb[80];
             snprintf(pb, sizeof pb, "%s/primitives/%zu", base, p);
             if (!json_is_object(prim)) {
-                if (!BAD(pb, "a primitive must be an object")) return false;
+                if (!BAD(TYPE_MISMATCH, pb, "a primitive must be an object")) return false;
                 continue;
             }
             g = arbor__ld_object(L, prim, pb, "attributes", &attrs);
@@ -677,9 +691,9 @@ static bool node_list(ld *L, json_t *list, const char *base, const char *key, ui
         json_t *v = json_array_get(list, k);
         uint32_t node = LD_NONE;
         if (!arbor__ld_as_uint(v, &c)) {
-            if (!BAD(AT("%s/%s/%zu", base, key, k), "%s must hold node indices", key)) return false;
+            if (!BAD(ARRAY_TYPE_MISMATCH, AT("%s/%s/%zu", base, key, k), "%s must hold node indices", key)) return false;
         } else if (c >= L->n_nodes) {
-            if (!BAD(AT("%s/%s/%zu", base, key, k), "node %llu does not exist (the file has %u)", (unsigned long long)c,
+            if (!BAD(UNRESOLVED_REFERENCE, AT("%s/%s/%zu", base, key, k), "node %llu does not exist (the file has %u)", (unsigned long long)c,
                      L->n_nodes))
                 return false;
         } else {
@@ -720,7 +734,7 @@ static bool parse_transform(ld *L, json_t *o, const char *base, ld_node *N, uint
         double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
         bool range = fabs(r[0]) <= 1 && fabs(r[1]) <= 1 && fabs(r[2]) <= 1 && fabs(r[3]) <= 1;
         if ((!range || fabs(len - 1) > LD_UNIT_TOLERANCE) &&
-            !BAD(AT("%s/rotation", base), "(%g, %g, %g, %g) is not a unit quaternion (length %g)", r[0], r[1], r[2],
+            !BAD(ROTATION_NON_UNIT, AT("%s/rotation", base), "(%g, %g, %g, %g) is not a unit quaternion (length %g)", r[0], r[1], r[2],
                  r[3], len))
             return false;
         if (!(len > 0)) r[0] = r[1] = r[2] = 0, r[3] = 1; /* lenient: identity; else arbor normalises */
@@ -729,10 +743,10 @@ static bool parse_transform(ld *L, json_t *o, const char *base, ld_node *N, uint
     }
     if (gm == LD_GOT) {
         if ((gt != LD_ABSENT || gr != LD_ABSENT || gs != LD_ABSENT) &&
-            !BAD(AT("%s/matrix", base), "a node has a matrix or translation, rotation and scale, not both"))
+            !BAD(NODE_MATRIX_TRS, AT("%s/matrix", base), "a node has a matrix or translation, rotation and scale, not both"))
             return false;
         bool last_row, trs = matrix_is_trs(m, &last_row);
-        if (!trs && !BAD(AT("%s/matrix", base), "the matrix is not a translation, rotation and scale (%s)",
+        if (!trs && !BAD(NODE_MATRIX_NON_TRS, AT("%s/matrix", base), "the matrix is not a translation, rotation and scale (%s)",
                          last_row ? "its columns are not orthogonal" : "its last row is not 0, 0, 0, 1"))
             return false;
         arbor_real *out = L->matrices + (size_t)*n_matrices * 16;
@@ -764,7 +778,7 @@ static bool parse_node(ld *L, uint32_t i, json_t *o, uint32_t *n_matrices) {
     TRY(g = arbor__ld_index(L, o, base, "skin", L->n_skins, "skin", &v));
     if (g == LD_GOT) N->skin = (int32_t)v;
     if (g != LD_ABSENT && gmesh == LD_ABSENT) {
-        if (!BAD(AT("%s/skin", base), "a node with a skin needs a mesh")) return false;
+        if (!BAD(UNSATISFIED_DEPENDENCY, AT("%s/skin", base), "a node with a skin needs a mesh")) return false;
         N->skin = -1;
     }
     size_t weights = 0;
@@ -772,7 +786,7 @@ static bool parse_node(ld *L, uint32_t i, json_t *o, uint32_t *n_matrices) {
     TRY(g = get_reals(L, o, base, "weights", 0, &ignored, 0, &weights));
     if (g == LD_GOT) N->weights = (uint32_t)weights;
     if (g != LD_ABSENT && gmesh == LD_ABSENT) {
-        if (!BAD(AT("%s/weights", base), "a node with weights needs a mesh")) return false;
+        if (!BAD(UNSATISFIED_DEPENDENCY, AT("%s/weights", base), "a node with weights needs a mesh")) return false;
         N->weights = LD_NONE;
     }
     TRY(g = arbor__ld_array(L, o, base, "children", true, &list));
@@ -785,10 +799,11 @@ static bool parse_node(ld *L, uint32_t i, json_t *o, uint32_t *n_matrices) {
         char eb[80];
         snprintf(eb, sizeof eb, "%s/extensions/KHR_lights_punctual", base);
         json_t *ext = json_object_get(exts, "KHR_lights_punctual");
-        if (!L->j_lights && !json_object_get(json_object_get(L->root, "extensions"), "KHR_lights_punctual"))
-            return BAD(eb, "a light needs /extensions/KHR_lights_punctual");
+        bool root = L->j_lights || json_object_get(json_object_get(L->root, "extensions"), "KHR_lights_punctual");
+        if (!json_object_get(ext, "light") && !arbor__ld_required(L, LD_ABSENT, eb, "light")) return false;
+        if (!root) return BAD(UNSATISFIED_DEPENDENCY, eb, "a light needs /extensions/KHR_lights_punctual");
         g = arbor__ld_index(L, ext, eb, "light", L->n_lights, "light", &v);
-        if (!arbor__ld_required(L, g, eb, "light")) return false;
+        TRY(g);
         if (g == LD_GOT) N->light = (int32_t)v;
     }
     return true;
@@ -801,7 +816,7 @@ static bool parse_nodes(ld *L) {
         if (json_object_get(o, "matrix")) matrices++;
         kids += json_array_size(json_object_get(o, "children"));
     }
-    if (kids >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/nodes", "too many children");
+    if (kids >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_ARBOR_LIMIT, "/nodes", "too many children");
     L->cap_matrices = matrices * 16;
     L->cap_kids = kids;
     if (!(L->nodes = arbor__ld_calloc(L, L->n_nodes, sizeof *L->nodes)) ||
@@ -830,7 +845,7 @@ static bool parse_scenes(ld *L) {
     size_t total = 0;
     for (uint32_t i = 0; i < L->n_scenes; i++)
         total += json_array_size(json_object_get(json_array_get(L->j_scenes, i), "nodes"));
-    if (total >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/scenes", "too many scene roots");
+    if (total >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_ARBOR_LIMIT, "/scenes", "too many scene roots");
     L->cap_roots = total;
     if (!(L->scenes = arbor__ld_calloc(L, L->n_scenes, sizeof *L->scenes)) ||
         !(L->roots = arbor__ld_calloc(L, total, sizeof *L->roots)))
@@ -859,7 +874,7 @@ static bool parse_skins(ld *L) {
     size_t total = 0;
     for (uint32_t i = 0; i < L->n_skins; i++)
         total += json_array_size(json_object_get(json_array_get(L->j_skins, i), "joints"));
-    if (total >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/skins", "too many joints");
+    if (total >= LD_NONE) return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_ARBOR_LIMIT, "/skins", "too many joints");
     L->cap_joints = total;
     if (!(L->skins = arbor__ld_calloc(L, L->n_skins, sizeof *L->skins)) ||
         !(L->joints = arbor__ld_calloc(L, total, sizeof *L->joints)))
@@ -884,7 +899,7 @@ static bool parse_skins(ld *L) {
 /* ---- the pass -------------------------------------------------------------------------------- */
 
 bool arbor__ld_check(ld *L) {
-    if (!json_is_object(L->root)) return arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "the JSON is not an object");
+    if (!json_is_object(L->root)) return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_TYPE_MISMATCH, NULL, "the JSON is not an object");
     return check_asset(L) && arbor__ld_extensions(L) && collections(L) && parse_buffers(L) && parse_views(L) &&
            parse_accessors(L) && parse_cameras(L) && parse_lights(L) && parse_meshes(L) && parse_nodes(L) &&
            parse_scenes(L) && parse_skins(L);

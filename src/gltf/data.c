@@ -24,11 +24,12 @@ static bool fits(ld *L, const char *ptr, uint32_t view, uint64_t offset, uint64_
     const ld_view *V = &L->views[view];
     if (!V->ok) return true; /* reported with the view */
     if ((offset % align || (V->offset + offset) % align) &&
-        !BAD(ptr, "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+        !arbor__ld_bad(L, offset % align ? LDI_ACCESSOR_OFFSET_ALIGNMENT : LDI_ACCESSOR_TOTAL_OFFSET_ALIGNMENT, ptr,
+                       "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
              (unsigned long long)(V->offset + offset), align))
         return false;
     if ((offset > V->length || (size && count > (V->length - offset) / size)) &&
-        !BAD(ptr, "%llu bytes from byteOffset %llu do not fit bufferView %u of %llu bytes",
+        !BAD(ACCESSOR_TOO_LONG, ptr, "%llu bytes from byteOffset %llu do not fit bufferView %u of %llu bytes",
              size && count > UINT64_MAX / size ? UINT64_MAX : (unsigned long long)(count * size),
              (unsigned long long)offset, view, (unsigned long long)V->length))
         return false;
@@ -45,14 +46,20 @@ bool arbor__ld_accessor_layout(ld *L) {
             bool good = true;
             if (V->stride && V->stride < A->elem) {
                 good = false;
-                if (!BAD(AT("/accessors/%u", i), "byteStride %u of bufferView %u is less than an element's %u bytes",
+                if (!BAD(ACCESSOR_SMALL_BYTESTRIDE, AT("/accessors/%u", i), "byteStride %u of bufferView %u is less than an element's %u bytes",
                          V->stride, A->view, A->elem))
                     return false;
             }
-            if (offset % A->csize || (V->offset + offset) % A->csize) {
+            if (offset % A->csize) { /* its own offset, then the sum with the view's: two issues */
                 good = false;
-                if (!BAD(AT("/accessors/%u/byteOffset", i),
-                         "byteOffset %llu (%llu in the buffer) is not a multiple of %u", (unsigned long long)offset,
+                if (!BAD(ACCESSOR_OFFSET_ALIGNMENT, AT("/accessors/%u/byteOffset", i), "byteOffset %llu is not a multiple of %u",
+                         (unsigned long long)offset, A->csize))
+                    return false;
+            }
+            if ((V->offset + offset) % A->csize) {
+                good = false;
+                if (!BAD(ACCESSOR_TOTAL_OFFSET_ALIGNMENT, AT("/accessors/%u", i),
+                         "byteOffset %llu is %llu in the buffer, not a multiple of %u", (unsigned long long)offset,
                          (unsigned long long)(V->offset + offset), A->csize))
                     return false;
             }
@@ -61,7 +68,7 @@ bool arbor__ld_accessor_layout(ld *L) {
             bool too_long = V->length < A->elem || offset > V->length - A->elem || (A->count - 1) > room / stride;
             if (too_long) {
                 good = false;
-                if (!BAD(AT("/accessors/%u", i),
+                if (!BAD(ACCESSOR_TOO_LONG, AT(offset > V->length - A->elem ? "/accessors/%u/byteOffset" : "/accessors/%u", i),
                          "%llu elements of %u bytes every %llu from byteOffset %llu do not fit "
                          "bufferView %u of %llu bytes",
                          (unsigned long long)A->count, A->elem, (unsigned long long)stride, (unsigned long long)offset,
@@ -76,14 +83,6 @@ bool arbor__ld_accessor_layout(ld *L) {
         snprintf(ib, sizeof ib, "/accessors/%u/sparse/indices", i);
         snprintf(vb, sizeof vb, "/accessors/%u/sparse/values", i);
         bool good = true;
-        uint32_t views[2] = {A->sview_idx, A->sview_val};
-        for (int k = 0; k < 2; k++)
-            if (L->views[views[k]].stride) {
-                good = false;
-                if (!BAD(AT("%s/bufferView", k ? vb : ib), "bufferView %u of sparse %s must not have a byteStride",
-                         views[k], k ? "values" : "indices"))
-                    return false;
-            }
         uint32_t isize = size_of(A->sictype);
         if (!fits(L, AT("%s/byteOffset", ib), A->sview_idx, A->soff_idx, A->scount, isize, isize) ||
             !fits(L, AT("%s/byteOffset", vb), A->sview_val, A->soff_val, A->scount, (uint64_t)A->csize * A->ncomp,
@@ -116,6 +115,14 @@ bool arbor__ld_has_data(const ld *L, const ld_accessor *A) {
 
 static bool sparse_data(const ld *L, const ld_accessor *A) {
     return A->sparse && view_bytes(L, A->sview_idx) && view_bytes(L, A->sview_val);
+}
+
+/* Whether the elements are known: bytes at hand, or no bufferView (zeros) with the sparse values
+   at hand. An accessor without a bufferView costs nothing until read: its checks and its
+   decoding read the sparse values alone, or stop at the first zeros that break a rule. */
+static bool readable(const ld *L, const ld_accessor *A) {
+    if (A->view != LD_NONE) return arbor__ld_has_data(L, A);
+    return A->ok && (!A->sparse || sparse_data(L, A));
 }
 
 /* glTF's data is little-endian: values are put together from their bytes, the same on any host
@@ -154,6 +161,11 @@ static double sparse_index(const ld *L, const ld_accessor *A, uint64_t k) {
     return raw(A->sictype, view_bytes(L, A->sview_idx) + A->soff_idx + k * size);
 }
 
+/* Component c of the k-th sparse value. */
+static double sparse_value(const ld *L, const ld_accessor *A, uint64_t k, uint32_t c) {
+    return raw(A->ctype, view_bytes(L, A->sview_val) + A->soff_val + (k * A->ncomp + c) * A->csize);
+}
+
 double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c) {
     if (sparse_data(L, A)) { /* indices increase (checked first): binary search */
         uint64_t lo = 0, hi = A->scount;
@@ -164,8 +176,7 @@ double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c)
             else
                 hi = mid;
         }
-        if (lo < A->scount && sparse_index(L, A, lo) == (double)i)
-            return raw(A->ctype, view_bytes(L, A->sview_val) + A->soff_val + (lo * A->ncomp + c) * A->csize);
+        if (lo < A->scount && sparse_index(L, A, lo) == (double)i) return sparse_value(L, A, lo, c);
     }
     if (!arbor__ld_has_data(L, A)) return 0;
     uint32_t column = A->rows * A->csize;
@@ -193,7 +204,8 @@ static bool sparse_indices(ld *L, uint32_t i, ld_accessor *A) {
         double index = sparse_index(L, A, k);
         if (index >= (double)A->count || (k && index <= sparse_index(L, A, k - 1))) {
             A->sparse = false; /* lenient: the base values stay */
-            return BAD(AT("/accessors/%u/sparse", i), "sparse index %g (at %llu) is out of range or not increasing",
+            return arbor__ld_bad(L, index >= (double)A->count ? LDI_ACCESSOR_SPARSE_INDEX_OOB : LDI_ACCESSOR_SPARSE_INDICES_NON_INCREASING,
+                                 AT("/accessors/%u/sparse", i), "sparse index %g (at %llu) is out of range or not increasing",
                        index, (unsigned long long)k);
         }
     }
@@ -233,19 +245,36 @@ static uint64_t scan_plain(const ld *L, const ld_accessor *A, double lo[16], dou
 }
 #undef SCAN_PLAIN
 
-/* Floats finite; declared min and max equal to the data's (floats compared as floats). */
+/* Floats finite; declared min and max equal to the data's (floats compared as floats). Without
+   a bufferView and sparse values, min and max may have any values (the spec: data supplied by
+   other means). */
 static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
-    if (!arbor__ld_has_data(L, A) || (A->ctype != 5126 && !A->has_min && !A->has_max)) return true;
+    if (!readable(L, A) || (A->view == LD_NONE && !A->sparse) || (A->ctype != 5126 && !A->has_min && !A->has_max))
+        return true;
     double lo[16], hi[16];
     for (uint32_t c = 0; c < A->ncomp; c++) lo[c] = INFINITY, hi[c] = -INFINITY;
-    if (!sparse_data(L, A)) {
+    if (A->view == LD_NONE) { /* zeros but for the sparse values (indices distinct, checked first) */
+        uint64_t n = A->sparse ? A->scount : 0;
+        for (uint64_t k = 0; k < n; k++)
+            for (uint32_t c = 0; c < A->ncomp; c++) {
+                double v = sparse_value(L, A, k, c);
+                if (!isfinite(v))
+                    return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %g holds %g", sparse_index(L, A, k), v);
+                lo[c] = v < lo[c] ? v : lo[c];
+                hi[c] = v > hi[c] ? v : hi[c];
+            }
+        for (uint32_t c = 0; A->count > n && c < A->ncomp; c++) {
+            lo[c] = lo[c] < 0 ? lo[c] : 0;
+            hi[c] = hi[c] > 0 ? hi[c] : 0;
+        }
+    } else if (!sparse_data(L, A)) {
         uint64_t bad = scan_plain(L, A, lo, hi);
-        if (bad < A->count) return BAD(AT("/accessors/%u", i), "element %llu holds a NaN or infinity", (unsigned long long)bad);
+        if (bad < A->count) return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %llu holds a NaN or infinity", (unsigned long long)bad);
     } else {
         for (uint64_t e = 0; e < A->count; e++)
             for (uint32_t c = 0; c < A->ncomp; c++) {
                 double v = arbor__ld_read(L, A, e, c);
-                if (!isfinite(v)) return BAD(AT("/accessors/%u", i), "element %llu holds %g", (unsigned long long)e, v);
+                if (!isfinite(v)) return BAD(ACCESSOR_INVALID_FLOAT, AT("/accessors/%u", i), "element %llu holds %g", (unsigned long long)e, v);
                 if (v < lo[c]) lo[c] = v;
                 if (v > hi[c]) hi[c] = v;
             }
@@ -253,40 +282,56 @@ static bool elements(ld *L, uint32_t i, const ld_accessor *A) {
     for (uint32_t c = 0; c < A->ncomp; c++) {
         double min = A->ctype == 5126 ? (double)(float)A->min[c] : A->min[c];
         double max = A->ctype == 5126 ? (double)(float)A->max[c] : A->max[c];
+        /* as the Khronos validator: a mismatch, and one more issue when elements lie outside */
         if (A->has_min && min != lo[c] &&
-            !BAD(AT("/accessors/%u/min/%u", i, c), "min is %.9g but the smallest value is %.9g", A->min[c], lo[c]))
+            (!BAD(ACCESSOR_MIN_MISMATCH, AT("/accessors/%u/min/%u", i, c), "min is %.9g but the smallest value is %.9g",
+                  A->min[c], lo[c]) ||
+             (min > lo[c] && !BAD(ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND, AT("/accessors/%u/min/%u", i, c),
+                                  "elements are less than min %.9g", A->min[c]))))
             return false;
         if (A->has_max && max != hi[c] &&
-            !BAD(AT("/accessors/%u/max/%u", i, c), "max is %.9g but the largest value is %.9g", A->max[c], hi[c]))
+            (!BAD(ACCESSOR_MAX_MISMATCH, AT("/accessors/%u/max/%u", i, c), "max is %.9g but the largest value is %.9g",
+                  A->max[c], hi[c]) ||
+             (max < hi[c] && !BAD(ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND, AT("/accessors/%u/max/%u", i, c),
+                                  "elements are greater than max %.9g", A->max[c]))))
             return false;
     }
     return true;
 }
 
-static bool ibm_rows(ld *L, uint32_t k, ld_skin *K) {
+static bool ibm_rows(ld *L, uint32_t k, ld_skin *K, bool zeros) {
     const ld_accessor *A = K->ibm != LD_NONE ? &L->acc[K->ibm] : NULL;
-    if (!A || !arbor__ld_has_data(L, A)) return true;
-    for (uint64_t e = 0; e < A->count; e++)
+    if (!A || !readable(L, A) || (A->view == LD_NONE) != zeros) return true;
+    for (uint64_t e = 0; e < A->count; e++) /* zeros fail at once: bounded by the data */
         if (arbor__ld_read(L, A, e, 3) != 0 || arbor__ld_read(L, A, e, 7) != 0 || arbor__ld_read(L, A, e, 11) != 0 ||
             arbor__ld_read(L, A, e, 15) != 1) {
             K->ibm = LD_NONE; /* lenient: identity */
-            return BAD(AT("/skins/%u/inverseBindMatrices", k), "matrix %llu's last row is not 0, 0, 0, 1",
+            return BAD(ACCESSOR_INVALID_IBM, AT("/skins/%u/inverseBindMatrices", k), "matrix %llu's last row is not 0, 0, 0, 1",
                        (unsigned long long)e);
         }
     return true;
 }
 
-static bool animation_data(ld *L, const ld_anim_check *C) {
+static bool animation_data(ld *L, const ld_anim_check *C, bool zeros) {
     const ld_accessor *A = &L->acc[C->accessor];
-    if (!arbor__ld_has_data(L, A)) return true;
+    if (!readable(L, A) || (A->view == LD_NONE) != zeros) return true; /* zeros: times fail at the second, rotations at the first */
     if (C->kind == LD_TIMES) {
+        /* the first negative time and the first that does not increase: two issues, as the Khronos
+           validator's; the scan ends at the second */
+        bool negative = false;
         for (uint64_t e = 0; e < A->count; e++) {
             double t = arbor__ld_read(L, A, e, 0), prev = e ? arbor__ld_read(L, A, e - 1, 0) : -1;
-            if (t < 0 || (e && t <= prev)) {
-                L->samplers[C->sampler].ok = false; /* lenient: its channels are left out */
-                return BAD(AT("/animations/%u/samplers/%u/input", C->anim, C->index), "keyframe %llu at time %g is %s",
-                           (unsigned long long)e, t, t < 0 ? "negative" : "not after the one before");
+            if (t >= 0 && (!e || t > prev)) continue;
+            L->samplers[C->sampler].ok = false; /* lenient: its channels are left out */
+            const char *ptr = AT("/animations/%u/samplers/%u/input", C->anim, C->index);
+            if (t < 0 && !negative) {
+                negative = true;
+                if (!BAD(ACCESSOR_ANIMATION_INPUT_NEGATIVE, ptr, "keyframe %llu at time %g is negative", (unsigned long long)e, t))
+                    return false;
             }
+            if (e && t <= prev)
+                return BAD(ACCESSOR_ANIMATION_INPUT_NON_INCREASING, ptr, "keyframe %llu at time %g is not after the one before",
+                           (unsigned long long)e, t);
         }
         return true;
     }
@@ -298,7 +343,7 @@ static bool animation_data(ld *L, const ld_anim_check *C) {
         }
         len = sqrt(len);
         if (fabs(len - 1) > LD_UNIT_TOLERANCE)
-            return BAD(AT("/animations/%u/channels/%u/sampler", C->anim, C->index),
+            return BAD(ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION, AT("/animations/%u/channels/%u/sampler", C->anim, C->index),
                        "the rotation of element %llu has length %g, not 1", (unsigned long long)e, len);
     }
     return true;
@@ -309,19 +354,18 @@ bool arbor__ld_data(ld *L) {
         if (L->acc[i].ok && !sparse_indices(L, i, &L->acc[i])) return false;
     for (uint32_t i = 0; i < L->n_accessors; i++)
         if (L->acc[i].ok && !elements(L, i, &L->acc[i])) return false;
-    for (uint32_t k = 0; k < L->n_skins; k++)
-        if (!ibm_rows(L, k, &L->skins[k])) return false;
-    for (uint32_t k = 0; k < L->n_anim_checks; k++)
-        if (!animation_data(L, &L->anim_checks[k])) return false;
+    /* accessors with bytes, then those without a bufferView (zeros), which the Khronos validator
+       does not read: a file's first error is one it reports too, where it has one */
+    for (int zeros = 0; zeros < 2; zeros++) {
+        for (uint32_t k = 0; k < L->n_skins; k++)
+            if (!ibm_rows(L, k, &L->skins[k], zeros)) return false;
+        for (uint32_t k = 0; k < L->n_anim_checks; k++)
+            if (!animation_data(L, &L->anim_checks[k], zeros)) return false;
+    }
     return true;
 }
 
 /* ---- animations for the document ------------------------------------------------------------- */
-
-/* Elements that can be read: from bytes at hand, or zeros (and sparse values) without a view. */
-static bool readable(const ld *L, const ld_accessor *A) {
-    return A->ok && !A->bad_layout && (A->view == LD_NONE || arbor__ld_has_data(L, A));
-}
 
 /* Why a decoded channel cannot be used (NULL when it can): what arbor_clip_create would refuse
    (times that do not increase, a rotation of length zero, values out of range). */

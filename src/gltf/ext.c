@@ -44,15 +44,15 @@ static bool check_ext_list(ld *L, const char *key, json_t **out, json_t *set) {
     for (size_t i = 0; i < json_array_size(list); i++) {
         json_t *e = json_array_get(list, i);
         if (!json_is_string(e)) {
-            if (!BAD(AT("%s/%zu", base, i), "%s must hold strings", key)) return false;
+            if (!BAD(ARRAY_TYPE_MISMATCH, AT("%s/%zu", base, i), "%s must hold strings", key)) return false;
             continue;
         }
         if (json_object_get(set, json_string_value(e))) {
-            if (!BAD(AT("%s/%zu", base, i), "\"%s\" is listed twice", json_string_value(e))) return false;
+            if (!BAD(DUPLICATE_ELEMENTS, AT("%s/%zu", base, i), "\"%s\" is listed twice", json_string_value(e))) return false;
             continue;
         }
         if (json_object_set_new(set, json_string_value(e), json_true()))
-            return arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for the extension names");
+            return arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, NULL, "no memory for the extension names");
     }
     return true;
 }
@@ -62,23 +62,23 @@ static bool check_extension_lists(ld *L) {
     L->ext_used = json_object();
     if (!required_set || !L->ext_used) {
         json_decref(required_set);
-        return arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for the extension names");
+        return arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, NULL, "no memory for the extension names");
     }
     bool ok = check_ext_list(L, "extensionsUsed", &L->used, L->ext_used) &&
               check_ext_list(L, "extensionsRequired", &L->required, required_set);
     json_decref(required_set);
     if (!ok) return false;
-    if (L->required && !L->used && !BAD(AT("/extensionsRequired"), "extensionsRequired needs extensionsUsed"))
+    if (L->required && !L->used && !BAD(UNSATISFIED_DEPENDENCY, AT("/extensionsRequired"), "extensionsRequired needs extensionsUsed"))
         return false;
     for (size_t i = 0; i < json_array_size(L->required); i++) {
         const char *name = json_string_value(json_array_get(L->required, i));
         if (!name) continue;
         if (!json_object_get(L->ext_used, name) &&
-            !BAD(AT("/extensionsRequired/%zu", i), "required extension %s is not in extensionsUsed", name))
+            !BAD(UNUSED_EXTENSION_REQUIRED, AT("/extensionsRequired/%zu", i), "required extension %s is not in extensionsUsed", name))
             return false;
         const char *why = refusal(name);
         if (why)
-            return arbor__ld_stop(L, ARBOR_ERR_UNSUPPORTED, AT("/extensionsRequired/%zu", i),
+            return arbor__ld_stop(L, ARBOR_ERR_UNSUPPORTED, LDI_UNSUPPORTED_EXTENSION, AT("/extensionsRequired/%zu", i),
                                   "required extension %s is not supported: %s", name, why);
     }
     return true;
@@ -153,7 +153,7 @@ static bool owner_is_target(const char *path) { /* "/animations/A/channels/C/tar
 static bool check_extensions(ld *L, const walk_frame *st, size_t depth, json_t *exts) {
     char owner[256];
     walk_path(st, depth, owner, sizeof owner);
-    if (!json_is_object(exts)) return BAD(AT("%s/extensions", owner), "extensions must be an object");
+    if (!json_is_object(exts)) return BAD(TYPE_MISMATCH, AT("%s/extensions", owner), "extensions must be an object");
     const char *name;
     json_t *value;
     json_object_foreach(exts, name, value) {
@@ -168,15 +168,15 @@ static bool check_extensions(ld *L, const walk_frame *st, size_t depth, json_t *
             }
         }
         esc[n] = 0;
-        if (!json_is_object(value) && !BAD(AT("%s/extensions/%s", owner, esc), "an extension must be an object"))
+        if (!json_is_object(value) && !BAD(TYPE_MISMATCH, AT("%s/extensions/%s", owner, esc), "an extension must be an object"))
             return false;
         if (!json_object_get(L->ext_used, name) &&
-            !BAD(AT("%s/extensions/%s", owner, esc), "extension %s is not declared in extensionsUsed", name))
+            !BAD(UNDECLARED_EXTENSION, AT("%s/extensions/%s", owner, esc), "extension %s is not declared in extensionsUsed", name))
             return false;
         int p = placed_index(name);
         bool fits = p < 0 || (placed[p].root && !owner[0]) || (placed[p].node && owner_is_item(owner, "/nodes")) ||
                     (placed[p].target && owner_is_target(owner));
-        if (!fits && !BAD(AT("%s/extensions/%s", owner, esc), "%s does not belong here", name)) return false;
+        if (!fits && !BAD(UNEXPECTED_EXTENSION_OBJECT, AT("%s/extensions/%s", owner, esc), "%s does not belong here", name)) return false;
     }
     return true;
 }

@@ -28,8 +28,8 @@ static bool parents(ld *L) {
             uint32_t c = L->kids[N->kid0 + k];
             if (c == LD_NONE) continue;
             if (c == i || L->nodes[c].parent != LD_NONE) {
-                bool go_on = c == i ? BAD(AT("/nodes/%u/children/%u", i, k), "node %u is its own child", i)
-                                    : BAD(AT("/nodes/%u/children/%u", i, k), "node %u already has parent %u", c,
+                bool go_on = c == i ? BAD(NODE_LOOP, AT("/nodes/%u", i), "node %u is its own child (children/%u)", i, k)
+                                    : BAD(NODE_PARENT_OVERRIDE, AT("/nodes/%u/children/%u", i, k), "node %u already has parent %u", c,
                                           L->nodes[c].parent);
                 if (!go_on) return false;
                 L->kids[N->kid0 + k] = LD_NONE; /* lenient: the first parent stays */
@@ -56,7 +56,7 @@ static bool spread(ld *L, uint32_t *depth, uint32_t *stack, uint32_t root, uint3
             if (c == LD_NONE) continue;
             depth[c] = depth[x] + 1;
             if (depth[c] > max)
-                return arbor__ld_stop(L, ARBOR_ERR_DEPTH_LIMIT, AT("/nodes/%u", c),
+                return arbor__ld_stop(L, ARBOR_ERR_DEPTH_LIMIT, LDI_ARBOR_LIMIT, AT("/nodes/%u", c),
                                       "node %u is at depth %u, beyond the scene's max_depth %u", c, depth[c], max);
             L->tree[c] = L->tree[x];
             stack[top++] = c;
@@ -107,11 +107,14 @@ static bool hierarchy(ld *L) {
         uint32_t low = x, steps = 0;
         for (uint32_t y = L->nodes[x].parent; y != x && steps < n; y = L->nodes[y].parent, steps++)
             if (y < low) low = y;
-        if (!BAD(AT("/nodes/%u", low), "node %u is part of a ring (it is its own ancestor through node %u)", low,
+        if (!BAD(NODE_LOOP, AT("/nodes/%u", low), "node %u is part of a ring (it is its own ancestor through node %u)", low,
                  L->nodes[low].parent)) {
             ok = false;
             break;
         }
+        steps = 0; /* lenient: every other node of the ring, as the validator names them */
+        for (uint32_t y = L->nodes[low].parent; ok && y != low && steps < n; y = L->nodes[y].parent, steps++)
+            ok = BAD(NODE_LOOP, AT("/nodes/%u", y), "node %u is part of the ring of node %u", y, low);
         drop_link(L, low); /* lenient: the ring opens above its lowest index, which becomes a root */
         L->tree[low] = low;
         depth[low] = 0;
@@ -131,10 +134,10 @@ static bool scenes(ld *L, uint32_t *stamp) {
         for (uint32_t k = 0; k < S->nroots; k++) {
             uint32_t r = L->roots[S->root0 + k];
             if (r == LD_NONE) continue;
-            if (stamp[r] == i && !BAD(AT("/scenes/%u/nodes/%u", i, k), "node %u is listed twice", r)) return false;
+            if (stamp[r] == i && !BAD(DUPLICATE_ELEMENTS, AT("/scenes/%u/nodes/%u", i, k), "node %u is listed twice", r)) return false;
             stamp[r] = i;
             if (L->nodes[r].parent != LD_NONE &&
-                !BAD(AT("/scenes/%u/nodes/%u", i, k), "node %u is not a root: its parent is %u", r, L->nodes[r].parent))
+                !BAD(SCENE_NON_ROOT_NODE, AT("/scenes/%u/nodes/%u", i, k), "node %u is not a root: its parent is %u", r, L->nodes[r].parent))
                 return false;
         }
     }
@@ -171,12 +174,16 @@ static bool intervals(ld *L, uint32_t *pre, uint32_t *size) {
 static bool ibm_accessor(ld *L, uint32_t i, ld_skin *K) {
     if (K->ibm == LD_NONE) return true;
     const ld_accessor *A = &L->acc[K->ibm];
-    const char *why = !A->ok || A->rows != 4 || A->cols != 4 || A->ctype != 5126 ? "must be MAT4 of floats"
-                      : A->count < K->njoints                                    ? "has fewer matrices than joints"
-                      : A->view != LD_NONE && L->views[A->view].stride           ? "must not use a byteStride"
-                                                                                 : NULL;
+    ld_issue issue = LDI_SKIN_IBM_INVALID_FORMAT;
+    const char *why = NULL;
+    if (!A->ok || A->rows != 4 || A->cols != 4 || A->ctype != 5126)
+        why = "must be MAT4 of floats";
+    else if (A->count < K->njoints)
+        issue = LDI_INVALID_IBM_ACCESSOR_COUNT, why = "has fewer matrices than joints";
+    else if (A->view != LD_NONE && L->views[A->view].stride)
+        issue = LDI_SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE, why = "must not use a byteStride";
     if (!why) return true;
-    if (!BAD(AT("/skins/%u/inverseBindMatrices", i), "accessor %u %s", K->ibm, why)) return false;
+    if (!arbor__ld_bad(L, issue, AT("/skins/%u/inverseBindMatrices", i), "accessor %u %s", K->ibm, why)) return false;
     K->ibm = LD_NONE; /* lenient: identity */
     return true;
 }
@@ -231,7 +238,7 @@ static bool skinned_in_scenes(ld *L, uint32_t *stamp) {
             for (; ok && lo < count && pairs[lo].skinned == r; lo++)
                 if (stamp[pairs[lo].joints] != s)
                     ok =
-                        BAD(AT("/nodes/%u", pairs[lo].node),
+                        BAD(NODE_SKIN_NO_SCENE, AT("/nodes/%u", pairs[lo].node),
                             "node %u's skinned mesh is in scene %u, which does not hold its joints", pairs[lo].node, s);
         }
     }
@@ -255,17 +262,17 @@ static bool skins(ld *L, uint32_t *stamp) {
             uint32_t j = L->joints[K->joint0 + k];
             if (j == LD_NONE) continue;
             if (stamp[j] == LD_NONE - 1 - i) {
-                ok = BAD(AT("/skins/%u/joints/%u", i, k), "node %u is listed twice", j);
+                ok = BAD(DUPLICATE_ELEMENTS, AT("/skins/%u/joints/%u", i, k), "node %u is listed twice", j);
                 continue;
             }
             stamp[j] = LD_NONE - 1 - i;
             if (tree == LD_NONE) tree = L->tree[j];
             if (L->tree[j] != tree)
-                ok = BAD(AT("/skins/%u/joints", i), "the joints have no common root (nodes %u and %u)",
+                ok = BAD(SKIN_NO_COMMON_ROOT, AT("/skins/%u/joints", i), "the joints have no common root (nodes %u and %u)",
                          L->joints[K->joint0], j);
             if (K->skeleton != LD_NONE &&
                 !(pre[K->skeleton] <= pre[j] && pre[j] < pre[K->skeleton] + size[K->skeleton])) {
-                ok = BAD(AT("/skins/%u/skeleton", i), "node %u is not at or above joint %u", K->skeleton, j);
+                ok = BAD(SKIN_SKELETON_INVALID, AT("/skins/%u/skeleton", i), "node %u is not at or above joint %u", K->skeleton, j);
                 K->skeleton = LD_NONE; /* lenient: none */
             }
         }
@@ -284,12 +291,12 @@ static bool node_links(ld *L) {
         if (N->mesh < 0) continue;
         const ld_mesh *M = &L->meshes[N->mesh];
         if (N->skin >= 0 && !M->joints) {
-            if (!BAD(AT("/nodes/%u", i), "node %u has a skin but mesh %d has no JOINTS attribute", i, N->mesh))
+            if (!BAD(NODE_SKIN_WITH_NON_SKINNED_MESH, AT("/nodes/%u", i), "node %u has a skin but mesh %d has no JOINTS attribute", i, N->mesh))
                 return false;
             N->skin = -1;
         }
         if (N->weights != LD_NONE && N->weights != M->targets &&
-            !BAD(AT("/nodes/%u/weights", i), "%u weights for the %u morph targets of mesh %d", N->weights, M->targets,
+            !BAD(NODE_WEIGHTS_INVALID, AT("/nodes/%u/weights", i), "%u weights for the %u morph targets of mesh %d", N->weights, M->targets,
                  N->mesh))
             return false;
     }
@@ -319,15 +326,22 @@ static bool sampler(ld *L, json_t *o, const char *base, uint32_t a, uint32_t s, 
     if (S->interpolation < 0) arbor__ld_note(L, AT("%s/interpolation", base), "unknown interpolation %s", interp);
     if (gi != LD_GOT || go != LD_GOT) return true;
     const ld_accessor *in = &L->acc[S->input], *out = &L->acc[S->output];
-    const char *why = !in->ok || in->ncomp != 1 || in->ctype != 5126     ? "must be SCALAR of floats"
-                      : !in->has_min || !in->has_max                     ? "needs min and max"
-                      : in->view != LD_NONE && L->views[in->view].stride ? "must not use a byteStride"
-                      : S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE && in->count < 2
-                          ? "needs 2 keyframes or more for CUBICSPLINE"
-                          : NULL;
-    if (why) return BAD(AT("%s/input", base), "accessor %u %s", S->input, why);
-    if (out->ok && out->view != LD_NONE && L->views[out->view].stride)
-        return BAD(AT("%s/output", base), "accessor %u must not use a byteStride", S->output);
+    ld_issue issue = LDI_ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT;
+    const char *why = NULL;
+    if (!in->ok || in->ncomp != 1 || in->ctype != 5126)
+        why = "must be SCALAR of floats";
+    else if (!in->has_min || !in->has_max)
+        issue = LDI_ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS, why = "needs min and max";
+    else if (in->view != LD_NONE && L->views[in->view].stride)
+        issue = LDI_ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE, why = "must not use a byteStride";
+    else if (S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE && in->count < 2)
+        issue = LDI_ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS, why = "needs 2 keyframes or more for CUBICSPLINE";
+    bool strided_out = out->ok && out->view != LD_NONE && L->views[out->view].stride;
+    if (why && !arbor__ld_bad(L, issue, AT("%s/input", base), "accessor %u %s", S->input, why)) return false;
+    if (strided_out && !BAD(ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE, AT("%s/output", base),
+                            "accessor %u must not use a byteStride", S->output))
+        return false;
+    if (why || strided_out) return true;
     S->ok = out->ok;
     if (in->max[0] > L->animations[a].duration) L->animations[a].duration = in->max[0];
     L->anim_checks[L->n_anim_checks++] = (ld_anim_check){
@@ -340,7 +354,7 @@ static bool sampler(ld *L, json_t *o, const char *base, uint32_t a, uint32_t s, 
 static bool pointer_target(ld *L, json_t *target, const char *tb, uint32_t *node, int *path) {
     json_t *khr = json_object_get(json_object_get(target, "extensions"), "KHR_animation_pointer");
     const char *p = json_string_value(json_object_get(khr, "pointer"));
-    if (!p) return BAD(AT("%s/extensions", tb), "a pointer channel needs KHR_animation_pointer's pointer");
+    if (!p) return BAD(UNDEFINED_PROPERTY, AT("%s/extensions", tb), "a pointer channel needs KHR_animation_pointer's pointer");
     if (strncmp(p, "/nodes/", 7) || p[7] < '0' || p[7] > '9') return true;
     char *end;
     unsigned long long i = strtoull(p + 7, &end, 10);
@@ -349,7 +363,7 @@ static bool pointer_target(ld *L, json_t *target, const char *tb, uint32_t *node
     while (k < 3 && strcmp(end, paths[k])) k++;
     if (k == 3) return true;
     if (i >= L->n_nodes)
-        return BAD(AT("%s/extensions/KHR_animation_pointer/pointer", tb), "node %llu does not exist (the file has %u)", i,
+        return BAD(KHR_ANIMATION_POINTER_ANIMATION_CHANNEL_TARGET_NODE, AT("%s/extensions/KHR_animation_pointer/pointer", tb), "node %llu does not exist (the file has %u)", i,
                    L->n_nodes);
     *node = (uint32_t)i;
     *path = k;
@@ -390,20 +404,20 @@ static bool channel(ld *L, json_t *o, const char *base, uint32_t a, uint32_t c, 
         if (stamp[node] != a) first[0] = first[1] = first[2] = first[3] = LD_NONE;
         stamp[node] = a;
         if (!C->pointer && first[p] != LD_NONE) {
-            if (!BAD(AT("/animations/%u/channels/%u/target", a, first[p]),
+            if (!BAD(ANIMATION_DUPLICATE_TARGETS, AT("/animations/%u/channels/%u/target", a, first[p]),
                      "channel %u of animation %u targets node %u's %s too", c, a, node, path))
                 return false;
             ok = false;
         }
         if (!C->pointer && first[p] == LD_NONE) first[p] = c;
         if (p != ARBOR_ANIM_WEIGHTS && N->matrix != LD_NONE) {
-            if (!BAD(tb, "node %u has a matrix: its %s cannot be animated", node, names[p])) return false;
+            if (!BAD(ANIMATION_CHANNEL_TARGET_NODE_MATRIX, tb, "node %u has a matrix: its %s cannot be animated", node, names[p])) return false;
             ok = false;
         }
         if (p == ARBOR_ANIM_WEIGHTS) {
             targets = N->mesh >= 0 ? L->meshes[N->mesh].targets : 0;
             if (targets == 0) {
-                if (!BAD(tb, "node %u has no mesh with morph targets", node)) return false;
+                if (!BAD(ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS, tb, "node %u has no mesh with morph targets", node)) return false;
                 ok = false;
             }
         }
@@ -415,12 +429,12 @@ static bool channel(ld *L, json_t *o, const char *base, uint32_t a, uint32_t c, 
     bool format = p == ARBOR_ANIM_WEIGHTS ? out->ncomp == 1 && out->cols == 1 && is_float_or_normalized(out)
                   : p == ARBOR_ANIM_ROTATION ? out->rows == 4 && out->cols == 1 && is_float_or_normalized(out)
                                              : out->rows == 3 && out->cols == 1 && out->ctype == 5126;
-    if (!format) return BAD(AT("%s/sampler", base), "output accessor %u has the wrong format for %s", S->output, names[p]);
+    if (!format) return BAD(ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT, AT("%s/sampler", base), "output accessor %u has the wrong format for %s", S->output, names[p]);
     if (S->interpolation < 0 || (p == ARBOR_ANIM_WEIGHTS && node == LD_NONE)) return true;
     uint64_t per = (uint64_t)targets * (S->interpolation == ARBOR_INTERPOLATION_CUBICSPLINE ? 3u : 1u);
     bool overflow = per && in->count > UINT64_MAX / per;
     if (overflow || in->count * per != out->count) {
-        if (!BAD(AT("%s/sampler", base), "output accessor %u has %llu elements, %llu keyframes need %llu", S->output,
+        if (!BAD(ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT, AT("%s/sampler", base), "output accessor %u has %llu elements, %llu keyframes need %llu", S->output,
                  (unsigned long long)out->count, (unsigned long long)in->count,
                  overflow ? 0ull : (unsigned long long)(in->count * per)))
             return false;
@@ -451,13 +465,13 @@ static bool animation(ld *L, uint32_t a, uint32_t *stamp, uint32_t *firsts) {
         snprintf(sb, sizeof sb, "%s/samplers/%u", base, s);
         json_t *so = json_array_get(samplers, s);
         ld_sampler *S = &L->samplers[L->animations[a].sampler0 + s];
-        ok = json_is_object(so) ? sampler(L, so, sb, a, s, S) : BAD(sb, "a sampler must be an object");
+        ok = json_is_object(so) ? sampler(L, so, sb, a, s, S) : BAD(TYPE_MISMATCH, sb, "a sampler must be an object");
     }
     for (uint32_t c = 0; ok && c < json_array_size(channels); c++) {
         char cb[80];
         snprintf(cb, sizeof cb, "%s/channels/%u", base, c);
         json_t *co = json_array_get(channels, c);
-        ok = json_is_object(co) ? channel(L, co, cb, a, c, ns, stamp, firsts) : BAD(cb, "a channel must be an object");
+        ok = json_is_object(co) ? channel(L, co, cb, a, c, ns, stamp, firsts) : BAD(TYPE_MISMATCH, cb, "a channel must be an object");
     }
     return ok;
 }
@@ -473,7 +487,7 @@ static bool animations(ld *L, uint32_t *stamp) {
         channels += json_array_size(json_object_get(o, "channels"));
         L->animations[a].nchannels = (uint32_t)(channels - L->animations[a].channel0);
         if (samplers + channels >= LD_NONE)
-            return arbor__ld_stop(L, ARBOR_ERR_PARSE, "/animations", "too many samplers and channels");
+            return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_ARBOR_LIMIT, "/animations", "too many samplers and channels");
     }
     size_t nf = L->n_animations ? (size_t)L->n_nodes * 4 : 0;
     uint32_t *firsts = arbor__ld_calloc(L, nf, sizeof *firsts);

@@ -20,56 +20,83 @@ const char *arbor__ld_at(ld *L, const char *fmt, ...) {
     return L->ptr;
 }
 
+/* Each issue code's name and the Khronos validator's severity. */
+#define LD_ISSUE_NAME(code, severity) #code,
+static const char *const issue_names[] = {LD_ISSUES(LD_ISSUE_NAME)};
+#define LD_ISSUE_SEVERITY(code, severity) severity,
+static const int8_t issue_severities[] = {LD_ISSUES(LD_ISSUE_SEVERITY)};
+
 /* arbor_gltf_validate: one more issue (the first issue_cap are kept). */
-static void add_issue(ld *L, arbor_result code, const char *ptr, const char *reason) {
+static void add_issue(ld *L, arbor_result code, ld_issue issue, const char *ptr, int64_t offset, const char *reason) {
     if (!L->issue_count) L->issue_code = code;
-    if (L->issue_count < L->issue_cap) {
+    if (L->issue_count < L->issue_cap && L->messages) {
+        arbor_gltf_message *M = &L->messages[L->issue_count];
+        *M = (arbor_gltf_message){.result = code, .severity = issue_severities[issue], .offset = offset};
+        snprintf(M->code, sizeof M->code, "%s", issue_names[issue]);
+        snprintf(M->pointer, sizeof M->pointer, "%s", ptr ? ptr : "");
+        snprintf(M->message, sizeof M->message, "%s", reason);
+    } else if (L->issue_count < L->issue_cap) {
         arbor_gltf_issue *I = &L->issues[L->issue_count];
         I->code = code;
         snprintf(I->pointer, sizeof I->pointer, "%s", ptr ? ptr : "");
-        snprintf(I->message, sizeof I->message, "%s", reason);
+        if (offset >= 0)
+            snprintf(I->message, sizeof I->message, "GLB offset %lld: %s", (long long)offset, reason);
+        else
+            snprintf(I->message, sizeof I->message, "%s", reason);
     }
     if (L->issue_count < UINT32_MAX) L->issue_count++;
 }
 
 /* Records the first error as the thread's last error, with its place. */
-static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, va_list ap) {
+static void record(ld *L, arbor_result code, ld_issue issue, const char *ptr, int64_t offset, const char *fmt,
+                   va_list ap) {
     if (L->code) return;
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
-    if (L->issues) { /* validating: the last issue */
-        add_issue(L, code, ptr, reason);
-        L->code = code;
+    L->code = code;
+    if (L->validating) { /* the last issue */
+        add_issue(L, code, issue, ptr, offset, reason);
         return;
     }
-    L->code = code;
     /* from memory there is no file: the call's name says where the bytes came from */
     arbor__place at = { L->memory ? NULL : L->file, ptr, L->line, L->column };
-    arbor__fail_at(code, L->memory ? "arbor_gltf_load_memory" : "arbor_gltf_load", &at, "%s", reason);
+    const char *fn = L->memory ? "arbor_gltf_load_memory" : "arbor_gltf_load";
+    if (offset >= 0)
+        arbor__fail_at(code, fn, &at, "GLB offset %lld: %s", (long long)offset, reason);
+    else
+        arbor__fail_at(code, fn, &at, "%s", reason);
 }
 
-bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
+bool arbor__ld_bad(ld *L, ld_issue issue, const char *ptr, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (!L->opt.lenient) {
-        record(L, ARBOR_ERR_PARSE, ptr, fmt, ap);
+        record(L, ARBOR_ERR_PARSE, issue, ptr, -1, fmt, ap);
         va_end(ap);
         return false;
     }
     char reason[400];
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    if (L->issues)
-        add_issue(L, ARBOR_ERR_PARSE, ptr, reason);
+    if (L->validating)
+        add_issue(L, ARBOR_ERR_PARSE, issue, ptr, -1, reason);
     else
         arbor__log(L->s, ARBOR_LOG_WARN, "%s: %s: %s", L->file, ptr && ptr[0] ? ptr : "/", reason);
     return true;
 }
 
-bool arbor__ld_stop(ld *L, arbor_result code, const char *ptr, const char *fmt, ...) {
+bool arbor__ld_stop(ld *L, arbor_result code, ld_issue issue, const char *ptr, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    record(L, code, ptr, fmt, ap);
+    record(L, code, issue, ptr, -1, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool arbor__ld_stop_glb(ld *L, ld_issue issue, uint64_t offset, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    record(L, ARBOR_ERR_PARSE, issue, NULL, (int64_t)offset, fmt, ap);
     va_end(ap);
     return false;
 }
@@ -85,12 +112,12 @@ void arbor__ld_note(ld *L, const char *ptr, const char *fmt, ...) {
 
 void *arbor__ld_calloc(ld *L, size_t n, size_t size) {
     if (size && n > SIZE_MAX / size) {
-        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "%zu elements of %zu bytes are too many", n, size);
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, NULL, "%zu elements of %zu bytes are too many", n, size);
         return NULL;
     }
     void *p = arbor__alloc_with(L->a, n * size);
     if (!p) {
-        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for %zu bytes", n * size);
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, NULL, "no memory for %zu bytes", n * size);
         return NULL;
     }
     memset(p, 0, n * size);
@@ -211,7 +238,7 @@ static bool attach(ld *L, uint32_t i, arbor_node h) {
 static bool create(ld *L, arbor_gltf *doc) {
     uint32_t n = L->n_nodes, k = 0;
     bool ok = arbor__reserve(L->s, n) && arbor__gltf_docs_reserve(L->s);
-    if (!ok) arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, "/nodes", "no memory for %u nodes", n);
+    if (!ok) arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, "/nodes", "no memory for %u nodes", n);
     for (; ok && k < n; k++) {
         uint32_t i = L->order[k];
         const ld_node *N = &L->nodes[i];
@@ -230,14 +257,14 @@ static bool create(ld *L, arbor_gltf *doc) {
         arbor_result r = arbor_node_create(L->s, &d, &doc->nodes[i]);
         if (!r && flat) r = arbor_node_set_scale(L->s, doc->nodes[i], N->trs[7], N->trs[8], N->trs[9]);
         if (r) {
-            ok = arbor__ld_stop(L, r, arbor__ld_at(L, "/nodes/%u", i), "node %u: %s", i, arbor_last_error());
+            ok = arbor__ld_stop(L, r, r == ARBOR_ERR_OUT_OF_MEMORY ? LDI_ARBOR_OUT_OF_MEMORY : LDI_ARBOR_LIMIT, arbor__ld_at(L, "/nodes/%u", i), "node %u: %s", i, arbor_last_error());
             k++; /* created, maybe: destroyed below with the rest */
             break;
         }
         doc->by_id[k] = doc->nodes[i].id;
         doc->by_id_index[k] = i;
         if (!attach(L, i, doc->nodes[i]) || !arbor__ld_node_ext_attach(L, i, doc->nodes[i])) {
-            ok = arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, arbor__ld_at(L, "/nodes/%u", i),
+            ok = arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, arbor__ld_at(L, "/nodes/%u", i),
                                 "no memory for node %u's attachments", i);
             k++; /* created: destroyed below with the rest (k counted once, not again by the loop) */
             break;
@@ -304,11 +331,11 @@ static json_t *parse_json(ld *L, const uint8_t *json, size_t size) {
                  strcmp(again.text, first.text) != 0;
     }
     if (memory)
-        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "out of memory while parsing the JSON (near line %d)", first.line);
+        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, LDI_ARBOR_OUT_OF_MEMORY, NULL, "out of memory while parsing the JSON (near line %d)", first.line);
     else {
         L->line = first.line > 0 ? (uint32_t)first.line : 0;
         L->column = first.column > 0 ? (uint32_t)first.column : 0;
-        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line %d, column %d: %s", first.line, first.column, first.text);
+        arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_INVALID_JSON, NULL, "line %d, column %d: %s", first.line, first.column, first.text);
     }
     return NULL;
 }
@@ -320,7 +347,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     size_t json_size = size;
     arbor_gltf *doc = NULL;
     if (L->opt.scene < 0 && L->opt.scene != ARBOR_GLTF_DEFAULT_SCENE) {
-        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, NULL,
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, LDI_ARBOR_LIMIT, NULL,
                        "options.scene %d is neither a scene index nor ARBOR_GLTF_DEFAULT_SCENE", (int)L->opt.scene);
         goto done;
     }
@@ -328,7 +355,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
     if (glb && !arbor__ld_glb(L, data, size, &json, &json_size)) goto done;
     if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
         L->line = L->column = 1;
-        arbor__ld_stop(L, ARBOR_ERR_PARSE, NULL, "line 1, column 1: a byte order mark is not allowed");
+        arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_INVALID_JSON, NULL, "line 1, column 1: a byte order mark is not allowed");
         goto done;
     }
     if (!(L->root = parse_json(L, json, json_size))) goto done;
@@ -337,7 +364,7 @@ static arbor_result load(ld *L, const uint8_t *data, size_t size, bool glb, cons
         goto done;
     int32_t scene = arbor__ld_chosen_scene(L);
     if (L->opt.scene >= 0 && (uint32_t)L->opt.scene >= L->n_scenes) {
-        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, "/scenes", "options.scene asks for scene %d, the file has %u",
+        arbor__ld_stop(L, ARBOR_ERR_INVALID_ARGUMENT, LDI_ARBOR_LIMIT, "/scenes", "options.scene asks for scene %d, the file has %u",
                        (int)L->opt.scene, L->n_scenes);
         goto done;
     }
@@ -382,7 +409,7 @@ static arbor_result load_file(ld *L, const char *path, arbor_gltf **out) {
     char reason[400];
     arbor_result r = arbor__gltf_read_file(L->a, path, &data, &size, reason, sizeof reason);
     if (r) {
-        arbor__ld_stop(L, r, NULL, "%s", reason);
+        arbor__ld_stop(L, r, r == ARBOR_ERR_OUT_OF_MEMORY ? LDI_ARBOR_OUT_OF_MEMORY : LDI_IO_ERROR, NULL, "%s", reason);
     } else {
         size_t n = strlen(path);
         bool glb = (n >= 4 && !strcmp(path + n - 4, ".glb")) || (n >= 4 && !strcmp(path + n - 4, ".GLB")) ||
@@ -408,19 +435,22 @@ static void no_log(void *user, arbor_log_level level, const char *message) {
     (void)message;
 }
 
-arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options, arbor_gltf_issue *issues,
-                                 uint32_t cap, uint32_t *count) {
+/* Both validations: a lenient load into a scene of its own, every problem into issues or
+   messages. */
+static arbor_result validate(const char *fn, const char *path, const arbor_gltf_options *options,
+                             arbor_gltf_issue *issues, arbor_gltf_message *messages, uint32_t cap, uint32_t *count) {
     if (count) *count = 0;
-    if (!path || (cap && !issues)) return refuse_arguments("arbor_gltf_validate", "path is required, and issues when cap > 0");
+    if (!path || (cap && !issues && !messages)) return refuse_arguments(fn, "path is required, and the list when cap > 0");
     arbor_scene_desc desc = {.log = no_log};
     arbor_scene *s = NULL;
     arbor_result made = arbor_scene_create(&desc, &s);
     if (made) return made;
-    arbor_gltf_issue none;
     ld L;
     begin(&L, s, path, NULL, options);
     L.opt.lenient = true; /* every breach is an issue, and the check goes on */
-    L.issues = cap ? issues : &none;
+    L.validating = true;
+    L.issues = issues;
+    L.messages = messages;
     L.issue_cap = cap;
     arbor_gltf *doc = NULL;
     load_file(&L, path, &doc);
@@ -428,9 +458,18 @@ arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *opt
     arbor_scene_destroy(s);
     if (count) *count = L.issue_count;
     if (L.issue_code)
-        arbor__fail(L.issue_code, "arbor_gltf_validate", "%s: %u issue%s", path, L.issue_count,
-                    L.issue_count == 1 ? "" : "s");
+        arbor__fail(L.issue_code, fn, "%s: %u issue%s", path, L.issue_count, L.issue_count == 1 ? "" : "s");
     return L.issue_code;
+}
+
+arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options, arbor_gltf_issue *issues,
+                                 uint32_t cap, uint32_t *count) {
+    return validate("arbor_gltf_validate", path, options, issues, NULL, cap, count);
+}
+
+arbor_result arbor_gltf_validate_messages(const char *path, const arbor_gltf_options *options,
+                                          arbor_gltf_message *messages, uint32_t cap, uint32_t *count) {
+    return validate("arbor_gltf_validate_messages", path, options, NULL, messages, cap, count);
 }
 
 arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,

@@ -32,6 +32,9 @@
 /* |length - 1| above this is a non-unit quaternion (the Khronos validator's threshold, just above
    the error of 8-bit quantization). */
 #define LD_UNIT_TOLERANCE 0.00769
+/* EXT_mesh_gpu_instancing without a bufferView in any attribute: every instance from zeros (and
+   sparse values), no file bytes to bound the count, so arbor sets the bound (gltf.h says so). */
+#define LD_MAX_DATALESS_INSTANCES 65536u
 
 typedef struct ld_view { /* a bufferView */
     bool ok;
@@ -120,9 +123,11 @@ typedef struct ld {
     arbor_gltf_options opt;
     arbor_result code; /* the first fatal code */
     uint32_t line, column; /* where in the JSON text that error is, when known */
-    /* arbor_gltf_validate: every problem goes here (the first issue_cap), the load goes on as a
-       lenient one does */
+    /* arbor_gltf_validate and _messages: every problem goes into one of these lists (the first
+       issue_cap), the load goes on as a lenient one does */
+    bool validating;
     arbor_gltf_issue *issues;
+    arbor_gltf_message *messages;
     uint32_t issue_cap, issue_count;
     arbor_result issue_code; /* the first issue's */
     char ptr[320]; /* arbor__ld_at's pointer */
@@ -177,21 +182,76 @@ typedef struct ld {
 } ld;
 
 /* ---- reporting (load.c) ---- */
+/* The issue codes arbor reports: the Khronos glTF-Validator's (its ISSUES.md), each with the
+   validator's severity (0 error, 1 warning, 2 info, 3 hint), so that arbor_gltf_validate_messages
+   reads as its report does. The two ARBOR_ codes name what ends a check and the validator has no
+   code for: a limit of arbor's, which the spec does not set (a chain deeper than the scene
+   allows, a URI out of the folder, instances without data beyond the limit): a warning, as the
+   file may be valid; and no memory: an error, as the check is incomplete. */
+#define LD_ISSUES(X)                                                                                    \
+    X(IO_ERROR, 0) X(INVALID_JSON, 0) X(TYPE_MISMATCH, 0) X(UNDEFINED_PROPERTY, 0)                      \
+    X(VALUE_NOT_IN_RANGE, 0) X(VALUE_NOT_IN_LIST, 1) X(VALUE_MULTIPLE_OF, 0) X(EMPTY_ENTITY, 0)         \
+    X(DUPLICATE_ELEMENTS, 0) X(INVALID_URI, 0) X(ONE_OF_MISMATCH, 0) X(PATTERN_MISMATCH, 0)             \
+    X(UNSATISFIED_DEPENDENCY, 0) X(UNRESOLVED_REFERENCE, 0) X(INVALID_INDEX, 0)                          \
+    X(ARRAY_TYPE_MISMATCH, 0) X(UNKNOWN_ASSET_MAJOR_VERSION, 0) X(UNKNOWN_ASSET_MINOR_VERSION, 1)       \
+    X(ASSET_MIN_VERSION_GREATER_THAN_VERSION, 0) X(UNDECLARED_EXTENSION, 0)                              \
+    X(UNEXPECTED_EXTENSION_OBJECT, 0) X(UNUSED_EXTENSION_REQUIRED, 0) X(UNSUPPORTED_EXTENSION, 2)        \
+    X(NON_RELATIVE_URI, 1) X(BUFFER_DATA_URI_MIME_TYPE_INVALID, 0) X(BUFFER_BYTE_LENGTH_MISMATCH, 0)     \
+    X(BUFFER_MISSING_GLB_DATA, 0) X(BUFFER_GLB_CHUNK_TOO_BIG, 1) X(BUFFER_VIEW_TOO_LONG, 0)              \
+    X(BUFFER_VIEW_INVALID_BYTE_STRIDE, 0) X(BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, 0)                          \
+    X(BUFFER_VIEW_TARGET_OVERRIDE, 0) X(ACCESSOR_TOO_LONG, 0) X(ACCESSOR_OFFSET_ALIGNMENT, 0)            \
+    X(ACCESSOR_TOTAL_OFFSET_ALIGNMENT, 0) X(ACCESSOR_MATRIX_ALIGNMENT, 0) X(ACCESSOR_SMALL_BYTESTRIDE, 0) \
+    X(ACCESSOR_NORMALIZED_INVALID, 0) X(ACCESSOR_SPARSE_COUNT_OUT_OF_RANGE, 0)                           \
+    X(ACCESSOR_SPARSE_INDICES_NON_INCREASING, 0) X(ACCESSOR_SPARSE_INDEX_OOB, 0)                         \
+    X(ACCESSOR_INVALID_FLOAT, 0) X(ACCESSOR_MIN_MISMATCH, 0) X(ACCESSOR_MAX_MISMATCH, 0)                 \
+    X(ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND, 0) X(ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND, 0)                      \
+    X(ACCESSOR_INVALID_IBM, 0) X(ACCESSOR_ANIMATION_INPUT_NEGATIVE, 0)                                   \
+    X(ACCESSOR_ANIMATION_INPUT_NON_INCREASING, 0) X(ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION, 0) \
+    X(CAMERA_XMAG_YMAG_ZERO, 0) X(CAMERA_ZFAR_LEQUAL_ZNEAR, 0) X(KHR_LIGHTS_PUNCTUAL_LIGHT_SPOT_ANGLES, 0) \
+    X(MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, 0) X(MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS, 0) \
+    X(NODE_LOOP, 0) X(NODE_PARENT_OVERRIDE, 0) X(NODE_MATRIX_TRS, 0) X(NODE_MATRIX_NON_TRS, 0)           \
+    X(ROTATION_NON_UNIT, 0) X(NODE_SKIN_WITH_NON_SKINNED_MESH, 0) X(NODE_SKIN_NO_SCENE, 0)               \
+    X(NODE_WEIGHTS_INVALID, 0) X(SCENE_NON_ROOT_NODE, 0) X(SKIN_NO_COMMON_ROOT, 0)                       \
+    X(SKIN_SKELETON_INVALID, 0) X(SKIN_IBM_INVALID_FORMAT, 0) X(SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE, 0)    \
+    X(INVALID_IBM_ACCESSOR_COUNT, 0) X(ANIMATION_CHANNEL_TARGET_NODE_MATRIX, 0)                          \
+    X(ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS, 0) X(ANIMATION_DUPLICATE_TARGETS, 0)              \
+    X(ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE, 0) X(ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT, 0) \
+    X(ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS, 0) X(ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS, 0) \
+    X(ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT, 0) X(ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT, 0) \
+    X(KHR_ANIMATION_POINTER_ANIMATION_CHANNEL_TARGET_NODE, 0)                                            \
+    X(KHR_ANIMATION_POINTER_ANIMATION_CHANNEL_TARGET_PATH, 0) X(GLB_INVALID_MAGIC, 0)                    \
+    X(GLB_INVALID_VERSION, 0) X(GLB_LENGTH_TOO_SMALL, 0) X(GLB_LENGTH_MISMATCH, 0)                       \
+    X(GLB_UNEXPECTED_END_OF_HEADER, 0) X(GLB_UNEXPECTED_END_OF_CHUNK_HEADER, 0)                          \
+    X(GLB_UNEXPECTED_END_OF_CHUNK_DATA, 0) X(GLB_CHUNK_LENGTH_UNALIGNED, 0) X(GLB_CHUNK_TOO_BIG, 0)      \
+    X(GLB_UNEXPECTED_FIRST_CHUNK, 0) X(GLB_EMPTY_CHUNK, 0) X(GLB_DUPLICATE_CHUNK, 0)                     \
+    X(GLB_UNEXPECTED_BIN_CHUNK, 0) X(ARBOR_LIMIT, 1) X(ARBOR_OUT_OF_MEMORY, 0)
+typedef enum {
+#define LD_ISSUE_ENUM(code, severity) LDI_##code,
+    LD_ISSUES(LD_ISSUE_ENUM)
+#undef LD_ISSUE_ENUM
+} ld_issue;
+
 /* Builds a JSON pointer in L->ptr (one at a time: use it in the next report). */
 const char *arbor__ld_at(ld *L, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* A breach of the spec at ptr: strict, records the error and returns false (stop); lenient,
-   logs a warning and returns true (repair and go on). */
-bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...)
+/* A breach of the spec at ptr (issue: its code): strict, records the error and returns false
+   (stop); lenient, logs a warning and returns true (repair and go on). */
+bool arbor__ld_bad(ld *L, ld_issue issue, const char *ptr, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 4, 5)))
 #endif
     ;
-/* A fatal problem in either mode: records code and message, returns false. */
-bool arbor__ld_stop(ld *L, arbor_result code, const char *ptr, const char *fmt, ...)
+/* A fatal problem in either mode: records code and message, returns false. _glb: a framing
+   problem of a GLB file, at a byte offset instead of a pointer (ARBOR_ERR_PARSE). */
+bool arbor__ld_stop(ld *L, arbor_result code, ld_issue issue, const char *ptr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+bool arbor__ld_stop_glb(ld *L, ld_issue issue, uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
@@ -273,9 +333,10 @@ double arbor__ld_read(const ld *L, const ld_accessor *A, uint64_t i, uint32_t c)
 double arbor__ld_normalize(const ld_accessor *A, double raw);
 
 /* Shorthands of the files that read the document (L is their ld *):
-   BAD reports a problem (true: go on, in a lenient load), AT names where, and TRY stops the
+   BAD(CODE, ptr, ...) reports a problem with its issue code, without LDI_ (true: go on, in a
+   lenient load), AT names where, and TRY stops the
    calling check when a getter says the load is over. */
-#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
+#define BAD(issue, ...) arbor__ld_bad(L, LDI_##issue, __VA_ARGS__)
 #define AT(...) arbor__ld_at(L, __VA_ARGS__)
 #define TRY(g)                                   \
     do {                                         \

@@ -95,9 +95,9 @@ static bool view(ld *L, uint32_t i, json_t *ext, int which, const bool *fallback
     if (gb != LD_GOT || go == LD_BAD || gl != LD_GOT || gs != LD_GOT || gc != LD_GOT || gm != LD_GOT || gf == LD_BAD)
         return true; /* lenient: not decoded */
     int mode = lookup(mode_name, modes, 3), filter = lookup(filter_name, filters, which == 1 ? 5 : 4);
-    if (mode < 0) return BAD(AT("%s/mode", base), "mode \"%s\" is not ATTRIBUTES, TRIANGLES or INDICES", mode_name);
+    if (mode < 0) return BAD(VALUE_NOT_IN_RANGE, AT("%s/mode", base), "mode \"%s\" is not ATTRIBUTES, TRIANGLES or INDICES", mode_name);
     if (filter < 0)
-        return BAD(AT("%s/filter", base), "filter \"%s\" is not one of %s's", filter_name, names[which]);
+        return BAD(VALUE_NOT_IN_RANGE, AT("%s/filter", base), "filter \"%s\" is not one of %s's", filter_name, names[which]);
     /* the combinations the specifications allow */
     const char *why = NULL;
     if (mode == MODE_ATTRIBUTES && (stride < 4 || stride > 256 || stride % 4))
@@ -112,17 +112,17 @@ static bool view(ld *L, uint32_t i, json_t *ext, int which, const bool *fallback
         why = "byteStride must be 4 or 8 for this filter";
     else if (filter == FILTER_QUATERNION && stride != 8)
         why = "byteStride must be 8 for QUATERNION";
-    if (why) return BAD(AT("%s/byteStride", base), "%s (byteStride %llu, count %llu, mode %s, filter %s)", why,
+    if (why) return BAD(VALUE_NOT_IN_RANGE, AT("%s/byteStride", base), "%s (byteStride %llu, count %llu, mode %s, filter %s)", why,
                         (unsigned long long)stride, (unsigned long long)count, mode_name, filter_name);
     if (V->ok && (count == 0 || count > V->length / stride || count * stride != V->length))
-        return BAD(AT("%s/count", base), "%llu elements of %llu bytes are not bufferView %u's byteLength %llu",
+        return BAD(VALUE_NOT_IN_RANGE, AT("%s/count", base), "%llu elements of %llu bytes are not bufferView %u's byteLength %llu",
                    (unsigned long long)count, (unsigned long long)stride, i, (unsigned long long)V->length);
     size_t size = L->buffers[buffer].size;
     if (length == 0 || offset > size || length > size - offset)
-        return BAD(AT("%s/byteLength", base), "compressed bytes %llu to %llu do not fit buffer %u of %zu bytes",
+        return BAD(BUFFER_VIEW_TOO_LONG, AT("%s/byteLength", base), "compressed bytes %llu to %llu do not fit buffer %u of %zu bytes",
                    (unsigned long long)offset, (unsigned long long)(offset + length), buffer, size);
     if (fallback[buffer])
-        return BAD(AT("%s/buffer", base), "buffer %u is a fallback buffer: it holds no compressed data", buffer);
+        return BAD(UNSATISFIED_DEPENDENCY, AT("%s/buffer", base), "buffer %u is a fallback buffer: it holds no compressed data", buffer);
     const uint8_t *src = L->buffers[buffer].data;
     if (!V->ok || !src) return true; /* no bytes: nothing to decode (as for any buffer without data) */
     /* what the shortest stream of count elements takes (an attribute block of up to 8192 bytes
@@ -132,14 +132,14 @@ static bool view(ld *L, uint32_t i, json_t *ext, int which, const bool *fallback
     if (block > 256) block = 256;
     uint64_t least = mode == MODE_ATTRIBUTES ? (count + block - 1) / block : mode == MODE_TRIANGLES ? count / 3 : count;
     if (length < 1 + least)
-        return BAD(base, "%llu bytes cannot hold a %s stream of %llu elements of %llu bytes", (unsigned long long)length,
+        return BAD(IO_ERROR, base, "%llu bytes cannot hold a %s stream of %llu elements of %llu bytes", (unsigned long long)length,
                    mode_name, (unsigned long long)count, (unsigned long long)stride);
     uint8_t *dst = arbor__ld_calloc(L, (size_t)V->length, 1);
     if (!dst) return false;
     int r = decode(which, mode, filter, dst, (size_t)count, (size_t)stride, src + offset, (size_t)length);
     if (r) {
         arbor__ld_free(L, dst, (size_t)V->length, 1);
-        return BAD(base, "the %s stream of %llu bytes does not decode to %llu elements of %llu bytes: %s", mode_name,
+        return BAD(IO_ERROR, base, "the %s stream of %llu bytes does not decode to %llu elements of %llu bytes: %s", mode_name,
                    (unsigned long long)length, (unsigned long long)count, (unsigned long long)stride, why_not(r));
     }
     V->decoded = dst;
@@ -164,13 +164,13 @@ bool arbor__ld_meshopt(ld *L) {
         json_t *ext = meshopt_of(o, &which);
         if (!ext || !(flag = json_object_get(ext, "fallback"))) continue;
         if (!json_is_boolean(flag)) {
-            ok = BAD(AT("/buffers/%u/extensions/%s/fallback", b, names[which]), "fallback must be a boolean");
+            ok = BAD(TYPE_MISMATCH, AT("/buffers/%u/extensions/%s/fallback", b, names[which]), "fallback must be a boolean");
             continue;
         }
         fallback[b] = json_is_true(flag);
         bool glb_chunk = L->glb && b == 0;
         if (fallback[b] && !json_object_get(o, "uri") && !glb_chunk && !required(L, names[which]))
-            ok = BAD(AT("/buffers/%u", b), "a fallback buffer without data needs %s in extensionsRequired",
+            ok = BAD(UNSATISFIED_DEPENDENCY, AT("/buffers/%u", b), "a fallback buffer without data needs %s in extensionsRequired",
                      names[which]);
     }
     for (uint32_t i = 0; ok && i < L->n_views; i++) {
@@ -179,13 +179,13 @@ bool arbor__ld_meshopt(ld *L) {
         json_t *ext = meshopt_of(o, &which);
         if (json_object_get(json_object_get(o, "extensions"), names[0]) &&
             json_object_get(json_object_get(o, "extensions"), names[1])) {
-            ok = BAD(AT("/bufferViews/%u/extensions", i), "%s and %s cannot both compress one bufferView", names[0],
+            ok = BAD(ONE_OF_MISMATCH, AT("/bufferViews/%u/extensions", i), "%s and %s cannot both compress one bufferView", names[0],
                      names[1]);
             continue;
         }
         if (!ext) {
             if (L->views[i].ok && fallback[L->views[i].buffer])
-                ok = BAD(AT("/bufferViews/%u/buffer", i),
+                ok = BAD(UNSATISFIED_DEPENDENCY, AT("/bufferViews/%u/buffer", i),
                          "buffer %u is a fallback buffer: only compressed bufferViews may use it", L->views[i].buffer);
             continue;
         }

@@ -62,7 +62,7 @@ static bool instancing(ld *L, uint32_t i, json_t *ext, ld_node_ext *E) {
     if (g != LD_GOT) return true;
     char ab[128];
     snprintf(ab, sizeof ab, "%s/attributes", base);
-    if (!json_object_size(attributes)) return BAD(ab, "attributes must name at least one accessor");
+    if (!json_object_size(attributes)) return BAD(EMPTY_ENTITY, ab, "attributes must name at least one accessor");
     const char *key;
     json_t *value;
     uint64_t count = 0;
@@ -75,15 +75,15 @@ static bool instancing(ld *L, uint32_t i, json_t *ext, ld_node_ext *E) {
         while (k < 3 && strcmp(key, attribute_names[k])) k++;
         const ld_accessor *A = &L->acc[a];
         const char *why = k < 3 ? attribute_refusal(L, A, k) : NULL;
-        if (why) return BAD(AT("%s/%s", ab, key), "accessor %u %s", a, why);
+        if (why) return BAD(MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, AT("%s/%s", ab, key), "accessor %u %s", a, why);
         if (k < 3) E->acc[k] = a;
         if (first && A->count != count)
-            return BAD(AT("%s/%s", ab, key), "accessor %u holds %llu elements, %s's accessor %llu", a,
+            return BAD(VALUE_NOT_IN_RANGE, AT("%s/%s", ab, key), "accessor %u holds %llu elements, %s's accessor %llu", a,
                        (unsigned long long)A->count, first, (unsigned long long)count);
         first = first ? first : key;
         count = A->count;
     }
-    if (count > UINT32_MAX) return BAD(ab, "%llu instances are too many", (unsigned long long)count);
+    if (count > UINT32_MAX) return BAD(ARBOR_LIMIT, ab, "%llu instances are too many", (unsigned long long)count);
     E->count = count;
     return true;
 }
@@ -91,7 +91,7 @@ static bool instancing(ld *L, uint32_t i, json_t *ext, ld_node_ext *E) {
 static bool visibility(ld *L, uint32_t i, json_t *ext, ld_node_ext *E) {
     json_t *visible = json_object_get(ext, "visible");
     if (visible && !json_is_boolean(visible))
-        return BAD(AT("/nodes/%u/extensions/KHR_node_visibility/visible", i), "visible must be true or false");
+        return BAD(TYPE_MISMATCH, AT("/nodes/%u/extensions/KHR_node_visibility/visible", i), "visible must be true or false");
     E->hidden = json_is_false(visible);
     return true;
 }
@@ -105,11 +105,11 @@ static bool lod(ld *L, uint32_t i, json_t *node, json_t *ext) {
     if (g != LD_GOT) return true;
     for (size_t k = 0; k < json_array_size(ids); k++) {
         uint64_t v;
-        if (!arbor__ld_as_uint(json_array_get(ids, k), &v)) return BAD(AT("%s/ids/%zu", base, k), "a node index is needed here");
+        if (!arbor__ld_as_uint(json_array_get(ids, k), &v)) return BAD(ARRAY_TYPE_MISMATCH, AT("%s/ids/%zu", base, k), "a node index is needed here");
         if (v >= L->n_nodes)
-            return BAD(AT("%s/ids/%zu", base, k), "node %llu does not exist (the file has %u)", (unsigned long long)v,
+            return BAD(UNRESOLVED_REFERENCE, AT("%s/ids/%zu", base, k), "node %llu does not exist (the file has %u)", (unsigned long long)v,
                        L->n_nodes);
-        if (v == i) return BAD(AT("%s/ids/%zu", base, k), "node %u cannot be a level of its own", i);
+        if (v == i) return BAD(VALUE_NOT_IN_RANGE, AT("%s/ids/%zu", base, k), "node %u cannot be a level of its own", i);
     }
     json_t *coverage = json_object_get(json_object_get(node, "extras"), "MSFT_screencoverage");
     bool usable = json_is_array(coverage) && json_array_size(coverage) >= json_array_size(ids) + 1;
@@ -142,7 +142,7 @@ static bool visibility_channels(ld *L) {
             char base[80];
             snprintf(base, sizeof base, "/animations/%u/channels/%zu", a, c);
             if (node >= L->n_nodes) {
-                if (!BAD(AT("%s/target/extensions/KHR_animation_pointer/pointer", base),
+                if (!BAD(KHR_ANIMATION_POINTER_ANIMATION_CHANNEL_TARGET_NODE, AT("%s/target/extensions/KHR_animation_pointer/pointer", base),
                          "node %llu does not exist (the file has %u)", (unsigned long long)node, L->n_nodes))
                     return false;
                 continue;
@@ -156,7 +156,7 @@ static bool visibility_channels(ld *L) {
                               : out->ncomp != 1 || out->ctype != 5121 ? "a visibility's output is SCALAR unsigned bytes"
                               : out->count != in->count              ? "a visibility needs one value per keyframe"
                                                                      : NULL;
-            if (why && !BAD(AT("%s/sampler", base), "sampler %llu: %s", (unsigned long long)s, why)) return false;
+            if (why && !BAD(ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT, AT("%s/sampler", base), "sampler %llu: %s", (unsigned long long)s, why)) return false;
             if (why || !S->ok) continue;
             L->vis_channels[L->n_vis_channels++] =
                 (ld_vis_channel){.animation = a, .node = (uint32_t)node, .input = S->input, .output = S->output};
@@ -211,7 +211,7 @@ static bool decode(ld *L, uint32_t i, const ld_node_ext *E, uint64_t e, arbor_tr
         for (uint32_t c = 0; c < n; c++) {
             double v = A ? arbor__ld_normalize(A, arbor__ld_read(L, A, e, c)) : identity[k][c];
             if (!(fabs(v) < 0x1.ffffffp+127)) {
-                BAD(AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/%s", i, attribute_names[k]),
+                BAD(ACCESSOR_INVALID_FLOAT, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/%s", i, attribute_names[k]),
                     "instance %llu holds %g", (unsigned long long)e, v);
                 return false;
             }
@@ -221,7 +221,7 @@ static bool decode(ld *L, uint32_t i, const ld_node_ext *E, uint64_t e, arbor_tr
     }
     double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (fabs(len - 1) > LD_UNIT_TOLERANCE) {
-        if (!BAD(AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/ROTATION", i),
+        if (!BAD(ROTATION_NON_UNIT, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/ROTATION", i),
                  "the rotation of instance %llu has length %g, not 1", (unsigned long long)e, len))
             return false;
         return len > 0; /* lenient: normalised, unless it is zero */
@@ -233,14 +233,24 @@ bool arbor__ld_node_ext_data(ld *L) {
     for (uint32_t i = 0; i < L->n_nodes; i++) {
         ld_node_ext *E = &L->node_ext[i];
         if (!E->count) continue;
+        bool from_data = false; /* an attribute reads bytes of the file: the count is bounded by them */
         for (int k = 0; k < 3; k++) {
             const ld_accessor *A = E->acc[k] == LD_NONE ? NULL : &L->acc[E->acc[k]];
+            from_data |= A && A->view != LD_NONE;
             if (A && (A->bad_layout || (A->view != LD_NONE && !arbor__ld_has_data(L, A)))) {
                 E->count = 0; /* lenient: no instances */
-                if (!BAD(AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/%s", i, attribute_names[k]),
+                if (!BAD(IO_ERROR, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes/%s", i, attribute_names[k]),
                          "accessor %u's data is not at hand", E->acc[k]))
                     return false;
             }
+        }
+        if (E->count > LD_MAX_DATALESS_INSTANCES && !from_data) {
+            uint64_t count = E->count;
+            E->count = 0; /* lenient: no instances */
+            if (!BAD(ARBOR_LIMIT, AT("/nodes/%u/extensions/EXT_mesh_gpu_instancing/attributes", i),
+                     "%llu instances and no attribute with a bufferView: arbor makes at most %u instances from no data",
+                     (unsigned long long)count, LD_MAX_DATALESS_INSTANCES))
+                return false;
         }
         if (!E->count || !(E->instances = arbor__ld_calloc(L, E->count, sizeof *E->instances))) {
             if (L->code) return false;

@@ -86,7 +86,7 @@ static bool data_uri(ld *L, uint32_t i, const char *uri, arbor__gltf_buffer *B) 
     char where[48];
     snprintf(where, sizeof where, "/buffers/%u/uri", i);
     const char *header = uri + 5, *comma = strchr(header, ',');
-    if (!comma) return BAD(where, "a data: URI needs a comma before its data");
+    if (!comma) return BAD(INVALID_URI, where, "a data: URI needs a comma before its data");
     /* media type, then ;attribute=value parameters, then ;base64 last */
     size_t mime_len = strcspn(header, ";,");
     bool base64 = false;
@@ -96,20 +96,20 @@ static bool data_uri(ld *L, uint32_t i, const char *uri, arbor__gltf_buffer *B) 
         if (len == 6 && !strncmp(token, "base64", 6) && token[len] == ',') {
             base64 = true;
         } else if (!len || !memchr(token, '=', len)) {
-            return BAD(where, "the data: URI has a malformed parameter");
+            return BAD(INVALID_URI, where, "the data: URI has a malformed parameter");
         }
         p = token + len;
     }
     if (!((mime_len == 24 && !strncasecmp(header, "application/octet-stream", 24)) ||
           (mime_len == 23 && !strncasecmp(header, "application/gltf-buffer", 23))))
-        return BAD(where, "the media type \"%.*s\" is not application/octet-stream or application/gltf-buffer",
+        return BAD(BUFFER_DATA_URI_MIME_TYPE_INVALID, where, "the media type \"%.*s\" is not application/octet-stream or application/gltf-buffer",
                    (int)(mime_len > 64 ? 64 : mime_len), header);
     const char *payload = comma + 1;
     size_t n = strlen(payload), length = 0;
     if (base64 ? !base64_length(payload, n, &length) : !percent_decode(payload, n, NULL, 0, &length))
-        return BAD(where, "the data is not valid %s", base64 ? "base64" : "percent-encoding");
+        return BAD(INVALID_URI, where, "the data is not valid %s", base64 ? "base64" : "percent-encoding");
     if (length < B->size)
-        return BAD(AT("/buffers/%u", i), "the data: URI holds %zu bytes, byteLength says %zu", length, B->size);
+        return BAD(BUFFER_BYTE_LENGTH_MISMATCH, AT("/buffers/%u", i), "the data: URI holds %zu bytes, byteLength says %zu", length, B->size);
     if (!(B->data = arbor__ld_calloc(L, B->size, 1))) return false;
     if (base64)
         base64_decode(payload, B->data, B->size);
@@ -128,7 +128,7 @@ static bool uri_path(ld *L, const char *uri, const char *ptr, char **path, size_
     size_t n = strlen(uri), colon = strcspn(uri, ":/?#");
     *path = NULL;
     *kind = URI_INSIDE;
-    if (!n) return arbor__ld_stop(L, ARBOR_ERR_PARSE, ptr, "the URI is empty");
+    if (!n) return arbor__ld_stop(L, ARBOR_ERR_PARSE, LDI_INVALID_URI, ptr, "the URI is empty");
     const char *rest = uri;
     if (uri[colon] == ':') { /* a scheme */
         bool valid = colon > 0;
@@ -139,7 +139,7 @@ static bool uri_path(ld *L, const char *uri, const char *ptr, char **path, size_
         }
         if (!valid) {
             *kind = URI_REMOTE; /* lenient: left unread */
-            return BAD(ptr, "\"%.64s\" is not a valid URI", uri);
+            return BAD(INVALID_URI, ptr, "\"%.64s\" is not a valid URI", uri);
         }
         if (colon != 4 || strncasecmp(uri, "file", 4)) {
             *kind = URI_REMOTE;
@@ -162,14 +162,14 @@ static bool uri_path(ld *L, const char *uri, const char *ptr, char **path, size_
     size_t length;
     if (!percent_decode(rest, body, NULL, 0, &length)) {
         *kind = URI_REMOTE;
-        return BAD(ptr, "\"%.64s\" has a bad %%-escape", uri);
+        return BAD(INVALID_URI, ptr, "\"%.64s\" has a bad %%-escape", uri);
     }
     *cap = length + 1;
     if (!(*path = arbor__ld_calloc(L, *cap, 1))) return false;
     percent_decode(rest, body, (uint8_t *)*path, length, &length);
     if (memchr(*path, 0, length)) {
         *kind = URI_REMOTE;
-        return BAD(ptr, "\"%.64s\" holds a NUL byte", uri);
+        return BAD(INVALID_URI, ptr, "\"%.64s\" holds a NUL byte", uri);
     }
     for (const char *seg = *path; *seg;) { /* a ".." segment climbs out */
         size_t len = strcspn(seg, "/");
@@ -188,6 +188,14 @@ static bool inside(const char *base_dir, const char *full) {
     return !strncmp(real, base, n) && (real[n] == '/' || (n == 1 && base[0] == '/'));
 }
 
+/* How validation rates a URI arbor does not follow out of the folder: one with a scheme or an
+   absolute path is the validator's NON_RELATIVE_URI (a warning); "..", a query, a link out are
+   arbor's limit. */
+static ld_issue outside_issue(const char *uri) {
+    size_t scheme = strcspn(uri, ":/?#");
+    return uri[0] == '/' || (scheme && uri[scheme] == ':') ? LDI_NON_RELATIVE_URI : LDI_ARBOR_LIMIT;
+}
+
 /* The file for an external URI, into *full (allocated, *cap bytes); *full stays NULL for a
    remote URI arbor leaves unread (allowed, not fetched). */
 static bool resolve(ld *L, const char *uri, const char *ptr, char **full, size_t *cap) {
@@ -197,20 +205,20 @@ static bool resolve(ld *L, const char *uri, const char *ptr, char **full, size_t
     *full = NULL;
     bool ok = uri_path(L, uri, ptr, &path, &path_cap, &kind);
     if (ok && kind != URI_INSIDE && !L->opt.allow_outside_uris)
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr,
+        ok = arbor__ld_stop(L, ARBOR_ERR_IO, outside_issue(uri), ptr,
                             "\"%.100s\" leads outside the file's folder "
                             "(options.allow_outside_uris allows it)",
                             uri);
     if (ok && path && kind != URI_REMOTE) {
         bool absolute = path[0] == '/';
         if (!absolute && !L->base_dir)
-            ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr, "no folder to resolve \"%.100s\" from (base_dir is NULL)", uri);
+            ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "no folder to resolve \"%.100s\" from (base_dir is NULL)", uri);
         size_t n = absolute ? path_cap : strlen(L->base_dir ? L->base_dir : "") + 1 + path_cap;
         if (ok && (*full = arbor__ld_calloc(L, n, 1))) {
             *cap = n;
             snprintf(*full, n, absolute ? "%s%s" : "%s/%s", absolute ? "" : L->base_dir, path);
             if (!L->opt.allow_outside_uris && !inside(L->base_dir, *full))
-                ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr,
+                ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_ARBOR_LIMIT, ptr,
                                     "\"%.100s\" leads outside the file's folder through a "
                                     "symbolic link (options.allow_outside_uris allows it)",
                                     uri);
@@ -237,16 +245,16 @@ static bool external(ld *L, uint32_t i, const char *uri, arbor__gltf_buffer *B) 
     FILE *f = fopen(full, "rb");
     struct stat st;
     if (!f) {
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr, "cannot open %s: %s", full, strerror(errno));
+        ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "cannot open %s: %s", full, strerror(errno));
     } else if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr, "%s is not a readable file", full);
+        ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "%s is not a readable file", full);
     } else if ((uint64_t)st.st_size < B->size) {
-        ok = BAD(AT("/buffers/%u", i), "%s has %llu bytes, byteLength says %zu", uri, (unsigned long long)st.st_size,
+        ok = BAD(BUFFER_BYTE_LENGTH_MISMATCH, AT("/buffers/%u", i), "%s has %llu bytes, byteLength says %zu", uri, (unsigned long long)st.st_size,
                  B->size);
     } else if ((B->data = arbor__ld_calloc(L, B->size, 1)) == NULL) {
         ok = false;
     } else if (fread(B->data, 1, B->size, f) != B->size) {
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, ptr, "cannot read %s", full);
+        ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "cannot read %s", full);
     }
     if (f) fclose(f);
     arbor__ld_free(L, full, cap, 1);
@@ -265,11 +273,11 @@ bool arbor__ld_buffers(ld *L) {
             if (!external(L, i, uri, B)) return false;
         } else if (L->glb && i == 0) {
             if (!L->has_bin) {
-                if (!BAD(AT("/buffers/0"), "buffer 0 has no uri and the GLB has no BIN chunk")) return false;
+                if (!BAD(BUFFER_MISSING_GLB_DATA, AT("/buffers/0"), "buffer 0 has no uri and the GLB has no BIN chunk")) return false;
                 continue;
             }
             if (L->bin_size < B->size) {
-                if (!BAD(AT("/buffers/0"), "byteLength %zu is more than the BIN chunk's %llu bytes", B->size,
+                if (!BAD(BUFFER_BYTE_LENGTH_MISMATCH, AT("/buffers/0"), "byteLength %zu is more than the BIN chunk's %llu bytes", B->size,
                          (unsigned long long)L->bin_size))
                     return false;
                 continue;
@@ -297,7 +305,7 @@ bool arbor__ld_images(ld *L) {
         }
         arbor__ld_free(L, path, path ? cap : 0, 1);
         if (kind != URI_INSIDE && !L->opt.allow_outside_uris)
-            return arbor__ld_stop(L, ARBOR_ERR_IO, ptr,
+            return arbor__ld_stop(L, ARBOR_ERR_IO, outside_issue(uri), ptr,
                                   "\"%.100s\" leads outside the file's folder (options.allow_outside_uris allows it)",
                                   uri);
     }

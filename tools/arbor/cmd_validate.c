@@ -1,49 +1,133 @@
 /* SPDX-License-Identifier: MIT */
-/* arbor validate: does each file load, and if not, every reason why. */
+/* arbor validate: each file's problems, as the Khronos glTF-Validator reports them. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
-#define MAX_ISSUES 100 /* as the Khronos validator's default maxIssues */
+#define MAX_ISSUES 100 /* messages shown per file, as the Khronos validator's default maxIssues */
 
 static const char help[] =
     "usage: arbor validate FILE... [--scene N|NAME] [--json] [--lenient]\n"
     "\n"
-    "Checks each glTF file as arbor loads it (strict: a file that breaks a MUST of the glTF 2.0\n"
-    "spec in what arbor reads is refused), without stopping at the first problem: each is\n"
-    "reported and the check goes on, as a lenient load would. Prints \"FILE: ok\" for each file\n"
-    "that loads, and on stderr every problem (FILE: JSON pointer: reason, the first 100) of each\n"
-    "that does not. FILE - reads standard input, checked by a load (its first problem only).\n"
-    "Exit status: 0 when every file loads, 1 when one does not, 2 for a usage error.\n"
+    "Checks each glTF file as arbor loads it, without stopping at the first problem, and reports\n"
+    "each problem with the Khronos glTF-Validator's issue code and severity (error, warning,\n"
+    "information, hint) at the JSON pointer it names (a GLB framing problem at its byte offset):\n"
+    "  robot.gltf: error: ACCESSOR_MIN_MISMATCH: /accessors/0/min/0: min is 0 but ...\n"
+    "on stderr, one line each (the first 100 of a file), then a count; \"FILE: ok\" on stdout for\n"
+    "a file without errors. A directory or a file that cannot be read is an IO_ERROR. A problem\n"
+    "the validator rates below an error keeps its rating even when arbor cannot load the file\n"
+    "for it (an absolute URI: a warning; a required extension arbor does not know: an\n"
+    "information): the line says so. FILE - reads standard input, checked by a load (its first\n"
+    "problem only).\n"
+    "Exit status: 0 when no file has an error, 1 when one has, 2 for a usage error.\n"
     "\n"
-    "  --json      print a report per file shaped like the Khronos glTF validator's (uri, and\n"
-    "              issues: numErrors, messages with code, message, severity 0 and pointer,\n"
-    "              truncated); a JSON array when several files are given\n"
+    "  --json      print the Khronos validator's report for each file (uri, mimeType,\n"
+    "              validatorVersion, issues: numErrors, numWarnings, numInfos, numHints,\n"
+    "              messages with code, message, severity and pointer or offset, truncated;\n"
+    "              info: version, generator, counts); a JSON array when several files are given\n"
     "  --scene N|NAME  also check that each file that loads has this scene (0-based index or\n"
     "              name; exit status 2 when one has not)\n"
     "  --lenient   load what can be loaded, with warnings, instead of refusing the file\n";
 
-/* The code of an issue in the report, from what arbor says of it. */
-static const char *code_name(arbor_result r) {
-    switch (r) {
-    case ARBOR_ERR_PARSE: return "INVALID_GLTF";
-    case ARBOR_ERR_IO: return "IO_ERROR";
-    case ARBOR_ERR_UNSUPPORTED: return "UNSUPPORTED";
-    case ARBOR_ERR_OUT_OF_MEMORY: return "OUT_OF_MEMORY";
-    case ARBOR_ERR_DEPTH_LIMIT: return "DEPTH_LIMIT";
-    default: return "ERROR";
+static const char *const severity_names[] = {"error", "warning", "information", "hint"};
+
+/* The report's info: what the file's JSON says of itself (absent when it cannot be read). */
+static json_t *info_of(const char *path) {
+    FILE *in = fopen(path, "rb");
+    if (!in) return NULL;
+    cli_file f = {.path = path};
+    size_t cap = 0;
+    for (;;) {
+        if (f.size == cap) {
+            unsigned char *more = realloc(f.bytes, cap = cap ? 2 * cap : 65536);
+            if (!more) break;
+            f.bytes = more;
+        }
+        size_t got = fread(f.bytes + f.size, 1, cap - f.size, in);
+        if (!got) break;
+        f.size += got;
     }
+    fclose(in);
+    json_t *root = cli_json(&f), *info = NULL;
+    if (json_is_object(root)) {
+        json_t *asset = json_object_get(root, "asset"), *v, *mesh;
+        size_t i, k;
+        bool morphs = false;
+        json_array_foreach(json_object_get(root, "meshes"), i, mesh) {
+            json_array_foreach(json_object_get(mesh, "primitives"), k, v) morphs |= json_array_size(json_object_get(v, "targets")) > 0;
+        }
+        info = json_object();
+        static const char *const asset_keys[] = {"version", "minVersion", "generator"};
+        for (i = 0; i < 3; i++)
+            if (json_is_string(v = json_object_get(asset, asset_keys[i]))) json_object_set(info, asset_keys[i], v);
+        static const char *const lists[] = {"extensionsUsed", "extensionsRequired"};
+        for (i = 0; i < 2; i++)
+            if (json_is_array(v = json_object_get(root, lists[i]))) json_object_set(info, lists[i], v);
+        json_object_set_new(info, "animationCount", json_integer((json_int_t)json_array_size(json_object_get(root, "animations"))));
+        json_object_set_new(info, "materialCount", json_integer((json_int_t)json_array_size(json_object_get(root, "materials"))));
+        json_object_set_new(info, "hasMorphTargets", json_boolean(morphs));
+        json_object_set_new(info, "hasSkins", json_boolean(json_array_size(json_object_get(root, "skins")) > 0));
+        json_object_set_new(info, "hasTextures", json_boolean(json_array_size(json_object_get(root, "textures")) > 0));
+        json_object_set_new(info, "hasDefaultScene", json_boolean(json_object_get(root, "scene") != NULL));
+    }
+    json_decref(f.json);
+    free(f.bytes);
+    return info;
 }
 
-static json_t *report(const char *file, const arbor_gltf_issue *issues, uint32_t count) {
+/* A file's report as the Khronos validator writes it; counts[4] gets the issues by severity. */
+static json_t *report(const char *file, const arbor_gltf_message *m, uint32_t count, bool with_info, uint32_t counts[4]) {
     json_t *messages = json_array();
-    for (uint32_t i = 0; i < count && i < MAX_ISSUES; i++)
-        json_array_append_new(messages, json_pack("{s:s, s:s, s:i, s:s}", "code", code_name(issues[i].code), "message",
-                                                  issues[i].message, "severity", 0, "pointer", issues[i].pointer));
-    return json_pack("{s:s, s:{s:I, s:i, s:i, s:i, s:o, s:b}}", "uri", file, "issues", "numErrors", (json_int_t)count, "numWarnings", 0, "numInfos", 0, "numHints", 0,
-                     "messages", messages, "truncated", count > MAX_ISSUES);
+    for (uint32_t i = 0; i < count; i++) {
+        if (m[i].severity >= 0 && m[i].severity < 4) counts[m[i].severity]++;
+        if (i >= MAX_ISSUES) continue;
+        json_t *j = json_pack("{s:s, s:s, s:i}", "code", m[i].code, "message", m[i].message, "severity", m[i].severity);
+        if (m[i].offset >= 0)
+            json_object_set_new(j, "offset", json_integer(m[i].offset));
+        else
+            json_object_set_new(j, "pointer", json_string(m[i].pointer));
+        json_array_append_new(messages, j);
+    }
+    size_t n = strlen(file);
+    bool glb = n > 4 && !strcmp(file + n - 4, ".glb");
+    char version[48];
+    snprintf(version, sizeof version, "arbor %s", arbor_version());
+    json_t *out = json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:i, s:i, s:o, s:b}}", "uri", file, "mimeType",
+                            glb ? "model/gltf-binary" : "model/gltf+json", "validatorVersion", version,
+                            "issues", "numErrors", counts[0], "numWarnings", counts[1], "numInfos", counts[2],
+                            "numHints", counts[3], "messages", messages, "truncated", count > MAX_ISSUES);
+    json_t *info = with_info ? info_of(file) : NULL;
+    if (info) json_object_set_new(out, "info", info);
+    return out;
+}
+
+/* A path that is not a readable file: its one message, an IO_ERROR. */
+static bool unreadable(const char *path, arbor_gltf_message *m) {
+    struct stat st;
+    const char *why = stat(path, &st) ? (errno == ENOENT ? "no such file" : strerror(errno))
+                      : S_ISDIR(st.st_mode) ? "is a directory, not a glTF file"
+                                            : NULL;
+    if (!why) return false;
+    *m = (arbor_gltf_message){.result = ARBOR_ERR_IO, .severity = 0, .offset = -1};
+    snprintf(m->code, sizeof m->code, "IO_ERROR");
+    snprintf(m->message, sizeof m->message, "%s", why);
+    return true;
+}
+
+/* Standard input, checked by a load: 0 when it loads, else 1 (the load said why). */
+static int standard_input(const cli_args *args, json_t *all) {
+    cli_file f;
+    if (cli_load(&f, "-", args->lenient)) return 1;
+    int32_t scene;
+    int status = cli_pick_scene("validate", &f, args, &scene);
+    if (!status && args->json) json_array_append_new(all, report(f.path, NULL, 0, false, (uint32_t[4]){0}));
+    else if (!status) printf("%s: ok\n", f.path);
+    cli_close(&f);
+    return status;
 }
 
 int cmd_validate(int argc, char **argv) {
@@ -51,63 +135,59 @@ int cmd_validate(int argc, char **argv) {
     cli_args args;
     int status = cli_parse_args("validate", argc, argv, CLI_OPT_LENIENT | CLI_OPT_JSON | CLI_OPT_SCENE, 1, argc, &args);
     if (status) return status;
-    arbor_gltf_issue *issues = malloc(MAX_ISSUES * sizeof *issues);
     json_t *all = json_array();
-    if (!issues || !all) {
+    uint32_t cap = MAX_ISSUES;
+    arbor_gltf_message *m = malloc(cap * sizeof *m);
+    if (!m || !all) {
         fprintf(stderr, "arbor: out of memory\n");
-        free(issues);
+        free(m);
         json_decref(all);
         return 1;
     }
     for (int i = 0; i < args.file_count; i++) {
         const char *file = args.files[i];
-        if (args.lenient && !args.json) {
+        if (!strcmp(file, "-")) {
+            int r = standard_input(&args, all);
+            status = r > status ? r : status;
+            continue;
+        }
+        if (args.lenient && !args.json) { /* what a lenient load makes of it */
             cli_file f;
             int32_t scene;
             if (cli_load(&f, file, true)) {
-                status = 1;
+                status = status ? status : 1;
                 continue;
             }
             int picked = cli_pick_scene("validate", &f, &args, &scene);
-            if (picked) {
+            if (picked)
                 status = picked;
-                cli_close(&f);
-                continue;
-            }
-            if (f.warnings)
+            else if (f.warnings)
                 printf("%s: ok (%u warning%s)\n", file, f.warnings, f.warnings == 1 ? "" : "s");
             else
                 printf("%s: ok\n", file);
             cli_close(&f);
             continue;
         }
-        if (!strcmp(file, "-") || !cli_check_input(file, "a glTF file")) { /* standard input: loaded, the first error */
-            cli_file f;
-            if (strcmp(file, "-") || cli_load(&f, file, args.lenient)) {
-                status = 1;
-                continue;
-            }
-            int32_t scene;
-            int picked = cli_pick_scene("validate", &f, &args, &scene);
-            if (picked) status = picked;
-            else if (args.json) json_array_append_new(all, report(f.path, issues, 0));
-            else printf("%s: ok\n", f.path);
-            cli_close(&f);
-            continue;
-        }
         uint32_t count = 0;
-        arbor_result r = arbor_gltf_validate(file, NULL, issues, MAX_ISSUES, &count);
-        if (r == ARBOR_ERR_INVALID_ARGUMENT && count == 0) {
-            fprintf(stderr, "arbor: %s: %s\n", file, arbor_last_error());
-            status = 1;
-            continue;
+        arbor_result r = ARBOR_ERR_IO;
+        if (unreadable(file, m)) {
+            count = 1;
+        } else {
+            r = arbor_gltf_validate_messages(file, NULL, m, cap, &count);
+            if (count > cap) { /* every message, for the counts by severity */
+                arbor_gltf_message *more = realloc(m, count * sizeof *m);
+                if (more) m = more, cap = count, r = arbor_gltf_validate_messages(file, NULL, m, cap, &count);
+                if (count > cap) count = cap;
+            }
         }
-        if (r) status = 1;
+        uint32_t counts[4] = {0, 0, 0, 0};
+        json_t *one = report(file, m, count, args.json && r != ARBOR_ERR_IO, counts);
+        if (counts[0]) status = status ? status : 1;
         if (!r && args.scene) { /* the scene asked for, by index or name */
             cli_file f;
             int32_t scene;
-            if (cli_load(&f, file, args.lenient)) {
-                status = 1;
+            if (cli_load(&f, file, false)) {
+                status = status ? status : 1;
             } else {
                 int picked = cli_pick_scene("validate", &f, &args, &scene);
                 if (picked) status = picked;
@@ -115,22 +195,36 @@ int cmd_validate(int argc, char **argv) {
             }
         }
         if (args.json) {
-            json_array_append_new(all, report(file, issues, count));
+            json_array_append_new(all, one);
             continue;
         }
-        if (!count) printf("%s: ok\n", file);
-        for (uint32_t k = 0; k < count && k < MAX_ISSUES; k++)
-            fprintf(stderr, "%s: %s: %s\n", file, issues[k].pointer[0] ? issues[k].pointer : "/", issues[k].message);
+        json_decref(one);
+        for (uint32_t k = 0; k < count && k < MAX_ISSUES; k++) {
+            char place[300];
+            if (m[k].offset >= 0)
+                snprintf(place, sizeof place, "GLB offset %lld", (long long)m[k].offset);
+            else
+                snprintf(place, sizeof place, "%s", m[k].pointer[0] ? m[k].pointer : "/");
+            /* below an error for the validator, yet arbor's load refuses what arbor reports */
+            fprintf(stderr, "%s: %s: %s: %s: %s%s\n", file, severity_names[m[k].severity & 3], m[k].code, place,
+                    m[k].message, m[k].severity > 0 ? " (arbor's load refuses the file for it)" : "");
+        }
         if (count > MAX_ISSUES) fprintf(stderr, "%s: %u more not shown\n", file, count - MAX_ISSUES);
-        if (count) fprintf(stderr, "%s: %u error%s\n", file, count, count == 1 ? "" : "s");
+        if (!counts[0]) {
+            printf("%s: ok\n", file);
+        } else {
+            fprintf(stderr, "%s: %u error%s", file, counts[0], counts[0] == 1 ? "" : "s");
+            if (counts[1]) fprintf(stderr, ", %u warning%s", counts[1], counts[1] == 1 ? "" : "s");
+            fputc('\n', stderr);
+        }
     }
     if (args.json) {
-        json_t *out = json_array_size(all) == 1 ? json_array_get(all, 0) : all;
+        json_t *out = args.file_count == 1 && json_array_size(all) == 1 ? json_array_get(all, 0) : all;
         char *text = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         if (text) puts(text);
         free(text);
     }
     json_decref(all);
-    free(issues);
+    free(m);
     return status;
 }
