@@ -178,7 +178,8 @@ ARBOR_API arbor_result arbor_players_apply(arbor_player *const *players, const d
    after the call, and what the scene shows is what arbor_node_set_trs of those entries would
    have given (rotations normalised once more, as set_trs does). Refused as arbor_players_apply
    is, with ARBOR_ERR_INVALID_ARGUMENT for a driven node that is not in the pose, or as
-   arbor_pose_apply is (the scene unchanged; the pose's entries may hold the samples). The first
+   arbor_pose_apply is (a dead or locked node, a bad value in any entry): nothing changed, the
+   scene, the pose's entries and the players' weights as they were. The first
    call of a player with a pose allocates its map to the pose's entries (ARBOR_ERR_OUT_OF_MEMORY). */
 ARBOR_API arbor_result arbor_players_apply_pose(arbor_player *const *players, const double *times, uint32_t count,
                                                 arbor_wrap wrap, arbor_pose *pose, const arbor_executor *executor);
