@@ -23,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -740,6 +741,63 @@ static void test_scene_create(void **state) {
     }
 }
 
+static void count_task(void *user, uint32_t index) {
+    (void)index;
+    atomic_fetch_add((atomic_uint *)user, 1);
+}
+
+/* The threads of this process (its entries in /proc/self/task). */
+static unsigned thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    assert_non_null(d);
+    unsigned n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* A pool that cannot get its memory is ARBOR_ERR_OUT_OF_MEMORY with no pool and no thread left,
+   wherever its creation fails, and leaks nothing; made, its executor runs every task. */
+static void test_pool_create(void **state) {
+    (void)state;
+    const unsigned threads_before = thread_count();
+    arbor_pool *half = NULL;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_pool_create_desc",
+                   arbor_pool_create_desc(&(arbor_pool_desc){.allocator = {.alloc = test_count_alloc}}, &half));
+    assert_null(half);
+    for (uint32_t threads = 1; threads <= 4; threads += 3) {
+        arbor_pool_desc d = {.threads = threads, .allocator = test_counting_allocator_hooks(&g_heap, false)};
+        g_heap = (test_counting_allocator){0};
+        arbor_pool *whole = NULL;
+        assert_int_equal(arbor_pool_create_desc(&d, &whole), ARBOR_OK);
+        assert_int_equal(thread_count(), threads_before + threads - 1);
+        atomic_uint ran = 0;
+        arbor_executor ex = arbor_pool_executor(whole);
+        ex.parallel_for(ex.user, 100, count_task, &ran);
+        assert_int_equal(atomic_load(&ran), 100);
+        arbor_pool_destroy(whole);
+        assert_int_equal(g_heap.live_blocks, 0);
+        assert_int_equal(g_heap.size_mismatches, 0);
+        uint64_t n = g_heap.calls;
+        assert_int_equal(n, 2); /* the pool and the workers' handles */
+        for (uint64_t k = 1; k <= n; k++) {
+            for (int sticky = 0; sticky < 2; sticky++) {
+                g_heap = (test_counting_allocator){.fail_at = sticky ? 0 : k, .limited = sticky != 0, .allow = k - 1};
+                arbor_pool *p = NULL;
+                assert_int_equal(arbor_pool_create_desc(&d, &p), ARBOR_ERR_OUT_OF_MEMORY);
+                assert_non_null(strstr(arbor_last_error(), "no memory"));
+                assert_null(p);
+                assert_int_equal(g_heap.live_blocks, 0);
+                assert_int_equal(thread_count(), threads_before);
+                g_faults++;
+            }
+        }
+        g_operations++;
+        print_message("arbor_pool_create_desc (%u threads)              %6llu allocations, %4llu faults survived\n", threads,
+                      (unsigned long long)n, (unsigned long long)(2 * n));
+    }
+}
+
 /* Clones, the journal (each kind of edit, groups, undo and redo), foreign parents, change lists,
    boxes up the tree, culling and instancing. */
 static void test_edits(void **state) {
@@ -895,6 +953,7 @@ int main(void) {
     json_set_alloc_funcs(json_alloc, json_release);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scene_create),
+        cmocka_unit_test(test_pool_create),
         cmocka_unit_test(test_scene_operations),
         cmocka_unit_test(test_edits),
         cmocka_unit_test(test_gltf_memory),
