@@ -127,7 +127,8 @@ ARBOR_API arbor_result arbor_journal_abort(arbor_journal *j);
    undo or redo, or an open group, is ARBOR_ERR_INVALID_ARGUMENT. A step that cannot be
    applied (a bypassing write destroyed one of its nodes, took a sibling it goes back before,
    ...) is refused with the reason's code and nothing changed. Cost: O(size of what the step
-   touched); no allocation except for attachments a node gets back. */
+   touched); no allocation except for attachments a node gets back, made before the step's
+   first edit is applied (ARBOR_ERR_OUT_OF_MEMORY with nothing changed, versions included). */
 ARBOR_API arbor_result arbor_journal_undo(arbor_journal *j);
 ARBOR_API arbor_result arbor_journal_redo(arbor_journal *j);
 

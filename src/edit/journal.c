@@ -13,8 +13,9 @@
  *   LIFE    a subtree alive or held: a destruction holds it (scene.c keeps its ids,
  *           generations, slots, links and contents), undo revives it in place; a creation or a clone
  *           is the same record the other way round
- * A step that fails half way (a bypassing write broke it) is rolled back by applying the
- * records it had applied again, in the opposite order: nothing changes.
+ * The memory a step needs is reserved before its first record is applied. A step that fails half
+ * way (a bypassing write broke it) is rolled back by applying the records it had applied again,
+ * in the opposite order.
  *
  * Records live in one array; steps[i] is the index of step i's first record. Steps
  * [first_step, done) can be undone, [done, step_count) redone; an open group's records follow
@@ -194,9 +195,25 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
     return ARBOR_OK;
 }
 
-/* Applies records [first, end) newest first (backwards) or oldest first; all or nothing. */
+/* Whether applying the record gives its node something kept in an attachment record (what it
+   carries, an instance set, a kept matrix): then the node may need a record. */
+static bool brings_attachment(const record *rec) {
+    const arbor__attachment *a = &rec->u.attach;
+    return rec->kind == ATTACH ? a->mesh >= 0 || (a->has & ~(uint32_t)ARBOR__HAS_MATRIX) || a->user
+           : rec->kind == INSTANCES ? rec->u.instances != 0
+                                    : rec->kind == LOCAL && rec->u.local.kept;
+}
+
+/* Applies records [first, end) newest first (backwards) or oldest first; all or nothing. The
+   only memory a record may need is an attachment record: one for each record that brings
+   something is reserved first, so a refusal for memory comes before anything changed. A record refused later (a bypassing write broke the step) has the
+   records before it applied again, which puts their state back. */
 static arbor_result apply_range(arbor_journal *j, uint32_t first, uint32_t end, bool backwards, const char *fn) {
-    uint32_t count = end - first;
+    uint32_t count = end - first, records = 0;
+    for (uint32_t i = first; i < end; i++) records += brings_attachment(&j->records[i]);
+    if (records && !arbor__attachment_reserve(j->s, records))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the %u attachment records the step may put back",
+                           records);
     for (uint32_t k = 0; k < count; k++) {
         arbor_result r = apply(j, &j->records[backwards ? end - 1 - k : first + k], fn);
         if (!r) continue;
