@@ -603,7 +603,9 @@ static void teardown(fault_case *c, uint64_t k, bool sticky) {
     if (c->doc != c->setup_doc) arbor_gltf_destroy(c->doc);
     arbor_gltf_destroy(c->setup_doc);
     c->doc = c->setup_doc = NULL;
-    arbor_scene_destroy(c->scene);
+    arbor_journal *j = arbor_scene_journal(c->scene);
+    arbor_scene_destroy(c->scene); /* the journal after its scene: inert, then freed */
+    arbor_journal_destroy(j);
     c->scene = NULL;
     if (g_heap.live_blocks != 0 || g_heap.size_mismatches != 0)
         fail_msg("%s (allocation %llu refused%s): %lld blocks leaked, %llu frees with a wrong size", c->name,

@@ -56,6 +56,7 @@ static int teardown(void **state) {
     arbor_player_destroy(PLAYER);
     arbor_clip_destroy(CLIP);
     arbor_scene_destroy(S);
+    arbor_journal_destroy(J); /* after its scene */
     return 0;
 }
 

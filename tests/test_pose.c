@@ -370,6 +370,7 @@ static void test_undo(void **state) {
     arbor_pose_destroy(pose);
     free(index);
     twin_free(&t);
+    for (int k = 0; k < 2; k++) arbor_journal_destroy(j[k]); /* after their scenes */
 }
 
 /* Refused values change nothing: scene 0 is compared with scene 1, which took no write. */

@@ -21,8 +21,9 @@ typedef struct lane {
 } lane;
 
 struct arbor_player {
+    arbor__dependent dep;  /* of its scene (first: the detach finds the player) */
     const arbor_clip *clip;
-    arbor_scene *s;
+    arbor_scene *s;        /* NULL once the scene is destroyed */
     size_t bytes;          /* the one allocation behind the player */
     uint32_t rig_size;
     arbor_node *rig;
@@ -50,6 +51,8 @@ static void trs_part(arbor_trs *trs, int path, arbor_real **at) {
 }
 
 /* ---- lifetime -------------------------------------------------------------------------------- */
+
+static void detach(arbor__dependent *d) { ((arbor_player *)d)->s = NULL; }
 
 arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const arbor_node *rig, uint32_t rig_count,
                                  arbor_player **out) {
@@ -89,6 +92,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
     arbor_player *p = arbor__take(&at, sizeof *p);
     p->clip = clip;
     p->s = s;
+    arbor__dependent_join(s, &p->dep, detach);
     p->bytes = bytes;
     p->rig_size = n;
     p->rig = memcpy(arbor__take(&at, (size_t)n * sizeof *p->rig), rig, (size_t)n * sizeof *p->rig);
@@ -133,10 +137,12 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
 
 void arbor_player_destroy(arbor_player *p) {
     if (!p) return;
-    arbor__free(p->s, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
-    arbor__free(p->s, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);
-    arbor__free(p->s, p->pose_entry, (size_t)trs_channels(p) * sizeof *p->pose_entry);
-    arbor__free(p->s, p, p->bytes);
+    arbor__dependent_leave(&p->dep);
+    const arbor_allocator a = p->dep.allocator;
+    arbor__free_with(&a, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
+    arbor__free_with(&a, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);
+    arbor__free_with(&a, p->pose_entry, (size_t)trs_channels(p) * sizeof *p->pose_entry);
+    arbor__free_with(&a, p, p->bytes);
 }
 
 const arbor_clip *arbor_player_clip(const arbor_player *p) { return p ? p->clip : NULL; }
@@ -157,6 +163,7 @@ const arbor_real *arbor_player_weights(const arbor_player *p, uint32_t target, u
 
 static arbor_result check_call(const arbor_player *p, double time, arbor_wrap wrap, const char *fn) {
     if (!p) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a player is required");
+    if (!p->s) return arbor__inert(fn);
     if (!isfinite(time)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the time is %g", time);
     if ((unsigned)wrap > ARBOR_WRAP_LOOP) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "unknown wrap %d", (int)wrap);
     return ARBOR_OK;
@@ -297,6 +304,7 @@ arbor_result arbor_players_apply_pose(arbor_player *const *players, const double
     static const char *const fn = "arbor_players_apply_pose";
     if (!pose || (count && (!players || !times)))
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "players, times and pose are required");
+    if (!arbor__pose_scene(pose)) return arbor__inert(fn);
     uint64_t channels = 0;
     for (uint32_t i = 0; i < count; i++) {
         arbor_result r = check_call(players[i], times[i], wrap, fn);

@@ -56,7 +56,8 @@ typedef struct record {
 } record;
 
 struct arbor_journal {
-    arbor_scene *s;
+    arbor__dependent dep;     /* of its scene (first: the detach finds the journal) */
+    arbor_scene *s;           /* NULL once the scene is destroyed */
     uint32_t max_steps;
     size_t max_bytes;
     record *records;
@@ -344,8 +345,8 @@ static void record_edit(arbor_journal *j, const record *rec, uint32_t n) {
 
 /* The checks every edit starts with: the slot of n (0 with *r set). */
 static uint32_t begin_edit(arbor_journal *j, arbor_node n, uint32_t records, const char *fn, arbor_result *r) {
-    if (!j) {
-        *r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j || !j->s) {
+        *r = j ? arbor__inert(fn) : arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
         return 0;
     }
     uint32_t slot = arbor__require(j->s, n, fn, r);
@@ -485,6 +486,7 @@ static arbor_result record_made(arbor_journal *j, arbor_node made) {
 /* The journal is there and has room for one record. */
 static arbor_result ready(arbor_journal *j, const char *fn) {
     if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j->s) return arbor__inert(fn);
     return reserve(j, 1, fn) ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
 }
 
@@ -515,6 +517,7 @@ arbor_result arbor_journal_destroy_node(arbor_journal *j, arbor_node root) {
 
 static arbor_result check_closed(const arbor_journal *j, const char *fn) {
     if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j->s) return arbor__inert(fn);
     if (j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a group is open (commit or abort it first)");
     return ARBOR_OK;
 }
@@ -528,6 +531,7 @@ arbor_result arbor_journal_begin(arbor_journal *j) {
 }
 
 arbor_result arbor_journal_commit(arbor_journal *j) {
+    if (j && !j->s) return arbor__inert("arbor_journal_commit");
     if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_journal_commit", "no group is open");
     if (j->record_count > j->open_first) { /* the room for this step was reserved with its first record */
         drop_redo(j);
@@ -542,6 +546,7 @@ arbor_result arbor_journal_commit(arbor_journal *j) {
 
 arbor_result arbor_journal_abort(arbor_journal *j) {
     static const char *const fn = "arbor_journal_abort";
+    if (j && !j->s) return arbor__inert(fn);
     if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no group is open");
     arbor_result r = apply_range(j, j->open_first, j->record_count, true, fn);
     if (r) return r;
@@ -572,13 +577,15 @@ arbor_result arbor_journal_redo(arbor_journal *j) {
 }
 
 void arbor_journal_clear(arbor_journal *j) {
-    if (!j) return;
+    if (!j || !j->s) return; /* an inert journal holds nothing */
     forget(j, j->first_record, j->record_count);
     j->first_record = j->record_count = j->first_step = j->step_count = j->done = 0;
     j->open = false;
 }
 
 /* ---- the journal itself ---------------------------------------------------------------------- */
+
+static void detach(arbor__dependent *d);
 
 arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc, arbor_journal **out) {
     static const char *const fn = "arbor_journal_create";
@@ -594,20 +601,35 @@ arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc
     s->journal = *out = j;
     s->hooks.held_count = arbor__journal_held;
     s->hooks.held_number = arbor__journal_number_held;
-    arbor__on_destroy(s, arbor__edit_free);
+    arbor__dependent_join(s, &j->dep, detach);
     return ARBOR_OK;
 }
 
-void arbor_journal_destroy(arbor_journal *j) {
-    if (!j) return;
+/* Drops every step (the held nodes go back to the scene, retired) and what the journal keeps,
+   and leaves the scene: the journal is inert, its struct alone left. */
+static void detach(arbor__dependent *d) {
+    arbor_journal *j = (arbor_journal *)d;
     arbor_scene *s = j->s;
     arbor_journal_clear(j);
     arbor__free(s, j->records, (size_t)j->record_cap * sizeof *j->records);
     arbor__free(s, j->steps, (size_t)j->step_cap * sizeof *j->steps);
+    j->records = NULL;
+    j->steps = NULL;
+    j->record_cap = j->step_cap = 0;
     s->journal = NULL;
     s->hooks.held_count = NULL;
     s->hooks.held_number = NULL;
-    arbor__free(s, j, sizeof *j);
+    j->s = NULL;
+}
+
+void arbor_journal_destroy(arbor_journal *j) {
+    if (!j) return;
+    if (j->s) {
+        arbor__dependent_leave(&j->dep);
+        detach(&j->dep);
+    }
+    const arbor_allocator a = j->dep.allocator;
+    arbor__free_with(&a, j, sizeof *j);
 }
 
 uint32_t arbor__journal_held(const arbor_scene *s) { return s->journal ? s->journal->held : 0; }
