@@ -464,6 +464,7 @@ static void test_journal_and_clones(void **state) {
     assert_int_equal(TEST_CULL(other, NULL, 0, NULL, 0, NULL), 3);
     arbor_scene_destroy(other);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene */
 }
 
 /* ---- random scenes against brute force ------------------------------------------------------------- */

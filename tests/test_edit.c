@@ -341,7 +341,8 @@ static void test_random_undo_redo(void **state) {
         assert_true(steps > 100);
         for (uint32_t k = 0; k <= top; k++) snap_free(&snaps[k]);
         free(snaps);
-        arbor_scene_destroy(f.s); /* with its journal and the nodes it holds */
+        arbor_scene_destroy(f.s); /* the nodes its journal holds with it */
+        arbor_journal_destroy(f.j); /* after its scene: inert, then freed */
     }
     arbor_pool_destroy(pool);
 }
@@ -421,6 +422,7 @@ static void test_undo_destroy_brings_back_the_same_handles(void **state) {
     assert_false(arbor_node_alive(s, b));
     snap_free(&before);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 static void test_undo_create_and_clone(void **state) {
@@ -530,6 +532,7 @@ static void test_groups(void **state) {
     snap_free(&start);
     snap_free(&done);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* ---- Limits and memory ---------------------------------------------------------------------------- */
@@ -571,6 +574,7 @@ static void test_limits_and_memory(void **state) {
     assert_int_equal(arbor_scene_node_count(s), 1002);
     assert_int_equal(arbor_node_child_count(s, big), 1000);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* ---- Bypassing writes ------------------------------------------------------------------------------ */
@@ -625,6 +629,7 @@ static void test_bypassing_writes(void **state) {
     ASSERT_NODE_EQ(arbor_node_next_sibling(s, x), y);
     snap_free(&before);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* ---- Clones ----------------------------------------------------------------------------------------- */
@@ -899,6 +904,7 @@ static void test_foreign_parents(void **state) {
     TEST_WORLD(s, n, w);
     ASSERT_VEC3_NEAR(w + 12, 70, 1, 0, TEST_EPS);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 static void test_attach_to_another_scene(void **state) {
@@ -1019,6 +1025,7 @@ static void test_change_lists(void **state) {
     arbor_scene_update(s);
     assert_int_equal(arbor_scene_changed(s, NULL, 0), 0);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* A scene stored parents first with much of it out of date is swept in storage order: the list
@@ -1081,6 +1088,7 @@ static void test_held_nodes_survive_relayout(void **state) {
     snap_free(&now);
     snap_free(&before);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* ---- Locals set as matrices ---------------------------------------------------------------------- */
@@ -1206,6 +1214,7 @@ static void test_kept_matrices(void **state) {
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(loaded);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 static int compare_ids(const void *a, const void *b) {
@@ -1349,6 +1358,7 @@ static void test_save_keeps_order(void **state) {
         ASSERT_OK(arbor_journal_redo(j));
     }
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* A loaded file edited and saved through its document: the file's nodes keep their indices,
@@ -1388,6 +1398,7 @@ static void test_save_keeps_order_of_a_loaded_file(void **state) {
     ASSERT_NODE_EQ(arbor_gltf_node(doc, 7), hand2);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
+    arbor_journal_destroy(j); /* after its scene: inert, then freed */
 }
 
 /* A change list grows with the nodes changed, not with the events: a node written and read lazily

@@ -56,6 +56,7 @@ static int teardown(void **state) {
     arbor_player_destroy(PLAYER);
     arbor_clip_destroy(CLIP);
     arbor_scene_destroy(S);
+    arbor_journal_destroy(J); /* after its scene */
     return 0;
 }
 
@@ -172,6 +173,7 @@ ROW(arbor_scene_find) {
 /* parallel.h */
 ROW(arbor_scene_update_parallel) { arbor_scene_update_parallel(NULL, &(arbor_executor){ pf, NULL }); }
 ROW(arbor_pool_create) { INVALID(arbor_pool_create(1, NULL)); }
+ROW(arbor_pool_create_desc) { INVALID(arbor_pool_create_desc(NULL, NULL)); }
 ROW(arbor_pool_destroy) { arbor_pool_destroy(NULL); }
 /* base.h: parallel.h gives a NULL pool no meaning here, so the getter answers its "none", 0 */
 ROW(arbor_pool_threads) { assert_int_equal(arbor_pool_threads(NULL), 0); }
@@ -741,7 +743,7 @@ static const row rows[] = {
     E(arbor_scene_first_root), E(arbor_scene_last_root), E(arbor_node_depth), E(arbor_node_child_count),
     E(arbor_node_is_ancestor_of), E(arbor_node_collect_subtree), E(arbor_node_find_descendant),
     E(arbor_node_find_ancestor), E(arbor_node_name), E(arbor_scene_find),
-    E(arbor_scene_update_parallel), E(arbor_pool_create), E(arbor_pool_destroy), E(arbor_pool_threads),
+    E(arbor_scene_update_parallel), E(arbor_pool_create), E(arbor_pool_create_desc), E(arbor_pool_destroy), E(arbor_pool_threads),
     E(arbor_pool_executor), E(arbor_scene_set_translations), E(arbor_scene_set_rotations), E(arbor_scene_set_scales),
     E(arbor_scene_set_translations_parallel), E(arbor_scene_set_rotations_parallel), E(arbor_scene_set_scales_parallel),
     E(arbor_mat4_identity), E(arbor_mat4_mul), E(arbor_mat4_compose), E(arbor_mat4_decompose),

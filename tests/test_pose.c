@@ -382,6 +382,7 @@ static void test_undo(void **state) {
     arbor_pose_destroy(pose);
     free(index);
     twin_free(&t);
+    for (int k = 0; k < 2; k++) arbor_journal_destroy(j[k]); /* after their scenes */
 }
 
 /* Refused values change nothing: scene 0 is compared with scene 1, which took no write. */
@@ -446,12 +447,14 @@ static void test_players(void **state) {
     static const float times[3] = {0, 0.5f, 1};
     static const float turns[12] = {0, 0, 0, 1, 0, (float)0.38268343, 0, (float)0.92387953, (float)0.6, 0, 0, (float)0.8};
     static const float moves[9] = {0, 0, 0, 1, 2, 3, -1, 0.5f, 0};
-    arbor_channel_desc ch[6];
+    static const float morph[6] = {0, 1, 0.5f, 0.5f, 1, 0};
+    arbor_channel_desc ch[7];
     for (uint32_t c = 0; c < 5; c++)
         ch[c] = (arbor_channel_desc){ .target = 1 + 3 * c, .path = ARBOR_ANIM_ROTATION, .key_count = 3, .times = times, .values = turns };
     ch[5] = (arbor_channel_desc){ .target = 0, .path = ARBOR_ANIM_TRANSLATION, .key_count = 3, .times = times, .values = moves };
+    ch[6] = (arbor_channel_desc){ .target = 2, .path = ARBOR_ANIM_WEIGHTS, .key_count = 3, .times = times, .values = morph, .width = 2 };
     arbor_clip *clip;
-    assert_int_equal(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = 6, .rig_size = 59 }, &clip), ARBOR_OK);
+    assert_int_equal(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = 7, .rig_size = 59 }, &clip), ARBOR_OK);
     arbor_player *players[2][3];
     for (int k = 0; k < 2; k++)
         for (uint32_t c = 0; c < 3; c++) /* skeletons 0, 1, 3 */
@@ -482,14 +485,31 @@ static void test_players(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_players_apply_pose",
                    arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, small, NULL));
     arbor_pose_destroy(small);
-    /* a driven node locked, then destroyed, since: refused, the scene as it was */
+    /* refused (a NaN in an entry no player drives; a driven node locked, then destroyed, since)
+       at a later time, whose samples differ from the entries: the scene, every entry and the
+       players' morph weights as they were, bit for bit */
+    for (int c = 0; c < 3; c++) clock[c] += 0.25;
+    arbor_trs *entries = arbor_pose_trs(pose), *before = malloc(n * sizeof *before);
+    assert_non_null(before);
+    arbor_real weights_before[2];
+    memcpy(weights_before, arbor_player_weights(players[0][0], 2, NULL), sizeof weights_before);
     const arbor_real eye[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_set_local_matrix(t.s[k], t.h[k][4], eye, true), ARBOR_OK);
-    ASSERT_REFUSED(ARBOR_ERR_LOCKED, "arbor_pose_apply", arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL));
-    twin_compare(&t, NULL);
-    for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_destroy(t.s[k], t.h[k][4]), ARBOR_OK);
-    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, NULL, arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL));
-    twin_compare(&t, NULL);
+    for (int step = 0; step < 3; step++) {
+        static const arbor_result why[3] = {ARBOR_ERR_NONFINITE, ARBOR_ERR_LOCKED, ARBOR_ERR_DEAD_NODE};
+        if (step == 0) entries[59 * 2 + 5].scale[1] = (arbor_real)NAN; /* skeleton 2 has no player */
+        if (step == 1) {
+            entries[59 * 2 + 5].scale[1] = 1;
+            for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_set_local_matrix(t.s[k], t.h[k][4], eye, true), ARBOR_OK);
+        }
+        if (step == 2)
+            for (int k = 0; k < 2; k++) assert_int_equal(arbor_node_destroy(t.s[k], t.h[k][4]), ARBOR_OK);
+        memcpy(before, entries, n * sizeof *before);
+        ASSERT_REFUSED(why[step], NULL, arbor_players_apply_pose(players[0], clock, 3, ARBOR_WRAP_LOOP, pose, NULL));
+        assert_memory_equal(entries, before, n * sizeof *before);
+        assert_memory_equal(arbor_player_weights(players[0][0], 2, NULL), weights_before, sizeof weights_before);
+        twin_compare(&t, NULL);
+    }
+    free(before);
     for (int k = 0; k < 2; k++)
         for (int c = 0; c < 3; c++) arbor_player_destroy(players[k][c]);
     arbor_clip_destroy(clip);
@@ -498,8 +518,8 @@ static void test_players(void **state) {
     twin_free(&t);
 }
 
-/* Players through a pose on two threads (sampled side by side into their own workspace, then
-   copied in order) and on one (straight into the entries): the same bits, and a later player
+/* Players through a pose on two threads (sampled side by side into their own lanes) and on one:
+   both exchanged with the entries in the players' order, the same bits, and a later player
    driving the same nodes wins on both, as a per-node write after another would. */
 static void test_players_on_threads(void **state) {
     (void)state;

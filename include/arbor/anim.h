@@ -150,8 +150,11 @@ typedef struct arbor_player arbor_player;
    ARBOR_NONE entries are left out). Each node's TRS at this moment is remembered as its rest
    pose (what a blend uses where a clip does not animate). Refused: a dead rig node
    (ARBOR_ERR_DEAD_NODE), a rig shorter than the clip's, NULL arguments
-   (ARBOR_ERR_INVALID_ARGUMENT), no memory. Allocates through the scene's allocator: free the
-   player before its scene. */
+   (ARBOR_ERR_INVALID_ARGUMENT), no memory. Allocates through the scene's allocator.
+   Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
+   (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
+   scene was destroyed"; the others answer from what it holds) and its own destroy frees it.
+   The clip must outlive the player (a clip is not a scene's: it may serve players of many). */
 ARBOR_API arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const arbor_node *rig,
                                            uint32_t rig_count, arbor_player **out);
 ARBOR_API void arbor_player_destroy(arbor_player *player);
@@ -178,7 +181,8 @@ ARBOR_API arbor_result arbor_players_apply(arbor_player *const *players, const d
    after the call, and what the scene shows is what arbor_node_set_trs of those entries would
    have given (rotations normalised once more, as set_trs does). Refused as arbor_players_apply
    is, with ARBOR_ERR_INVALID_ARGUMENT for a driven node that is not in the pose, or as
-   arbor_pose_apply is (the scene unchanged; the pose's entries may hold the samples). The first
+   arbor_pose_apply is (a dead or locked node, a bad value in any entry): nothing changed, the
+   scene, the pose's entries and the players' weights as they were. The first
    call of a player with a pose allocates its map to the pose's entries (ARBOR_ERR_OUT_OF_MEMORY). */
 ARBOR_API arbor_result arbor_players_apply_pose(arbor_player *const *players, const double *times, uint32_t count,
                                                 arbor_wrap wrap, arbor_pose *pose, const arbor_executor *executor);
@@ -220,7 +224,10 @@ typedef struct arbor_skin_desc {
 
 typedef struct arbor_skins arbor_skins;
 
-/* An empty set of skins for scene s (through its allocator: free the set before the scene). */
+/* An empty set of skins for scene s, through its allocator.
+   Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
+   (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
+   scene was destroyed"; the others answer from what it holds) and its own destroy frees it. */
 ARBOR_API arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out);
 ARBOR_API void arbor_skins_destroy(arbor_skins *skins);
 

@@ -26,7 +26,10 @@
  *   **out)`, and is ended by `void arbor_X_destroy(arbor_X *)`, which accepts NULL. (Scenes,
  *   pools, journals, clips, players, skins; a glTF document is made by arbor_gltf_load or
  *   arbor_gltf_load_memory, which say where it comes from, and a clip may also come from
- *   arbor_gltf_clip.) A refused constructor leaves *out untouched.
+ *   arbor_gltf_clip.) A refused constructor leaves *out untouched. An object made for a scene
+ *   (journal, pose, player, skins, glTF document) and its scene may be destroyed in either order:
+ *   the scene's destroy leaves it inert (every call of it that returns an arbor_result is then
+ *   ARBOR_ERR_INVALID_ARGUMENT) and its own destroy frees it.
  * - Errors: every fallible call returns an arbor_result (ARBOR_OK is 0) and a failed call makes
  *   no observable change (stats counters aside). The one channel for the details, glTF
  *   included, is the calling thread's last error: arbor_last_error() gives the message (the

@@ -68,11 +68,15 @@ typedef struct arbor_journal_desc {  /* all zero: defaults */
 } arbor_journal_desc;
 
 /* Creates the scene's journal (a scene has at most one: a second is ARBOR_ERR_INVALID_ARGUMENT).
-   desc may be NULL. Destroying the scene destroys its journal. */
+   desc may be NULL. Allocates through the scene's allocator.
+   Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
+   (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
+   scene was destroyed"; the others answer from what it holds) and its own destroy frees it. */
 ARBOR_API arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc, arbor_journal **out);
 
 /* Drops every step (nodes destroyed through it are retired for good) and frees the journal.
-   NULL is allowed. */
+   NULL is allowed. 1.0's scene destroy freed its journal; since 1.1 it leaves it inert, and this
+   call frees it (docs/MIGRATING.md). */
 ARBOR_API void arbor_journal_destroy(arbor_journal *j);
 
 /* The scene's journal, NULL when it has none. */
@@ -127,7 +131,8 @@ ARBOR_API arbor_result arbor_journal_abort(arbor_journal *j);
    undo or redo, or an open group, is ARBOR_ERR_INVALID_ARGUMENT. A step that cannot be
    applied (a bypassing write destroyed one of its nodes, took a sibling it goes back before,
    ...) is refused with the reason's code and nothing changed. Cost: O(size of what the step
-   touched); no allocation except for attachments a node gets back. */
+   touched); no allocation except for attachments a node gets back, made before the step's
+   first edit is applied (ARBOR_ERR_OUT_OF_MEMORY with nothing changed, versions included). */
 ARBOR_API arbor_result arbor_journal_undo(arbor_journal *j);
 ARBOR_API arbor_result arbor_journal_redo(arbor_journal *j);
 
@@ -196,7 +201,10 @@ ARBOR_API bool arbor_node_has_foreign_parent(const arbor_scene *s, arbor_node n)
 /* A node of another scene as n's foreign parent: W = W_parent (of `other`) * L. Its world
    version is the provider's version, so n's subtree is recomputed only when parent's world
    changed. Polling reads other's world matrix and version (which may compute them): other must
-   not be in use on another thread then. If parent dies, n keeps its last matrix. other == s is
+   not be in use on another thread then, nor when the link is made or dropped (n destroyed, its
+   foreign parent removed, s destroyed), which writes other's list of dependents. If parent
+   dies, or other is destroyed (before or after s: either order is safe), n keeps its last
+   matrix. other == s is
    ARBOR_ERR_INVALID_ARGUMENT (use arbor_node_set_parent); a dead parent ARBOR_ERR_DEAD_NODE. */
 ARBOR_API arbor_result arbor_node_attach_to(arbor_scene *s, arbor_node n, arbor_scene *other, arbor_node parent,
                                             arbor_reparent mode);

@@ -116,7 +116,10 @@ typedef struct arbor_gltf_options {
 typedef struct arbor_gltf arbor_gltf;
 
 /* Loads the file at path into s (its nodes are added to what s holds). On success *out is a
-   new document (end it with arbor_gltf_destroy, before or after the scene). Refusals:
+   new document, ended by arbor_gltf_destroy.
+   Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
+   (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
+   scene was destroyed"; the others answer from what it holds) and its own destroy frees it. Refusals:
    ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
    breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
    ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),

@@ -23,9 +23,22 @@ extern "C" {
    from a second thread sharing the pool) runs its tasks on the calling thread instead, with the
    same results. */
 typedef struct arbor_pool arbor_pool;
-/* The pool in *out. Refused, *out untouched: no memory, or a thread that cannot start
-   (ARBOR_ERR_OUT_OF_MEMORY). */
+
+typedef struct arbor_pool_desc {      /* all zero: defaults */
+    uint32_t threads;                 /* workers + the calling thread; 0: one per core */
+    arbor_allocator allocator;        /* all zero: malloc and free. The pool's memory (its
+                                         state and the workers' handles: two allocations,
+                                         made before any thread starts) */
+} arbor_pool_desc;
+
+/* The pool in *out (desc NULL: the defaults). Refused, *out untouched and no thread left
+   running: an allocator half given (ARBOR_ERR_INVALID_ARGUMENT), no memory, or a thread that
+   cannot start (ARBOR_ERR_OUT_OF_MEMORY). */
+ARBOR_API arbor_result arbor_pool_create_desc(const arbor_pool_desc *desc, arbor_pool **out);
+/* arbor_pool_create_desc with only the thread count given (malloc and free). */
 ARBOR_API arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out);
+/* Stops the workers and frees the pool (through its allocator). NULL is allowed. No call of its
+   executor may be running. */
 ARBOR_API void arbor_pool_destroy(arbor_pool *pool);
 /* The threads a call on the pool runs on (its workers and the calling thread); 0 for a NULL
    pool, a getter's "none" (base.h). */

@@ -64,7 +64,10 @@ typedef struct arbor_pose arbor_pose;
    given (arbor_pose_nodes says which node each entry is), and start as the nodes' current TRS.
    Refused, nothing made: a dead or NONE node (ARBOR_ERR_DEAD_NODE /
    ARBOR_ERR_INVALID_ARGUMENT), a node given twice (ARBOR_ERR_INVALID_ARGUMENT), no memory.
-   Allocates through the scene's allocator: destroy the pose before its scene. */
+   Allocates through the scene's allocator.
+   Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
+   (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
+   scene was destroyed"; the others answer from what it holds) and its own destroy frees it. */
 ARBOR_API arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_pose **out);
 ARBOR_API void arbor_pose_destroy(arbor_pose *pose);   /* NULL is allowed */
 

@@ -44,8 +44,9 @@ class Clip:
 
 
 class _ScenePart:
-    """A C object allocated through a scene: released before the scene is freed (close() does it)
-    and unusable after (ClosedError)."""
+    """A C object made for a scene: freed by close(), its finalizer or the scene's close(),
+    whichever comes first (arbor frees a scene and its dependents safely in either order), and
+    unusable after its scene is closed (ClosedError)."""
 
     __slots__ = ("_ptr", "_scene", "__weakref__")
     _free = None
@@ -63,9 +64,9 @@ class _ScenePart:
 
     def _release(self):
         p, self._ptr = self._ptr, None
-        # Only while the scene lives: a scene freed first (a reference cycle collected in any
-        # order) took the allocator's state with it, and a leak beats a crash.
-        if p is not None and self._scene._ptr is not None:
+        # Also after the scene was freed (a reference cycle is collected in any order): the
+        # object is inert then, and its destroy still frees it.
+        if p is not None:
             type(self)._free(p)
 
     def close(self):

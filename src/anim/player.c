@@ -21,8 +21,9 @@ typedef struct lane {
 } lane;
 
 struct arbor_player {
+    arbor__dependent dep;  /* of its scene (first: the detach finds the player) */
     const arbor_clip *clip;
-    arbor_scene *s;
+    arbor_scene *s;        /* NULL once the scene is destroyed */
     size_t bytes;          /* the one allocation behind the player */
     uint32_t rig_size;
     arbor_node *rig;
@@ -50,6 +51,8 @@ static void trs_part(arbor_trs *trs, int path, arbor_real **at) {
 }
 
 /* ---- lifetime -------------------------------------------------------------------------------- */
+
+static void detach(arbor__dependent *d) { ((arbor_player *)d)->s = NULL; }
 
 arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const arbor_node *rig, uint32_t rig_count,
                                  arbor_player **out) {
@@ -89,6 +92,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
     arbor_player *p = arbor__take(&at, sizeof *p);
     p->clip = clip;
     p->s = s;
+    arbor__dependent_join(s, &p->dep, detach);
     p->bytes = bytes;
     p->rig_size = n;
     p->rig = memcpy(arbor__take(&at, (size_t)n * sizeof *p->rig), rig, (size_t)n * sizeof *p->rig);
@@ -133,10 +137,12 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
 
 void arbor_player_destroy(arbor_player *p) {
     if (!p) return;
-    arbor__free(p->s, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
-    arbor__free(p->s, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);
-    arbor__free(p->s, p->pose_entry, (size_t)trs_channels(p) * sizeof *p->pose_entry);
-    arbor__free(p->s, p, p->bytes);
+    arbor__dependent_leave(&p->dep);
+    const arbor_allocator a = p->dep.allocator;
+    arbor__free_with(&a, p->scratch_nodes, (size_t)p->scratch_cap * sizeof *p->scratch_nodes);
+    arbor__free_with(&a, p->scratch_values, (size_t)p->scratch_cap * 4 * sizeof *p->scratch_values);
+    arbor__free_with(&a, p->pose_entry, (size_t)trs_channels(p) * sizeof *p->pose_entry);
+    arbor__free_with(&a, p, p->bytes);
 }
 
 const arbor_clip *arbor_player_clip(const arbor_player *p) { return p ? p->clip : NULL; }
@@ -157,6 +163,7 @@ const arbor_real *arbor_player_weights(const arbor_player *p, uint32_t target, u
 
 static arbor_result check_call(const arbor_player *p, double time, arbor_wrap wrap, const char *fn) {
     if (!p) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a player is required");
+    if (!p->s) return arbor__inert(fn);
     if (!isfinite(time)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the time is %g", time);
     if ((unsigned)wrap > ARBOR_WRAP_LOOP) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "unknown wrap %d", (int)wrap);
     return ARBOR_OK;
@@ -183,22 +190,18 @@ static arbor_result check_nodes(const arbor_player *p, const char *fn) {
     return ARBOR_OK;
 }
 
-/* Samples every bound channel at player time `time` into the lanes, or with entries into the
-   pose entries pose_entry maps them to (bind_pose), and the weights into weights (the player's,
-   or its workspace). Touches nothing but the player and those. */
-static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *weights, arbor_trs *entries) {
+/* Samples every bound channel at player time `time` into the lanes, and the weights into
+   weights (the player's, or its workspace). Touches nothing but the player and those. */
+static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *weights) {
     const arbor_clip *clip = p->clip;
     double t = arbor__clip_time(clip, time, wrap);
     for (uint32_t i = 0; i < clip->timeline_count; i++)
         p->keys[i] = arbor__find_key(clip, &clip->timelines[i], t, &p->cursors[i]);
-    for (int q = 0, at = 0; q < PATHS; at += (int)p->lanes[q].count, q++) {
+    for (int q = 0; q < PATHS; q++) {
         const lane *L = &p->lanes[q];
         if (!L->count) continue;
         if (q == W)
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, weights, L->weight_at, 1);
-        else if (entries)
-            arbor__sample_lane(clip, p->keys, L->channels, L->count, q, entries->translation + arbor__path_offset((uint32_t)q),
-                               p->pose_entry + at, ARBOR__TRS);
         else
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, L->values, NULL, 0);
     }
@@ -219,7 +222,7 @@ typedef struct sample_job {
     const double *times;
     uint32_t count, tasks;
     arbor_wrap wrap;
-    arbor_trs *entries; /* a pose's, or NULL: the lanes */
+    bool workspace; /* the weights into the players' workspace (kept there until the call succeeds) */
 } sample_job;
 
 static void sample_task(void *user, uint32_t index) {
@@ -228,13 +231,23 @@ static void sample_task(void *user, uint32_t index) {
     uint32_t end = (uint32_t)((uint64_t)job->count * (index + 1) / job->tasks);
     for (uint32_t i = first; i < end; i++) {
         arbor_player *p = job->players[i];
-        sample(p, job->times[i], job->wrap, p->weights, job->entries);
+        sample(p, job->times[i], job->wrap, p->weights + (job->workspace ? p->weight_total : 0));
     }
 }
 
 /* Below this many channels in all, sampling stays on the calling thread. */
 #define PARALLEL_MIN_CHANNELS 4096u
 #define MAX_TASKS 256u
+
+/* Samples every player into its lanes, side by side on the executor when it pays. */
+static void sample_all(arbor_player *const *players, const double *times, uint32_t count, arbor_wrap wrap, bool workspace,
+                       uint64_t channels, const arbor_executor *executor) {
+    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap, workspace };
+    if (executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)
+        executor->parallel_for(executor->user, job.tasks, sample_task, &job);
+    else if (count)
+        sample_task(&(sample_job){ players, times, count, 1, wrap, workspace }, 0);
+}
 
 arbor_result arbor_players_apply(arbor_player *const *players, const double *times, uint32_t count, arbor_wrap wrap,
                                  const arbor_executor *executor) {
@@ -247,11 +260,7 @@ arbor_result arbor_players_apply(arbor_player *const *players, const double *tim
         if (r) return r;
         channels += players[i]->clip->channel_count;
     }
-    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap, NULL };
-    if (executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)
-        executor->parallel_for(executor->user, job.tasks, sample_task, &job);
-    else if (count)
-        sample_task(&(sample_job){ players, times, count, 1, wrap, NULL }, 0);
+    sample_all(players, times, count, wrap, false, channels, executor);
     for (uint32_t i = 0; i < count; i++) write_lanes(players[i]);
     return ARBOR_OK;
 }
@@ -270,11 +279,32 @@ static arbor_result bind_pose(arbor_player *p, arbor_pose *pose, const char *fn)
     return ARBOR_OK;
 }
 
+/* Exchanges the player's lane values with the pose entries they map to (bind_pose), first to
+   last, or last to first (back: undoing an exchange when two channels share an entry). */
+static void swap_entries(arbor_player *p, arbor_trs *entries, bool back) {
+    for (int k = 0; k < 3; k++) {
+        int q = back ? 2 - k : k;
+        const lane *L = &p->lanes[q];
+        uint32_t at = q == T ? 0 : q == R ? p->lanes[T].count : p->lanes[T].count + p->lanes[R].count, w = lane_width(q);
+        for (uint32_t j = 0; j < L->count; j++) {
+            uint32_t e = back ? L->count - 1 - j : j;
+            arbor_real *to, *v = L->values + (size_t)e * w;
+            trs_part(&entries[p->pose_entry[at + e]], q, &to);
+            for (uint32_t c = 0; c < w; c++) {
+                arbor_real x = to[c];
+                to[c] = v[c];
+                v[c] = x;
+            }
+        }
+    }
+}
+
 arbor_result arbor_players_apply_pose(arbor_player *const *players, const double *times, uint32_t count, arbor_wrap wrap,
                                       arbor_pose *pose, const arbor_executor *executor) {
     static const char *const fn = "arbor_players_apply_pose";
     if (!pose || (count && (!players || !times)))
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "players, times and pose are required");
+    if (!arbor__pose_scene(pose)) return arbor__inert(fn);
     uint64_t channels = 0;
     for (uint32_t i = 0; i < count; i++) {
         arbor_result r = check_call(players[i], times[i], wrap, fn);
@@ -291,28 +321,18 @@ arbor_result arbor_players_apply_pose(arbor_player *const *players, const double
         if (!r) r = bind_pose(players[i], pose, fn);
         if (r) return r;
     }
+    /* Sampled into the lanes, exchanged with the pose entries they go to (player by player, so
+       a later one wins), applied; a refused apply exchanges them back, newest first, so the
+       entries and the weights are as they were. */
+    sample_all(players, times, count, wrap, true, channels, executor);
     arbor_trs *entries = arbor_pose_trs(pose);
-    sample_job job = { players, times, count, count < MAX_TASKS ? count : MAX_TASKS, wrap, NULL };
-    if (!(executor && executor->parallel_for && channels >= PARALLEL_MIN_CHANNELS && job.tasks > 1)) {
-        /* one thread: straight into the entries, player after player (a later one wins) */
-        if (count) sample_task(&(sample_job){ players, times, count, 1, wrap, entries }, 0);
-        return arbor_pose_apply(pose, executor);
-    }
-    /* the players side by side into their lanes, then the lanes into the entries in order */
-    executor->parallel_for(executor->user, job.tasks, sample_task, &job);
-    for (uint32_t i = 0; i < count; i++) {
-        const arbor_player *p = players[i];
-        for (int q = 0, at = 0; q < 3; at += (int)p->lanes[q].count, q++) {
-            const lane *L = &p->lanes[q];
-            uint32_t w = lane_width(q);
-            for (uint32_t e = 0; e < L->count; e++) {
-                arbor_real *to;
-                trs_part(&entries[p->pose_entry[at + (int)e]], q, &to);
-                memcpy(to, L->values + (size_t)e * w, w * sizeof *to);
-            }
-        }
-    }
-    return arbor_pose_apply(pose, executor);
+    for (uint32_t i = 0; i < count; i++) swap_entries(players[i], entries, false);
+    arbor_result r = arbor_pose_apply(pose, executor);
+    for (uint32_t i = count; r && i-- > 0;) swap_entries(players[i], entries, true);
+    for (uint32_t i = 0; !r && i < count; i++)
+        memcpy(players[i]->weights, players[i]->weights + players[i]->weight_total,
+               (size_t)players[i]->weight_total * sizeof *players[i]->weights);
+    return r;
 }
 
 arbor_result arbor_player_apply(arbor_player *p, double time, arbor_wrap wrap) {
@@ -320,7 +340,7 @@ arbor_result arbor_player_apply(arbor_player *p, double time, arbor_wrap wrap) {
     arbor_result r = check_call(p, time, wrap, fn);
     if (!r) r = check_nodes(p, fn);
     if (r) return r;
-    sample(p, time, wrap, p->weights, NULL);
+    sample(p, time, wrap, p->weights);
     write_lanes(p);
     return ARBOR_OK;
 }
@@ -347,7 +367,7 @@ arbor_result arbor_player_sample(arbor_player *p, double time, arbor_wrap wrap, 
     if (pose_count < p->rig_size || (!pose && p->rig_size))
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the pose holds %u entries, the rig %u", pose_count,
                            p->rig_size);
-    sample(p, time, wrap, p->weights, NULL);
+    sample(p, time, wrap, p->weights);
     lanes_to_pose(p, pose);
     return ARBOR_OK;
 }
@@ -404,7 +424,7 @@ arbor_result arbor_player_blend(arbor_player *a, double time_a, arbor_player *b,
         arbor_player *p = both[k];
         for (uint32_t i = 0; i < p->rig_size; i++)
             if (p->animated[i] & TRS_BITS) p->pose[i] = p->rest[i];
-        sample(p, k ? time_b : time_a, wrap, p->weights, NULL);
+        sample(p, k ? time_b : time_a, wrap, p->weights);
         lanes_to_pose(p, p->pose);
     }
     for (int q = 0; q < 3; q++) {
@@ -446,7 +466,7 @@ arbor_result arbor_player_add(arbor_player *p, double time, arbor_real weight, a
     if (r) return r;
     if (!isfinite((double)weight)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the weight is %g", (double)weight);
     arbor_real *delta_weights = p->weights + p->weight_total;
-    sample(p, time, wrap, delta_weights, NULL);
+    sample(p, time, wrap, delta_weights);
     const arbor_clip *clip = p->clip;
     bool finite = true;
     for (int q = 0; q < 3; q++) {

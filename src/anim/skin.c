@@ -19,7 +19,8 @@ typedef struct joint_record {
 } joint_record;
 
 struct arbor_skins {
-    arbor_scene *s;
+    arbor__dependent dep;        /* of its scene (first: the detach finds the set) */
+    arbor_scene *s;              /* NULL once the scene is destroyed */
     uint32_t count, cap;         /* skins */
     skin_record *skins;
     uint32_t joint_total, joint_cap;
@@ -29,21 +30,25 @@ struct arbor_skins {
                                     a renumbering changes it) */
 };
 
+static void detach(arbor__dependent *d) { ((arbor_skins *)d)->s = NULL; }
+
 arbor_result arbor_skins_create(arbor_scene *s, arbor_skins **out) {
     if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_skins_create", "scene and out are required");
     arbor_skins *k = arbor__alloc(s, sizeof *k);
     if (!k) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, "arbor_skins_create", "no memory for a skin set");
     *k = (arbor_skins){ .s = s };
+    arbor__dependent_join(s, &k->dep, detach);
     *out = k;
     return ARBOR_OK;
 }
 
 void arbor_skins_destroy(arbor_skins *k) {
     if (!k) return;
-    arbor_scene *s = k->s;
-    arbor__free(s, k->skins, (size_t)k->cap * sizeof *k->skins);
-    arbor__free(s, k->joints, (size_t)k->joint_cap * sizeof *k->joints);
-    arbor__free(s, k, sizeof *k);
+    arbor__dependent_leave(&k->dep);
+    const arbor_allocator a = k->dep.allocator;
+    arbor__free_with(&a, k->skins, (size_t)k->cap * sizeof *k->skins);
+    arbor__free_with(&a, k->joints, (size_t)k->joint_cap * sizeof *k->joints);
+    arbor__free_with(&a, k, sizeof *k);
 }
 
 /* Grows *p to hold `want` elements of size bytes (doubling *cap); false (unchanged) when out of
@@ -63,6 +68,7 @@ static bool grow(arbor_scene *s, void **p, uint32_t *cap, uint64_t want, size_t 
 arbor_result arbor_skins_add(arbor_skins *k, const arbor_skin_desc *d, uint32_t *index) {
     static const char *const fn = "arbor_skins_add";
     if (!k || !d) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skins and desc are required");
+    if (!k->s) return arbor__inert(fn);
     arbor_result r = ARBOR_OK;
     if (!arbor__require(k->s, d->mesh, fn, &r)) return r;
     if (d->joint_count == 0 || !d->joints) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a skin needs joints");
@@ -220,6 +226,7 @@ arbor_result arbor_skins_compute(arbor_skins *k, arbor_matrix_layout layout, flo
                                  const arbor_executor *executor) {
     static const char *const fn = "arbor_skins_compute";
     if (!k || (!out && k->joint_total)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "skins and out are required");
+    if (!k->s) return arbor__inert(fn);
     if ((unsigned)layout > ARBOR_LAYOUT_MAT3X4) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "unknown layout %d", (int)layout);
     if (matrix_cap < k->joint_total)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out holds %u matrices, the skins have %u joints", matrix_cap,

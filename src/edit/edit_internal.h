@@ -47,7 +47,8 @@ void arbor__changes_collect(arbor_scene *s, const uint32_t *roots, uint32_t coun
    end) in new_slot, each held subtree depth first (a relayout moves them along); returns the new k. */
 uint32_t arbor__journal_held(const arbor_scene *s);
 uint32_t arbor__journal_number_held(const arbor_scene *s, uint32_t *new_slot, uint32_t k, uint32_t end);
-/* Frees the journal, foreign parents and change lists of a scene being destroyed (the destroy hook). */
+/* Frees the foreign parents and change lists of a scene being destroyed (the destroy hook; the
+   journal, a dependent of the scene, has let go before). */
 void arbor__edit_free(arbor_scene *s);
 
 #endif

@@ -6,8 +6,23 @@
 
 #include "edit/edit_internal.h"
 
-/* What arbor_node_attach_to gives its provider. */
-typedef struct scene_link { arbor_scene *scene; arbor_node node; } scene_link;
+/* What arbor_node_attach_to gives its provider: a dependent of the other scene (its memory is
+   this scene's), whose scene is NULL once that one is destroyed (then it answers as for a dead
+   node: the last matrix stays). */
+typedef struct scene_link {
+    arbor__dependent dep; /* first: the detach finds the link */
+    arbor_scene *scene;
+    arbor_node node;
+} scene_link;
+
+static void link_detach(arbor__dependent *d) { ((scene_link *)d)->scene = NULL; }
+
+/* Frees what a foreign entry owns (a link, off the other scene's dependents first). */
+static void free_owned(arbor_scene *s, void *owned) {
+    if (!owned) return;
+    arbor__dependent_leave(&((scene_link *)owned)->dep);
+    arbor__free(s, owned, sizeof(scene_link));
+}
 
 /* Reads the provider's matrix into m (prefilled with what the entry holds, so a provider that
    cannot answer leaves it); false when it is not finite. */
@@ -68,7 +83,7 @@ static const arbor_real *world_hook(const arbor_scene *s, uint32_t slot) { retur
 static void free_entry(arbor_scene *s, uint32_t index) {
     arbor__foreign_table *t = s->foreign;
     arbor__foreign *f = &t->items[index];
-    if (f->owned) arbor__free(s, f->owned, sizeof(scene_link));
+    free_owned(s, f->owned);
     *f = (arbor__foreign){ .next_free = t->free_head };
     t->free_head = index + 1;
     t->count--;
@@ -138,7 +153,7 @@ static arbor_result set_foreign(arbor_scene *s, uint32_t slot, const arbor_provi
         r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the local matrix");
     if (!r && provider && s->n.parent[slot]) r = arbor_node_set_parent(s, arbor__handle(s, slot), ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_LOCAL);
     if (r) {
-        if (owned) arbor__free(s, owned, sizeof(scene_link));
+        free_owned(s, owned);
         return r;
     }
     arbor__foreign_drop(s, slot);
@@ -174,12 +189,12 @@ bool arbor_node_has_foreign_parent(const arbor_scene *s, arbor_node n) {
 static void link_world(void *user, arbor_real out[16]) {
     const scene_link *l = user;
     arbor_real m[16];
-    if (arbor_node_world_matrix(l->scene, l->node, m) == ARBOR_OK) memcpy(out, m, sizeof m);
+    if (l->scene && arbor_node_world_matrix(l->scene, l->node, m) == ARBOR_OK) memcpy(out, m, sizeof m);
 }
 
 static uint64_t link_version(void *user) {
     const scene_link *l = user;
-    return arbor_node_world_version(l->scene, l->node);
+    return l->scene ? arbor_node_world_version(l->scene, l->node) : 0;
 }
 
 arbor_result arbor_node_attach_to(arbor_scene *s, arbor_node n, arbor_scene *other, arbor_node parent, arbor_reparent mode) {
@@ -192,7 +207,8 @@ arbor_result arbor_node_attach_to(arbor_scene *s, arbor_node n, arbor_scene *oth
     if (!arbor__require(other, parent, fn, &r)) return r;
     scene_link *link = arbor__alloc(s, sizeof *link);
     if (!link) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the link");
-    *link = (scene_link){ other, parent };
+    *link = (scene_link){ .scene = other, .node = parent };
+    arbor__dependent_join(other, &link->dep, link_detach);
     arbor_provider provider = { link_world, link_version, link };
     return set_foreign(s, slot, &provider, mode, link, fn);
 }
@@ -200,12 +216,11 @@ arbor_result arbor_node_attach_to(arbor_scene *s, arbor_node n, arbor_scene *oth
 /* ---- the scene's end --------------------------------------------------------------------------- */
 
 void arbor__edit_free(arbor_scene *s) {
-    arbor_journal_destroy(s->journal);
     arbor_scene_track_changes(s, false);
     arbor__foreign_table *t = s->foreign;
     if (!t) return;
     for (uint32_t i = 0; i < t->end; i++)
-        if (t->items[i].owned) arbor__free(s, t->items[i].owned, sizeof(scene_link));
+        free_owned(s, t->items[i].owned);
     arbor__free(s, t->items, (size_t)t->cap * sizeof *t->items);
     arbor__free(s, t, sizeof *t);
     s->foreign = NULL;

@@ -13,8 +13,9 @@
  *   LIFE    a subtree alive or held: a destruction holds it (scene.c keeps its ids,
  *           generations, slots, links and contents), undo revives it in place; a creation or a clone
  *           is the same record the other way round
- * A step that fails half way (a bypassing write broke it) is rolled back by applying the
- * records it had applied again, in the opposite order: nothing changes.
+ * The memory a step needs is reserved before its first record is applied. A step that fails half
+ * way (a bypassing write broke it) is rolled back by applying the records it had applied again,
+ * in the opposite order.
  *
  * Records live in one array; steps[i] is the index of step i's first record. Steps
  * [first_step, done) can be undone, [done, step_count) redone; an open group's records follow
@@ -55,7 +56,8 @@ typedef struct record {
 } record;
 
 struct arbor_journal {
-    arbor_scene *s;
+    arbor__dependent dep;     /* of its scene (first: the detach finds the journal) */
+    arbor_scene *s;           /* NULL once the scene is destroyed */
     uint32_t max_steps;
     size_t max_bytes;
     record *records;
@@ -193,9 +195,25 @@ static arbor_result apply(arbor_journal *j, record *rec, const char *fn) {
     return ARBOR_OK;
 }
 
-/* Applies records [first, end) newest first (backwards) or oldest first; all or nothing. */
+/* Whether applying the record gives its node something kept in an attachment record (what it
+   carries, an instance set, a kept matrix): then the node may need a record. */
+static bool brings_attachment(const record *rec) {
+    const arbor__attachment *a = &rec->u.attach;
+    return rec->kind == ATTACH ? a->mesh >= 0 || (a->has & ~(uint32_t)ARBOR__HAS_MATRIX) || a->user
+           : rec->kind == INSTANCES ? rec->u.instances != 0
+                                    : rec->kind == LOCAL && rec->u.local.kept;
+}
+
+/* Applies records [first, end) newest first (backwards) or oldest first; all or nothing. The
+   only memory a record may need is an attachment record: one for each record that brings
+   something is reserved first, so a refusal for memory comes before anything changed. A record refused later (a bypassing write broke the step) has the
+   records before it applied again, which puts their state back. */
 static arbor_result apply_range(arbor_journal *j, uint32_t first, uint32_t end, bool backwards, const char *fn) {
-    uint32_t count = end - first;
+    uint32_t count = end - first, records = 0;
+    for (uint32_t i = first; i < end; i++) records += brings_attachment(&j->records[i]);
+    if (records && !arbor__attachment_reserve(j->s, records))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the %u attachment records the step may put back",
+                           records);
     for (uint32_t k = 0; k < count; k++) {
         arbor_result r = apply(j, &j->records[backwards ? end - 1 - k : first + k], fn);
         if (!r) continue;
@@ -326,8 +344,8 @@ static void record_edit(arbor_journal *j, const record *rec, uint32_t n) {
 
 /* The checks every edit starts with: the slot of n (0 with *r set). */
 static uint32_t begin_edit(arbor_journal *j, arbor_node n, uint32_t records, const char *fn, arbor_result *r) {
-    if (!j) {
-        *r = arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j || !j->s) {
+        *r = j ? arbor__inert(fn) : arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
         return 0;
     }
     uint32_t slot = arbor__require(j->s, n, fn, r);
@@ -467,6 +485,7 @@ static arbor_result record_made(arbor_journal *j, arbor_node made) {
 /* The journal is there and has room for one record. */
 static arbor_result ready(arbor_journal *j, const char *fn) {
     if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j->s) return arbor__inert(fn);
     return reserve(j, 1, fn) ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
 }
 
@@ -497,6 +516,7 @@ arbor_result arbor_journal_destroy_node(arbor_journal *j, arbor_node root) {
 
 static arbor_result check_closed(const arbor_journal *j, const char *fn) {
     if (!j) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no journal was given");
+    if (!j->s) return arbor__inert(fn);
     if (j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "a group is open (commit or abort it first)");
     return ARBOR_OK;
 }
@@ -510,6 +530,7 @@ arbor_result arbor_journal_begin(arbor_journal *j) {
 }
 
 arbor_result arbor_journal_commit(arbor_journal *j) {
+    if (j && !j->s) return arbor__inert("arbor_journal_commit");
     if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_journal_commit", "no group is open");
     if (j->record_count > j->open_first) { /* the room for this step was reserved with its first record */
         drop_redo(j);
@@ -524,6 +545,7 @@ arbor_result arbor_journal_commit(arbor_journal *j) {
 
 arbor_result arbor_journal_abort(arbor_journal *j) {
     static const char *const fn = "arbor_journal_abort";
+    if (j && !j->s) return arbor__inert(fn);
     if (!j || !j->open) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "no group is open");
     arbor_result r = apply_range(j, j->open_first, j->record_count, true, fn);
     if (r) return r;
@@ -554,13 +576,15 @@ arbor_result arbor_journal_redo(arbor_journal *j) {
 }
 
 void arbor_journal_clear(arbor_journal *j) {
-    if (!j) return;
+    if (!j || !j->s) return; /* an inert journal holds nothing */
     forget(j, j->first_record, j->record_count);
     j->first_record = j->record_count = j->first_step = j->step_count = j->done = 0;
     j->open = false;
 }
 
 /* ---- the journal itself ---------------------------------------------------------------------- */
+
+static void detach(arbor__dependent *d);
 
 arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc, arbor_journal **out) {
     static const char *const fn = "arbor_journal_create";
@@ -576,20 +600,35 @@ arbor_result arbor_journal_create(arbor_scene *s, const arbor_journal_desc *desc
     s->journal = *out = j;
     s->hooks.held_count = arbor__journal_held;
     s->hooks.held_number = arbor__journal_number_held;
-    arbor__on_destroy(s, arbor__edit_free);
+    arbor__dependent_join(s, &j->dep, detach);
     return ARBOR_OK;
 }
 
-void arbor_journal_destroy(arbor_journal *j) {
-    if (!j) return;
+/* Drops every step (the held nodes go back to the scene, retired) and what the journal keeps,
+   and leaves the scene: the journal is inert, its struct alone left. */
+static void detach(arbor__dependent *d) {
+    arbor_journal *j = (arbor_journal *)d;
     arbor_scene *s = j->s;
     arbor_journal_clear(j);
     arbor__free(s, j->records, (size_t)j->record_cap * sizeof *j->records);
     arbor__free(s, j->steps, (size_t)j->step_cap * sizeof *j->steps);
+    j->records = NULL;
+    j->steps = NULL;
+    j->record_cap = j->step_cap = 0;
     s->journal = NULL;
     s->hooks.held_count = NULL;
     s->hooks.held_number = NULL;
-    arbor__free(s, j, sizeof *j);
+    j->s = NULL;
+}
+
+void arbor_journal_destroy(arbor_journal *j) {
+    if (!j) return;
+    if (j->s) {
+        arbor__dependent_leave(&j->dep);
+        detach(&j->dep);
+    }
+    const arbor_allocator a = j->dep.allocator;
+    arbor__free_with(&a, j, sizeof *j);
 }
 
 uint32_t arbor__journal_held(const arbor_scene *s) { return s->journal ? s->journal->held : 0; }

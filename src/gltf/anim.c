@@ -28,6 +28,7 @@ arbor_result arbor_gltf_clip(const arbor_gltf *doc, uint32_t animation, const ar
     static const char *const fn = "arbor_gltf_clip";
     if (!doc || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "doc and out are required");
     *out = NULL;
+    if (!doc->scene) return arbor__inert(fn);
     if (animation >= doc->animation_count)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "animation %u does not exist (the file has %u)", animation,
                            doc->animation_count);
@@ -81,6 +82,7 @@ arbor_result arbor_gltf_add_skins(const arbor_gltf *doc, arbor_skins *skins, uin
     static const char *const fn = "arbor_gltf_add_skins";
     if (added) *added = 0;
     if (!doc || !skins) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "doc and skins are required");
+    if (!doc->scene) return arbor__inert(fn);
     uint32_t most = 0, first = arbor_skins_count(skins), count = 0;
     for (uint32_t k = 0; k < doc->skin_count; k++)
         if (doc->skins[k].joint_count > most) most = doc->skins[k].joint_count;

@@ -124,6 +124,7 @@ arbor_result arbor_gltf_scene_roots(const arbor_gltf *doc, uint32_t scene, arbor
     if (!doc || !total || (cap && !out))
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_scene_roots",
                            "doc, count and out (when cap > 0) are required");
+    if (!doc->scene) return arbor__inert("arbor_gltf_scene_roots");
     if (scene >= doc->scene_count)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_scene_roots", "scene %u: the file has %u scenes",
                            scene, doc->scene_count);
@@ -175,6 +176,7 @@ arbor_result arbor_gltf_skin(const arbor_gltf *doc, uint32_t skin, arbor_node *j
     if (count) *count = 0;
     if (!doc || !count)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_skin", "doc and count are required");
+    if (!doc->scene) return arbor__inert("arbor_gltf_skin");
     if (skin >= doc->skin_count)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_gltf_skin", "skin %u: the file has %u skins", skin,
                            doc->skin_count);

@@ -63,7 +63,7 @@ typedef struct arbor__gltf_visibility_channel {
 
 struct arbor_gltf {
     arbor_allocator allocator;   /* the scene's, copied: the document may outlive the scene */
-    arbor_scene *scene;          /* queries need it alive */
+    arbor_scene *scene;          /* NULL once the scene is destroyed (gltf/labels.c): inert */
     bool listed;                 /* in the scene's list of documents (gltf/labels.c) */
     json_t *root;                /* the whole JSON as loaded; save rewrites nodes and scenes */
     char *path;                  /* as given to load ("memory" for load_memory) */

@@ -3,7 +3,7 @@
    The scene keeps a short list of its live documents, and its file_index hook asks their
    index <-> handle maps (arbor_gltf_index), so the labels cost no memory per node; the core
    never asks gltf by name. A document leaves the list when destroyed, and the list goes with
-   the scene (a document may outlive its scene). */
+   the scene: a document may outlive its scene, inert (its scene NULL) from then on. */
 #include <string.h>
 
 #include "gltf/gltf_internal.h"
@@ -29,7 +29,10 @@ static bool file_index(const arbor_scene *s, uint32_t slot, uint32_t *index) {
 static void free_docs(arbor_scene *s) {
     arbor__gltf_docs *d = s->gltf_docs;
     if (!d) return;
-    for (uint32_t k = 0; k < d->count; k++) d->doc[k]->listed = false;
+    for (uint32_t k = 0; k < d->count; k++) { /* each document is inert from now on */
+        d->doc[k]->listed = false;
+        d->doc[k]->scene = NULL;
+    }
     arbor__free(s, d->doc, (size_t)d->cap * sizeof *d->doc);
     arbor__free(s, d, sizeof *d);
     s->gltf_docs = NULL;

@@ -1518,6 +1518,7 @@ arbor_result arbor_gltf_save(arbor_scene *s, const arbor_gltf *doc, const char *
     if (!path || (!glb && !has_extension(path, ".gltf")))
         return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "the file name must end in .gltf or .glb");
     if (doc && !json_is_object(doc->root)) return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "the document holds no JSON");
+    if (doc && !doc->scene) return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "the document's scene was destroyed");
     if (doc && doc->scene != s)
         return fail(&sv, ARBOR_ERR_INVALID_ARGUMENT, "the document was loaded into another scene");
     sv.glb = glb;

@@ -3,13 +3,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "arbor/arbor.h"
 #include "base/base_internal.h"
 
 struct arbor_pool {
+    arbor_allocator allocator; /* the desc's: the pool and its workers' handles */
     pthread_mutex_t lock;
     pthread_cond_t wake, done;
     pthread_t *workers;
@@ -80,42 +80,58 @@ static void stop_workers(arbor_pool *p, uint32_t started) {
     for (uint32_t i = 0; i < started; i++) pthread_join(p->workers[i], NULL);
 }
 
-arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out) {
-    static const char fn[] = "arbor_pool_create";
+/* The pool's memory and synchronisation (its workers stopped); `slots` workers' handles. */
+static void free_pool(arbor_pool *p, uint32_t slots) {
+    const arbor_allocator a = p->allocator;
+    pthread_cond_destroy(&p->done);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    arbor__free_with(&a, p->workers, (size_t)slots * sizeof *p->workers);
+    arbor__free_with(&a, p, sizeof *p);
+}
+
+arbor_result arbor_pool_create_desc(const arbor_pool_desc *desc, arbor_pool **out) {
+    static const char fn[] = "arbor_pool_create_desc";
     if (!out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out is NULL");
+    const arbor_pool_desc d = desc ? *desc : (arbor_pool_desc){ 0 };
+    if (!d.allocator.alloc != !d.allocator.free)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the allocator gives %s without %s",
+                           d.allocator.alloc ? "alloc" : "free", d.allocator.alloc ? "free" : "alloc");
+    uint32_t threads = d.threads;
     if (threads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (uint32_t)cores : 1;
     }
-    arbor_pool *p = calloc(1, sizeof *p);
+    arbor_pool *p = arbor__alloc_with(&d.allocator, sizeof *p);
     if (!p) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the pool");
+    *p = (arbor_pool){ .allocator = d.allocator, .threads = threads };
     atomic_init(&p->taken, false);
-    p->threads = threads;
-    p->workers = calloc(threads, sizeof *p->workers);
+    atomic_init(&p->next, 0);
+    p->workers = arbor__alloc_with(&d.allocator, (size_t)threads * sizeof *p->workers);
     if (!p->workers || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->wake, NULL) ||
         pthread_cond_init(&p->done, NULL)) {
-        free(p->workers);
-        free(p);
+        arbor__free_with(&d.allocator, p->workers, (size_t)threads * sizeof *p->workers);
+        arbor__free_with(&d.allocator, p, sizeof *p);
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for %u threads", threads);
     }
     for (uint32_t i = 0; i + 1 < threads; i++)
         if (pthread_create(&p->workers[i], NULL, worker, p)) {
-            p->threads = i + 1; /* the workers started so far, and the caller */
-            arbor_pool_destroy(p);
+            stop_workers(p, i); /* the workers started so far */
+            free_pool(p, threads);
             return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "thread %u of %u could not start", i + 2, threads);
         }
     *out = p;
     return ARBOR_OK;
 }
 
+arbor_result arbor_pool_create(uint32_t threads, arbor_pool **out) {
+    return arbor_pool_create_desc(&(arbor_pool_desc){ .threads = threads }, out);
+}
+
 void arbor_pool_destroy(arbor_pool *p) {
     if (!p) return;
     stop_workers(p, p->threads - 1);
-    pthread_cond_destroy(&p->done);
-    pthread_cond_destroy(&p->wake);
-    pthread_mutex_destroy(&p->lock);
-    free(p->workers);
-    free(p);
+    free_pool(p, p->threads);
 }
 
 uint32_t arbor_pool_threads(const arbor_pool *p) { return p ? p->threads : 0; }

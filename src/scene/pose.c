@@ -35,7 +35,8 @@
                                    otherwise (skeletons, chains) asking costs more than it saves */
 
 struct arbor_pose {
-    arbor_scene *s;
+    arbor__dependent dep;    /* of its scene (first: the detach finds the pose) */
+    arbor_scene *s;          /* NULL once the scene is destroyed */
     uint32_t count;
     arbor_trs *trs;          /* the caller's entries, index order */
     arbor_node *nodes;       /* index order */
@@ -69,19 +70,23 @@ static size_t pose_bytes(uint32_t count) {
 }
 
 static void free_lists(arbor_pose *p) {
-    arbor__free(p->s, p->outside, (size_t)p->lists_cap * sizeof(uint32_t));
-    arbor__free(p->s, p->above, (size_t)p->lists_cap * sizeof(uint32_t));
-    arbor__free(p->s, p->early, (size_t)p->early_cap * sizeof(uint32_t));
+    const arbor_allocator *a = &p->dep.allocator;
+    arbor__free_with(a, p->outside, (size_t)p->lists_cap * sizeof(uint32_t));
+    arbor__free_with(a, p->above, (size_t)p->lists_cap * sizeof(uint32_t));
+    arbor__free_with(a, p->early, (size_t)p->early_cap * sizeof(uint32_t));
     p->outside = p->above = p->early = NULL;
     p->lists_cap = p->early_cap = 0;
 }
 
+static void detach(arbor__dependent *d) { ((arbor_pose *)d)->s = NULL; }
+
 void arbor_pose_destroy(arbor_pose *p) {
     if (!p) return;
-    arbor_scene *s = p->s;
+    arbor__dependent_leave(&p->dep);
+    const arbor_allocator a = p->dep.allocator;
     free_lists(p);
-    arbor__free(s, p->trs, pose_bytes(p->count));
-    arbor__free(s, p, sizeof *p);
+    arbor__free_with(&a, p->trs, pose_bytes(p->count));
+    arbor__free_with(&a, p, sizeof *p);
 }
 
 uint32_t arbor_pose_count(const arbor_pose *p) { return p ? p->count : 0; }
@@ -250,6 +255,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
 
 static arbor_result ready(arbor_pose *p, const char *fn) {
     if (!p) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "pose is NULL");
+    if (!p->s) return arbor__inert(fn);
     return p->derived && p->shape == p->s->shape ? ARBOR_OK : derive(p, fn);
 }
 
@@ -301,6 +307,7 @@ arbor_result arbor_pose_create(arbor_scene *s, const arbor_node *nodes, uint32_t
         return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a pose of %u nodes", count);
     }
     *p = (arbor_pose){ .s = s, .count = count, .serial = atomic_fetch_add(&pose_serials, 1) + 1 };
+    arbor__dependent_join(s, &p->dep, detach);
     p->trs = (arbor_trs *)block;
     p->nodes = (arbor_node *)(block + (size_t)count * sizeof(arbor_trs));
     p->slot = (uint32_t *)(block + (size_t)count * (sizeof(arbor_trs) + sizeof(arbor_node)));

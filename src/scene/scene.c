@@ -138,6 +138,7 @@ arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out)
         .gen_first = tag_take() << ARBOR__GEN_BITS | 1,
     };
     s->stats.allocations = 1;
+    s->dependents.prev = s->dependents.next = &s->dependents;
     if (!arbor__reserve(s, d.initial_capacity ? d.initial_capacity : 1)) {
         tag_give_back(s->gen_first);
         free_arrays(s);
@@ -207,9 +208,32 @@ void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s)) {
     assert(!"more features than ARBOR__DESTROY_HOOKS");
 }
 
+void arbor__dependent_join(arbor_scene *s, arbor__dependent *d, void (*detach)(arbor__dependent *d)) {
+    *d = (arbor__dependent){ .prev = &s->dependents, .next = s->dependents.next, .detach = detach, .allocator = s->allocator };
+    d->next->prev = d;
+    s->dependents.next = d;
+}
+
+void arbor__dependent_leave(arbor__dependent *d) {
+    if (!d->next) return;
+    d->prev->next = d->next;
+    d->next->prev = d->prev;
+    d->prev = d->next = NULL;
+}
+
+arbor_result arbor__inert(const char *fn) {
+    return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "its scene was destroyed");
+}
+
 void arbor_scene_destroy(arbor_scene *s) {
     if (!s) return;
-    /* The features first (the journal's held nodes, foreign parents, the boxes), then the core. */
+    /* The dependents first, while the scene is whole (the journal gives back its held nodes);
+       each is off the ring before its detach runs. */
+    for (arbor__dependent *d; (d = s->dependents.next) != &s->dependents;) {
+        arbor__dependent_leave(d);
+        d->detach(d);
+    }
+    /* The features next (foreign parents, change lists, the boxes), then the core. */
     for (int i = 0; i < ARBOR__DESTROY_HOOKS && s->hooks.destroy[i]; i++) s->hooks.destroy[i](s);
     for (uint32_t slot = 1; slot < s->slot_end; slot++) free_name(s, slot); /* live and held nodes' */
     arbor__attachments_free(s);

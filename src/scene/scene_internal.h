@@ -169,6 +169,18 @@ typedef struct arbor__hooks {
     void (*destroy[ARBOR__DESTROY_HOOKS])(arbor_scene *s);
 } arbor__hooks;
 
+/* An object made for a scene and destroyed by its user (a journal, pose, player, set of skins;
+   a foreign parent's link to a node of another scene): the two may be destroyed in either
+   order. The scene keeps its dependents in a ring through its own entry (arbor_scene.dependents).
+   The scene's destroy, before anything else, calls each one's detach: the object drops what it
+   keeps in the scene, forgets the scene, and refuses every call from then on (arbor__inert);
+   its own destroy then frees it through `allocator`, the scene's, copied. */
+typedef struct arbor__dependent {
+    struct arbor__dependent *prev, *next; /* NULL once off the ring */
+    void (*detach)(struct arbor__dependent *d);
+    arbor_allocator allocator;
+} arbor__dependent;
+
 struct arbor_scene {
     arbor__nodes n;
     arbor__storage storage[ARBOR__STORAGE_ARRAYS];
@@ -203,6 +215,7 @@ struct arbor_scene {
     uint32_t bounded;               /* nodes (live or held) with a local box: kept by every writer
                                        of ARBOR__HAS_BOUNDS (set_bounds, release, swap, clone) */
     arbor__hooks hooks;             /* what the features built on the scene hear of it */
+    arbor__dependent dependents;    /* the ring of dependents (its detach unused) */
     /* The state of the features built on the scene, each NULL until the feature is first used
        and owned by its folder: the core never reads them. */
     struct arbor_journal *journal;          /* edit/journal.c */
@@ -320,6 +333,12 @@ static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
 }
 /* Has fn called when the scene is destroyed (once, however often it is asked). */
 ARBOR__FOR_GLTF void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
+/* d joins s's dependents (detach: what s's destroy calls), with s's allocator; d leaves them
+   (nothing when it is off the ring: its scene is gone). */
+void arbor__dependent_join(arbor_scene *s, arbor__dependent *d, void (*detach)(arbor__dependent *d));
+void arbor__dependent_leave(arbor__dependent *d);
+/* The refusal of every call of a dependent whose scene was destroyed: ARBOR_ERR_INVALID_ARGUMENT. */
+ARBOR__FOR_GLTF arbor_result arbor__inert(const char *fn);
 
 /* ---- visibility (scene/visibility.c) ---- */
 /* slot's own visibility or link changed: its subtree's effective visibility is out of date. */

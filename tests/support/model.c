@@ -1513,6 +1513,7 @@ const char *model_run(const uint8_t *data, size_t size, const model_config *conf
         snprintf(message, sizeof message, "step %llu (%s): %s", (unsigned long long)step, op, m.failure);
         result = message;
     }
+    arbor_journal_destroy(m.j); /* NULL without one */
     arbor_scene_destroy(m.s);
     for (uint32_t i = 0; i < m.count; i++) {
         free(m.n[i].name);

@@ -461,6 +461,7 @@ int cmd_edit(int argc, char **argv) {
             status = 1;
         }
         cli_close(&e.f);
+        arbor_journal_destroy(e.j); /* after its scene: inert, then freed */
     }
     free_commands(list, count);
     return status;
