@@ -608,7 +608,10 @@ static void test_interpolation_modes(void **state) {
     for (int i = 0; i < 5; i++) ASSERT_OK(arbor_node_create(other, &(arbor_node_desc){ .name = names[4 - i] }, &made[i]));
     arbor_clip *from_arrays = modes_clip();
     arbor_node bound[5];
-    assert_int_equal(arbor_clip_bind_names(from_arrays, other, ARBOR_NONE, bound), 5);
+    uint32_t rig_size = 0, found = 0;
+    ASSERT_OK(arbor_clip_rig_by_names(from_arrays, other, ARBOR_NONE, bound, 5, &rig_size, &found));
+    assert_int_equal(rig_size, 5);
+    assert_int_equal(found, 5);
     for (int i = 0; i < 5; i++) ASSERT_NODE_EQ(bound[i], made[4 - i]);
     check_modes(other, bound, from_arrays);
     /* channels read back as made, rotations normalised */
@@ -1281,7 +1284,17 @@ static void test_one_clip_many_characters(void **state) {
     copy_character(&l, crowd, first);
     copy_character(&l, crowd, second);
     /* 21 channels on 20 nodes (the hip has translation and rotation) */
-    assert_int_equal(arbor_clip_bind_names(clip, crowd, second[0], by_name), 20);
+    uint32_t rig_size = 0, found = 0;
+    ASSERT_OK(arbor_clip_rig_by_names(clip, crowd, second[0], by_name, 64, &rig_size, &found));
+    assert_int_equal(rig_size, n);
+    assert_int_equal(found, 20);
+    /* a rig array too small: the first entries written, nothing past cap, the whole size told */
+    arbor_node short_rig[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+    ASSERT_OK(arbor_clip_rig_by_names(clip, crowd, second[0], short_rig, 3, &rig_size, &found));
+    assert_int_equal(rig_size, n);
+    assert_int_equal(found, 20);
+    for (int i = 0; i < 3; i++) ASSERT_NODE_EQ(short_rig[i], by_name[i]);
+    assert_int_equal(short_rig[3].id, 0);
     arbor_player *p1, *p2;
     ASSERT_OK(arbor_player_create(clip, crowd, first, n, &p1));
     ASSERT_OK(arbor_player_create(clip, crowd, by_name, n, &p2));

@@ -43,8 +43,18 @@
  *   out-parameter (arbor_scene_cull, arbor_gltf_scene_roots, arbor_gltf_skin), so "none" and
  *   "refused" never look alike. Plain reads of one node (its parent, name, depth, children,
  *   mesh) answer a neutral value for a dead handle (ARBOR_NONE, NULL, 0, -1, false), as each
- *   says. Lists written into caller arrays take (out, cap) and report the whole count even when
- *   cap is smaller.
+ *   says.
+ * - Lists written into caller arrays: every array arbor writes a list of unknown length into
+ *   comes with its capacity, (out, cap), and the whole count comes back even when cap is
+ *   smaller (through a count out-parameter after cap, or as the return value of a read that
+ *   cannot be refused); the entries below cap are written, each in its place in the whole list,
+ *   and nothing past them, so a caller grows its array and calls again (cap 0 with a NULL array
+ *   asks for the count alone): arbor_scene_cull, arbor_scene_instance_batches (two lists, each
+ *   with its own cap and count), arbor_clip_rig_by_names, arbor_scene_changed. Where the length
+ *   is known before the call from a count of its own (arbor_skins_compute's
+ *   arbor_skins_joint_total, arbor_player_sample's rig size), a smaller cap is refused with
+ *   nothing written instead. Arrays of a length the caller gives (the out of
+ *   arbor_scene_create_nodes, count handles) or fixed (a matrix's 16 values) take no cap.
  * - Stats: `void arbor_X_stats_get(const arbor_X *, arbor_X_stats *out)` overwrites *out
  *   (arbor_scene_stats_get, arbor_journal_stats_get); counters that can be reset have
  *   arbor_X_stats_reset.

@@ -47,6 +47,16 @@ extern "C" {
 #define ARBOR_API
 #endif
 
+/* Follows the declaration of a name kept from an earlier 1.y for the programs built with it
+   (still exported, still doing what it did) that has a better replacement: a new compile that
+   calls it gets a warning naming the replacement (docs/MIGRATING.md says why). Define
+   ARBOR_NO_DEPRECATION_WARNINGS before including arbor to compile old code as it is. */
+#if defined(__GNUC__) && !defined(ARBOR_NO_DEPRECATION_WARNINGS)
+#define ARBOR_DEPRECATED(replacement) __attribute__((deprecated("use " replacement " (docs/MIGRATING.md)")))
+#else
+#define ARBOR_DEPRECATED(replacement)
+#endif
+
 #if ARBOR_REAL_IS_DOUBLE
 typedef double arbor_real;
 #else

@@ -11,14 +11,14 @@
  * (bounds.h) is then the union of its local box through every instance's world matrix, so
  * subtree boxes and culling include every instance; arbor_scene_cull tests a node's instances
  * as a group (its own box), then one by one while the group straddles; instancing
- * (arbor_scene_gather_instances) writes one matrix per instance, in instance order.
+ * (arbor_scene_instance_batches) writes one matrix per instance, in instance order.
  *
  * Visibility (declared in scene.h, the scene keeps it). Every node is visible unless hidden
  * with arbor_node_set_visible; a node is drawn
  * only when it and all its ancestors are visible (its effective visibility). The effective
  * visibility is cached per node and answered in O(1) when no visibility and no link changed
  * since; after a change, the first answer climbs to the nearest node whose answer is still
- * known (at most the node's depth). arbor_scene_cull, arbor_scene_gather_instances and the CLI's
+ * known (at most the node's depth). arbor_scene_cull, arbor_scene_instance_batches and the CLI's
  * `render` leave hidden nodes and their subtrees out. A scene that hides no node pays nothing.
  *
  * Levels of detail. A group lists its levels, the most detailed first, and for each the least
