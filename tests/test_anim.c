@@ -252,7 +252,7 @@ static const arbor_real *trs_part(const arbor_trs *trs, int path) {
 /* A node's TRS part against the reference (rotations as rotations: q and -q are the same). */
 static void check_part(arbor_scene *s, arbor_node n, int path, const double *want, const char *what) {
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     const arbor_real *got = trs_part(&trs, path);
     int w = path == ARBOR_ANIM_ROTATION ? 4 : 3;
     double sign = 1;
@@ -389,7 +389,7 @@ static void test_box_animated_by_numbers(void **state) {
     ASSERT_OK(arbor_player_apply(p, 1.875, ARBOR_WRAP_CLAMP));
     check_part(l.s, box, ARBOR_ANIM_ROTATION, half, "t = 1.875");
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(l.s, box, &trs));
+    ASSERT_OK(arbor_node_trs(l.s, box, &trs));
     /* half of the keys' angle, from the first key */
     double d = fabs(trs.rotation[0] * first[0] + trs.rotation[1] * first[1] + trs.rotation[2] * first[2] +
                     trs.rotation[3] * first[3]);
@@ -658,7 +658,7 @@ static void test_slerp_shorter_arc(void **state) {
         const double want[4] = { 0, sin(half), 0, cos(half) };
         check_part(s, n, ARBOR_ANIM_ROTATION, want, "slerp about y");
         arbor_trs trs;
-        ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+        ASSERT_OK(arbor_node_trs(s, n, &trs));
         NEAR(test_quat_len(trs.rotation), 1, "unit");
     }
     /* arbor_quat_slerp agrees, and holds at tiny and wide arcs */
@@ -781,7 +781,7 @@ static void test_slerp_lanes_match_one_channel(void **state) {
 /* A node's TRS, bits and all. */
 static arbor_trs trs_of(arbor_scene *s, arbor_node n) {
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     return trs;
 }
 

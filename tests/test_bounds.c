@@ -555,7 +555,8 @@ static uint32_t check_against_brute_force(random_scene *r, const arbor_real *pla
     assert_int_equal(st.visible, n_got);
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3], box[6];
-        if (!arbor_node_local_bounds(s, n, lo, hi)) continue;
+        ASSERT_OK(arbor_node_bounds(s, n, lo, hi));
+        if (lo[0] > hi[0]) continue; /* none: an empty box */
         bounded++;
         world_box(s, n, box);
         if (classify(box, planes, plane_count) != 0) want[n_want++] = n;
@@ -597,7 +598,8 @@ static void check_world_boxes(random_scene *r) {
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3], box[6], w[16];
         world_box(s, n, box);
-        if (!arbor_node_local_bounds(s, n, lo, hi)) {
+        ASSERT_OK(arbor_node_bounds(s, n, lo, hi));
+        if (lo[0] > hi[0]) { /* none: an empty box */
             assert_true(box[0] == INFINITY && box[3] == -INFINITY);
             continue;
         }
@@ -722,7 +724,7 @@ typedef struct robot_mirrored { robot3 r; arbor_node mirror, arm2, hand2; } robo
 static robot_mirrored build_mirrored(arbor_scene *s) {
     robot_mirrored m = { .r = build_robot3(s) };
     arbor_trs arm;
-    ASSERT_OK(arbor_node_get_trs(s, m.r.arm, &arm));
+    ASSERT_OK(arbor_node_trs(s, m.r.arm, &arm));
     m.mirror = TEST_NODE(s, m.r.base, "mirror", NULL, NULL, V3(-1, 1, 1));
     m.arm2 = TEST_NODE(s, m.mirror, "arm2", arm.translation, arm.rotation, NULL);
     m.hand2 = TEST_NODE(s, m.arm2, "hand2", V3(0, 0.7, 0), NULL, NULL);
@@ -998,7 +1000,22 @@ static void test_errors(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(1, 0, 0), V3(0, 1, 1)));
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(NAN, 0, 0), V3(1, 1, 1)));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(0, 0, 0), NULL));
-    assert_false(arbor_node_local_bounds(s, a, lo, hi)); /* nothing was set */
+    /* Nothing was set: an empty local box, as the world box below (the 1.0 call answers false). */
+    ASSERT_OK(arbor_node_bounds(s, a, lo, hi));
+    for (int k = 0; k < 3; k++) assert_true(lo[k] == INFINITY && hi[k] == -INFINITY);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    assert_false(arbor_node_local_bounds(s, a, lo, hi));
+    ASSERT_OK(arbor_node_set_bounds(s, a, V3(-1, -2, -3), V3(1, 2, 3)));
+    assert_true(arbor_node_local_bounds(s, a, lo, hi));
+    ASSERT_OK(arbor_node_bounds(s, a, lo, hi));
+    for (int k = 0; k < 3; k++) assert_true(lo[k] == -(k + 1) && hi[k] == k + 1);
+    ASSERT_OK(arbor_node_set_bounds(s, a, NULL, NULL));
+#pragma GCC diagnostic pop
+    arbor_node gone = TEST_NODE(s, ARBOR_NONE, "gone", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, gone));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_bounds", arbor_node_bounds(s, gone, lo, hi));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_bounds", arbor_node_bounds(s, gone, NULL, hi)); /* arguments first */
     /* No bounds: an empty world box. */
     ASSERT_OK(arbor_node_world_bounds(s, a, lo, hi));
     assert_true(lo[0] == INFINITY && hi[0] == -INFINITY);

@@ -41,7 +41,7 @@ static void world_d(arbor_scene *s, arbor_node n, double out[16]) {
     for (arbor_node k = n; !arbor_node_is_none(k); k = arbor_node_parent(s, k)) {
         arbor_trs v;
         double local[16];
-        ASSERT_OK(arbor_node_get_trs(s, k, &v));
+        ASSERT_OK(arbor_node_trs(s, k, &v));
         test_ref_compose_trs(local, &v);
         test_ref_mul(m, local, m);
     }
@@ -109,7 +109,7 @@ static void test_instance_world_matrices(void **state) {
     arbor_trs moved = trs_of(7, 7, 7, Q4(0, 2, 0, 2), 3, 1, 1);
     ASSERT_OK(arbor_node_set_instance(s, grove, 1, &moved));
     arbor_trs back;
-    ASSERT_OK(arbor_node_get_instance(s, grove, 1, &back));
+    ASSERT_OK(arbor_node_instance(s, grove, 1, &back));
     ASSERT_NEAR(test_quat_len(back.rotation), 1, TEST_EPS);
     expect_instance(s, grove, 1, &moved);
     arbor_real first[16];
@@ -278,6 +278,36 @@ static void test_instance_batches_capacity(void **state) {
                 for (int c = 0; c < 4; c++) ASSERT_NEAR(m[j * 12 + r * 4 + c], expect[order[j]][c * 4 + r], 1e-5);
         free(m);
     }
+    arbor_scene_destroy(s);
+}
+
+/* arbor.h's order of checks: a read given both a NULL out-pointer and a dead handle reports the
+   argument (ARBOR_ERR_INVALID_ARGUMENT), whichever read it is; a dead handle alone is
+   ARBOR_ERR_DEAD_NODE. (arbor_node_local_matrix and arbor_node_get_trs checked the handle first.) */
+static void test_reads_check_arguments_before_handles(void **state) {
+    (void)state;
+    arbor_scene *s = new_scene(NULL);
+    arbor_node dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, dead));
+    arbor_real m[16], v[3];
+    arbor_trs t;
+    arbor_camera c;
+    arbor_light l;
+#define BOTH(call_null, call_dead)                                                                                 \
+    do {                                                                                                           \
+        assert_int_equal(call_null, ARBOR_ERR_INVALID_ARGUMENT);                                                   \
+        assert_int_equal(call_dead, ARBOR_ERR_DEAD_NODE);                                                          \
+    } while (0)
+    BOTH(arbor_node_local_matrix(s, dead, NULL), arbor_node_local_matrix(s, dead, m));
+    BOTH(arbor_node_world_matrix(s, dead, NULL), arbor_node_world_matrix(s, dead, m));
+    BOTH(arbor_node_trs(s, dead, NULL), arbor_node_trs(s, dead, &t));
+    BOTH(arbor_node_world_trs(s, dead, NULL, NULL), arbor_node_world_trs(s, dead, &t, NULL));
+    BOTH(arbor_node_bounds(s, dead, NULL, v), arbor_node_bounds(s, dead, v, v));
+    BOTH(arbor_node_world_bounds(s, dead, NULL, v), arbor_node_world_bounds(s, dead, v, v));
+    BOTH(arbor_node_camera(s, dead, NULL), arbor_node_camera(s, dead, &c));
+    BOTH(arbor_node_light(s, dead, NULL), arbor_node_light(s, dead, &l));
+    BOTH(arbor_node_instance(s, dead, 0, NULL), arbor_node_instance(s, dead, 0, &t));
+#undef BOTH
     arbor_scene_destroy(s);
 }
 
@@ -501,6 +531,7 @@ int main(void) {
         cmocka_unit_test(test_instance_world_matrices),
         cmocka_unit_test(test_bounds_cull_and_gather),
         cmocka_unit_test(test_instance_batches_capacity),
+        cmocka_unit_test(test_reads_check_arguments_before_handles),
         cmocka_unit_test(test_visibility_against_a_walk),
         cmocka_unit_test(test_journal_and_clones),
         cmocka_unit_test(test_no_allocation_once_warm),

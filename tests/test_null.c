@@ -119,6 +119,11 @@ ROW(arbor_node_set_local_matrix) {
     INVALID(arbor_node_set_local_matrix(NULL, N, M16, false));
     INVALID(arbor_node_set_local_matrix(S, N, NULL, false));
 }
+ROW(arbor_node_trs) {
+    arbor_trs t;
+    INVALID(arbor_node_trs(NULL, N, &t));
+    INVALID(arbor_node_trs(S, N, NULL));
+}
 ROW(arbor_node_get_trs) {
     arbor_trs t;
     INVALID(arbor_node_get_trs(NULL, N, &t));
@@ -332,6 +337,11 @@ ROW(arbor_node_set_bounds) {
     INVALID(arbor_node_set_bounds(NULL, N, V, V));
     INVALID(arbor_node_set_bounds(S, N, NULL, V));
     INVALID(arbor_node_set_bounds(S, N, V, NULL));
+}
+ROW(arbor_node_bounds) {
+    INVALID(arbor_node_bounds(NULL, N, OUT, OUT));
+    INVALID(arbor_node_bounds(S, N, NULL, OUT));
+    INVALID(arbor_node_bounds(S, N, OUT, NULL));
 }
 ROW(arbor_node_local_bounds) {
     assert_false(arbor_node_local_bounds(NULL, N, OUT, OUT));
@@ -681,6 +691,11 @@ ROW(arbor_node_set_instances) {
     INVALID(arbor_node_set_instances(S, N, NULL, 1));
 }
 ROW(arbor_node_instance_count) { assert_int_equal(arbor_node_instance_count(NULL, N), 0); }
+ROW(arbor_node_instance) {
+    arbor_trs t;
+    INVALID(arbor_node_instance(NULL, N, 0, &t));
+    INVALID(arbor_node_instance(S, N, 0, NULL));
+}
 ROW(arbor_node_get_instance) {
     arbor_trs t;
     INVALID(arbor_node_get_instance(NULL, N, 0, &t));
@@ -739,7 +754,7 @@ static const row rows[] = {
     E(arbor_scene_create), E(arbor_scene_destroy), E(arbor_scene_update), E(arbor_scene_node_count),
     E(arbor_scene_max_depth), E(arbor_scene_stats_get), E(arbor_scene_stats_reset), E(arbor_node_create), E(arbor_scene_create_nodes),
     E(arbor_node_destroy), E(arbor_node_alive), E(arbor_node_set_translation), E(arbor_node_set_rotation),
-    E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs),
+    E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs), E(arbor_node_trs),
     E(arbor_node_local_matrix), E(arbor_node_is_matrix_backed), E(arbor_node_is_locked), E(arbor_node_set_name),
     E(arbor_node_user), E(arbor_node_set_user), E(arbor_scene_clear), E(arbor_scene_next_node),
     E(arbor_node_world_matrix), E(arbor_node_world_version), E(arbor_node_set_parent), E(arbor_node_parent),
@@ -758,7 +773,7 @@ static const row rows[] = {
     E(arbor_node_set_camera), E(arbor_node_camera), E(arbor_camera_view_matrix), E(arbor_camera_projection_matrix),
     E(arbor_camera_view_projection), E(arbor_camera_orbit), E(arbor_camera_look_at), E(arbor_camera_fly),
     E(arbor_node_set_light), E(arbor_node_light), E(arbor_light_world_position), E(arbor_light_world_direction),
-    E(arbor_node_set_mesh), E(arbor_node_mesh), E(arbor_node_set_bounds), E(arbor_node_local_bounds),
+    E(arbor_node_set_mesh), E(arbor_node_mesh), E(arbor_node_set_bounds), E(arbor_node_local_bounds), E(arbor_node_bounds),
     E(arbor_node_world_bounds), E(arbor_node_subtree_bounds), E(arbor_node_subtree_sphere), E(arbor_scene_cull),
     E(arbor_frustum_planes), E(arbor_scene_gather_instances), E(arbor_scene_instance_batches),
     E(arbor_journal_create), E(arbor_journal_destroy), E(arbor_scene_journal), E(arbor_journal_scene),
@@ -785,7 +800,7 @@ static const row rows[] = {
     E(arbor_gltf_add_skins),
     E(arbor_last_error_info), E(arbor_simd_path), E(arbor_journal_set_visible), E(arbor_journal_set_instances),
     E(arbor_journal_set_instance), E(arbor_gltf_lod_count), E(arbor_gltf_lod_group), E(arbor_gltf_select_lods),
-    E(arbor_gltf_apply_visibility), E(arbor_node_set_instances), E(arbor_node_instance_count), E(arbor_node_get_instance),
+    E(arbor_gltf_apply_visibility), E(arbor_node_set_instances), E(arbor_node_instance_count), E(arbor_node_get_instance), E(arbor_node_instance),
     E(arbor_node_set_instance), E(arbor_node_instance_world_matrix), E(arbor_node_instance_world_matrices),
     E(arbor_node_cull_instances), E(arbor_scene_instanced_count), E(arbor_node_set_visible), E(arbor_node_visible),
     E(arbor_node_effectively_visible), E(arbor_scene_hidden_count), E(arbor_node_screen_coverage), E(arbor_lod_pick),

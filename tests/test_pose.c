@@ -108,8 +108,8 @@ static void twin_compare(twin *t, const arbor_executor *exec) {
         if (!arbor_node_alive(t->s[0], a)) continue;
         arbor_trs ta, tb;
         arbor_real ma[16], mb[16];
-        assert_int_equal(arbor_node_get_trs(t->s[0], a, &ta), ARBOR_OK);
-        assert_int_equal(arbor_node_get_trs(t->s[1], b, &tb), ARBOR_OK);
+        assert_int_equal(arbor_node_trs(t->s[0], a, &ta), ARBOR_OK);
+        assert_int_equal(arbor_node_trs(t->s[1], b, &tb), ARBOR_OK);
         assert_same_bits(&ta, &tb, sizeof ta, "TRS", i);
         assert_int_equal(arbor_node_local_matrix(t->s[0], a, ma), ARBOR_OK);
         assert_int_equal(arbor_node_local_matrix(t->s[1], b, mb), ARBOR_OK);
@@ -210,7 +210,7 @@ static arbor_pose *pose_of(twin *t, uint32_t *index, uint32_t n) {
     assert_memory_equal(arbor_pose_nodes(pose), nodes, n * sizeof *nodes);
     for (uint32_t i = 0; i < n; i++) { /* entries start as the nodes' TRS */
         arbor_trs now;
-        assert_int_equal(arbor_node_get_trs(t->s[0], nodes[i], &now), ARBOR_OK);
+        assert_int_equal(arbor_node_trs(t->s[0], nodes[i], &now), ARBOR_OK);
         assert_memory_equal(&now, &arbor_pose_trs(pose)[i], sizeof now);
     }
     free(nodes);

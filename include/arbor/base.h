@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 #define ARBOR_VERSION_MAJOR 1
-#define ARBOR_VERSION_MINOR 0
+#define ARBOR_VERSION_MINOR 1
 #define ARBOR_VERSION_PATCH 0
 
 #if defined(_WIN32) && defined(ARBOR_SHARED_BUILD)
@@ -123,7 +123,7 @@ typedef struct arbor_error_info {
 /* The calling thread's last failure in parts; its strings live as arbor_last_error()'s. */
 ARBOR_API arbor_error_info arbor_last_error_info(void);
 
-/* "1.0.0", matching the ARBOR_VERSION_* macros the library was built with. The shared library's
+/* "1.1.0", matching the ARBOR_VERSION_* macros the library was built with. The shared library's
    SONAME carries the major version (libarbor.so.1). */
 ARBOR_API const char *arbor_version(void);
 

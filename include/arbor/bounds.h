@@ -47,8 +47,10 @@ ARBOR_API int32_t arbor_node_mesh(const arbor_scene *s, arbor_node n);
    ARBOR_ERR_INVALID_ARGUMENT. May allocate. */
 ARBOR_API arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_real min[3], const arbor_real max[3]);
 
-/* The node's local box; false (min = +inf, max = -inf) when it has none or is dead. */
-ARBOR_API bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]);
+/* The node's local box, as arbor_node_set_bounds gave it. No bounds: min = +inf, max = -inf
+   (ARBOR_OK), as arbor_node_world_bounds answers (min[0] > max[0] then: a box given has
+   min <= max). */
+ARBOR_API arbor_result arbor_node_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]);
 
 
 /* ---- Boxes up the tree ------------------------------------------------------------------------ */
@@ -157,6 +159,11 @@ ARBOR_API arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_
                                                     arbor_instance_batch *batches, uint32_t batch_cap,
                                                     uint32_t *batch_count)
     ARBOR_DEPRECATED("arbor_scene_instance_batches");
+
+/* arbor_node_bounds answering bool: true when the node has a local box; false (min = +inf,
+   max = -inf) when it has none or is dead, and for NULL arguments (nothing written then). */
+ARBOR_API bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3])
+    ARBOR_DEPRECATED("arbor_node_bounds");
 
 #ifdef __cplusplus
 }

@@ -56,7 +56,7 @@ ARBOR_API arbor_result arbor_node_set_instances(arbor_scene *s, arbor_node n, co
 ARBOR_API uint32_t arbor_node_instance_count(const arbor_scene *s, arbor_node n);
 
 /* Instance i's TRS. ARBOR_ERR_INVALID_ARGUMENT for i out of range. */
-ARBOR_API arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out);
+ARBOR_API arbor_result arbor_node_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out);
 
 /* Writes instance i's TRS (rotation normalised), O(1), without
    allocating; refused as set_instances, and for i out of range. */
@@ -103,6 +103,12 @@ ARBOR_API arbor_real arbor_node_screen_coverage(arbor_scene *s, arbor_node n, co
    whose node is dead are passed over. -1 also for count 0 or when levels[0] is dead. */
 ARBOR_API int32_t arbor_lod_pick(arbor_scene *s, const arbor_node *levels, const arbor_real *coverage, uint32_t count,
                                  const arbor_real view_projection[16]);
+
+/* ---- 1.0 names (docs/MIGRATING.md) ------------------------------------------------------------ */
+
+/* arbor_node_instance, under the name of 1.0. */
+ARBOR_API arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out)
+    ARBOR_DEPRECATED("arbor_node_instance");
 
 #ifdef __cplusplus
 }
