@@ -93,7 +93,8 @@ static void node_extensions(arbor_scene *s, const arbor_gltf *doc) {
         for (uint32_t i = 0; i < count && i < 64; i++)
             if (arbor_node_instance_world_matrix(s, n, i, w) != ARBOR_OK) abort();
         if (arbor_node_cull_instances(s, n, plane, 1, seen, 8, &found, NULL) != ARBOR_OK) abort();
-        if (count <= 64) arbor_scene_gather_instances(s, &n, 1, ARBOR_LAYOUT_MAT3X4, matrices, batches, 8, &batch_count);
+        uint32_t matrix_count;
+        arbor_scene_instance_batches(s, &n, 1, ARBOR_LAYOUT_MAT3X4, matrices, 64, &matrix_count, batches, 8, &batch_count);
         (void)arbor_node_effectively_visible(s, n);
         if (count && arbor_node_set_instance(s, n, 0, &(arbor_trs){ { 1, 2, 3 }, { 0, 0, 0, 1 }, { 1, 1, 1 } }) != ARBOR_OK)
             abort();

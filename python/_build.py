@@ -115,7 +115,7 @@ AP int ap_node_set_rotation(arbor_scene *s, uint64_t n, arbor_real x, arbor_real
 AP int ap_node_set_scale(arbor_scene *s, uint64_t n, arbor_real x, arbor_real y, arbor_real z) { return arbor_node_set_scale(s, H(n), x, y, z); }
 AP int ap_node_get_trs(const arbor_scene *s, uint64_t n, arbor_real *out) {
     arbor_trs t;
-    arbor_result r = arbor_node_get_trs(s, H(n), &t);
+    arbor_result r = arbor_node_trs(s, H(n), &t);
     if (r == ARBOR_OK) { memcpy(out, t.translation, 3 * sizeof *out); memcpy(out + 3, t.rotation, 4 * sizeof *out); memcpy(out + 7, t.scale, 3 * sizeof *out); }
     return r;
 }
@@ -175,7 +175,9 @@ AP void ap_pool_free(arbor_pool *pool) { arbor_pool_destroy(pool); }
 AP int ap_node_set_mesh(arbor_scene *s, uint64_t n, int32_t mesh) { return arbor_node_set_mesh(s, H(n), mesh); }
 AP int32_t ap_node_mesh(const arbor_scene *s, uint64_t n) { return arbor_node_mesh(s, H(n)); }
 AP int ap_node_set_bounds(arbor_scene *s, uint64_t n, const arbor_real *min, const arbor_real *max) { return arbor_node_set_bounds(s, H(n), min, max); }
-AP bool ap_node_local_bounds(const arbor_scene *s, uint64_t n, arbor_real *min, arbor_real *max) { return arbor_node_local_bounds(s, H(n), min, max); }
+AP bool ap_node_local_bounds(const arbor_scene *s, uint64_t n, arbor_real *min, arbor_real *max) {
+    return arbor_node_bounds(s, H(n), min, max) == ARBOR_OK && min[0] <= max[0]; /* none: an empty box */
+}
 AP int ap_node_set_camera(arbor_scene *s, uint64_t n, const arbor_camera *camera) { return arbor_node_set_camera(s, H(n), camera); }
 AP int ap_node_camera(const arbor_scene *s, uint64_t n, arbor_camera *out) { return arbor_node_camera(s, H(n), out); }
 AP int ap_camera_view_matrix(arbor_scene *s, uint64_t n, arbor_real *out) { return arbor_camera_view_matrix(s, H(n), out); }

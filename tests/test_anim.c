@@ -252,7 +252,7 @@ static const arbor_real *trs_part(const arbor_trs *trs, int path) {
 /* A node's TRS part against the reference (rotations as rotations: q and -q are the same). */
 static void check_part(arbor_scene *s, arbor_node n, int path, const double *want, const char *what) {
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     const arbor_real *got = trs_part(&trs, path);
     int w = path == ARBOR_ANIM_ROTATION ? 4 : 3;
     double sign = 1;
@@ -389,7 +389,7 @@ static void test_box_animated_by_numbers(void **state) {
     ASSERT_OK(arbor_player_apply(p, 1.875, ARBOR_WRAP_CLAMP));
     check_part(l.s, box, ARBOR_ANIM_ROTATION, half, "t = 1.875");
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(l.s, box, &trs));
+    ASSERT_OK(arbor_node_trs(l.s, box, &trs));
     /* half of the keys' angle, from the first key */
     double d = fabs(trs.rotation[0] * first[0] + trs.rotation[1] * first[1] + trs.rotation[2] * first[2] +
                     trs.rotation[3] * first[3]);
@@ -608,7 +608,10 @@ static void test_interpolation_modes(void **state) {
     for (int i = 0; i < 5; i++) ASSERT_OK(arbor_node_create(other, &(arbor_node_desc){ .name = names[4 - i] }, &made[i]));
     arbor_clip *from_arrays = modes_clip();
     arbor_node bound[5];
-    assert_int_equal(arbor_clip_bind_names(from_arrays, other, ARBOR_NONE, bound), 5);
+    uint32_t rig_size = 0, found = 0;
+    ASSERT_OK(arbor_clip_rig_by_names(from_arrays, other, ARBOR_NONE, bound, 5, &rig_size, &found));
+    assert_int_equal(rig_size, 5);
+    assert_int_equal(found, 5);
     for (int i = 0; i < 5; i++) ASSERT_NODE_EQ(bound[i], made[4 - i]);
     check_modes(other, bound, from_arrays);
     /* channels read back as made, rotations normalised */
@@ -655,7 +658,7 @@ static void test_slerp_shorter_arc(void **state) {
         const double want[4] = { 0, sin(half), 0, cos(half) };
         check_part(s, n, ARBOR_ANIM_ROTATION, want, "slerp about y");
         arbor_trs trs;
-        ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+        ASSERT_OK(arbor_node_trs(s, n, &trs));
         NEAR(test_quat_len(trs.rotation), 1, "unit");
     }
     /* arbor_quat_slerp agrees, and holds at tiny and wide arcs */
@@ -778,7 +781,7 @@ static void test_slerp_lanes_match_one_channel(void **state) {
 /* A node's TRS, bits and all. */
 static arbor_trs trs_of(arbor_scene *s, arbor_node n) {
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     return trs;
 }
 
@@ -1299,7 +1302,17 @@ static void test_one_clip_many_characters(void **state) {
     copy_character(&l, crowd, first);
     copy_character(&l, crowd, second);
     /* 21 channels on 20 nodes (the hip has translation and rotation) */
-    assert_int_equal(arbor_clip_bind_names(clip, crowd, second[0], by_name), 20);
+    uint32_t rig_size = 0, found = 0;
+    ASSERT_OK(arbor_clip_rig_by_names(clip, crowd, second[0], by_name, 64, &rig_size, &found));
+    assert_int_equal(rig_size, n);
+    assert_int_equal(found, 20);
+    /* a rig array too small: the first entries written, nothing past cap, the whole size told */
+    arbor_node short_rig[4] = { { 0 }, { 0 }, { 0 }, { 0 } };
+    ASSERT_OK(arbor_clip_rig_by_names(clip, crowd, second[0], short_rig, 3, &rig_size, &found));
+    assert_int_equal(rig_size, n);
+    assert_int_equal(found, 20);
+    for (int i = 0; i < 3; i++) ASSERT_NODE_EQ(short_rig[i], by_name[i]);
+    assert_int_equal(short_rig[3].id, 0);
     arbor_player *p1, *p2;
     ASSERT_OK(arbor_player_create(clip, crowd, first, n, &p1));
     ASSERT_OK(arbor_player_create(clip, crowd, by_name, n, &p2));

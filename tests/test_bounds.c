@@ -556,7 +556,8 @@ static uint32_t check_against_brute_force(random_scene *r, const arbor_real *pla
     assert_int_equal(st.visible, n_got);
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3], box[6];
-        if (!arbor_node_local_bounds(s, n, lo, hi)) continue;
+        ASSERT_OK(arbor_node_bounds(s, n, lo, hi));
+        if (lo[0] > hi[0]) continue; /* none: an empty box */
         bounded++;
         world_box(s, n, box);
         if (classify(box, planes, plane_count) != 0) want[n_want++] = n;
@@ -598,7 +599,8 @@ static void check_world_boxes(random_scene *r) {
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3], box[6], w[16];
         world_box(s, n, box);
-        if (!arbor_node_local_bounds(s, n, lo, hi)) {
+        ASSERT_OK(arbor_node_bounds(s, n, lo, hi));
+        if (lo[0] > hi[0]) { /* none: an empty box */
             assert_true(box[0] == INFINITY && box[3] == -INFINITY);
             continue;
         }
@@ -723,7 +725,7 @@ typedef struct robot_mirrored { robot3 r; arbor_node mirror, arm2, hand2; } robo
 static robot_mirrored build_mirrored(arbor_scene *s) {
     robot_mirrored m = { .r = build_robot3(s) };
     arbor_trs arm;
-    ASSERT_OK(arbor_node_get_trs(s, m.r.arm, &arm));
+    ASSERT_OK(arbor_node_trs(s, m.r.arm, &arm));
     m.mirror = TEST_NODE(s, m.r.base, "mirror", NULL, NULL, V3(-1, 1, 1));
     m.arm2 = TEST_NODE(s, m.mirror, "arm2", arm.translation, arm.rotation, NULL);
     m.hand2 = TEST_NODE(s, m.arm2, "hand2", V3(0, 0.7, 0), NULL, NULL);
@@ -757,11 +759,12 @@ static void test_instances_mirrored_batches(void **state) {
     const arbor_node nodes[] = { r.base, r.arm, r.hand, rm.mirror, rm.arm2, rm.hand2 };
     float m[6 * 16];
     arbor_instance_batch b[8];
-    uint32_t count = 0;
+    uint32_t count = 0, mc = 0;
 
     /* det W_arm2 = -1 (section 6): its own batch, and hand2's. The mirror carries no mesh. */
     assert_true(arbor_node_world_is_mirrored(s, rm.arm2));
-    ASSERT_OK(arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, m, b, 8, &count));
+    ASSERT_OK(arbor_scene_instance_batches(s, nodes, 6, ARBOR_LAYOUT_MAT4, m, 6, &mc, b, 8, &count));
+    assert_int_equal(mc, 5);
     assert_int_equal(count, 5);
     check_batch(&b[0], 0, false, 0, 1);
     check_batch(&b[1], 1, false, 1, 1);
@@ -778,32 +781,54 @@ static void test_instances_mirrored_batches(void **state) {
     ASSERT_NEAR(m[64 + 13], 1.47, TEST_TOL_2DP);
     ASSERT_NEAR(m[64 + 14], -0.45, TEST_TOL_2DP);
 
-    /* Too few batches: refused, the number needed told, nothing written. */
+    /* Too few batches and matrices: the whole counts told, the first ones written in their
+       places, nothing past the caps. */
     memset(b, 0x5A, sizeof b);
     float m2[6 * 16];
     memset(m2, 0x5A, sizeof m2);
+    count = mc = 0;
+    ASSERT_OK(arbor_scene_instance_batches(s, nodes, 6, ARBOR_LAYOUT_MAT4, m2, 2, &mc, b, 4, &count));
+    assert_int_equal(mc, 5);
+    assert_int_equal(count, 5);
+    check_batch(&b[3], 1, true, 3, 1);
+    assert_memory_equal(m2, m, 2 * 16 * sizeof *m);
+    unsigned char pattern[sizeof m2];
+    memset(pattern, 0x5A, sizeof pattern);
+    assert_memory_equal(&b[4], pattern, sizeof b - 4 * sizeof *b);
+    assert_memory_equal(m2 + 2 * 16, pattern, sizeof m2 - 2 * 16 * sizeof *m2);
+
+    /* The 1.0 call refuses too few batches, the number needed told, nothing written. */
+    memset(b, 0x5A, sizeof b);
+    memset(m2, 0x5A, sizeof m2);
     count = 0;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_gather_instances",
                    arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, m2, b, 4, &count));
     assert_int_equal(count, 5);
-    unsigned char pattern[sizeof m2];
-    memset(pattern, 0x5A, sizeof pattern);
     assert_memory_equal(b, pattern, sizeof b);
     assert_memory_equal(m2, pattern, sizeof m2);
+    ASSERT_OK(arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, m2, b, 8, &count));
+    assert_memory_equal(m2, m, 5 * 16 * sizeof *m);
+#pragma GCC diagnostic pop
 
     /* A dead node in the list. */
     arbor_node dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);
     ASSERT_OK(arbor_node_destroy(s, dead));
     const arbor_node with_dead[] = { r.base, dead };
-    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_scene_gather_instances",
-                   arbor_scene_gather_instances(s, with_dead, 2, ARBOR_LAYOUT_MAT4, m, b, 8, &count));
-    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_gather_instances",
-                   arbor_scene_gather_instances(s, nodes, 6, (arbor_matrix_layout)7, m, b, 8, &count));
-    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_gather_instances",
-                   arbor_scene_gather_instances(s, nodes, 6, ARBOR_LAYOUT_MAT4, NULL, b, 8, &count));
-    /* Nothing with a mesh: no batch, matrices untouched (may be NULL). */
-    ASSERT_OK(arbor_scene_gather_instances(s, &rm.mirror, 1, ARBOR_LAYOUT_MAT4, NULL, b, 8, &count));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_scene_instance_batches",
+                   arbor_scene_instance_batches(s, with_dead, 2, ARBOR_LAYOUT_MAT4, m, 6, &mc, b, 8, &count));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_instance_batches",
+                   arbor_scene_instance_batches(s, nodes, 6, (arbor_matrix_layout)7, m, 6, &mc, b, 8, &count));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_scene_instance_batches",
+                   arbor_scene_instance_batches(s, nodes, 6, ARBOR_LAYOUT_MAT4, NULL, 6, &mc, b, 8, &count));
+    /* Nothing with a mesh: no batch, no matrix (caps 0 with NULL arrays ask for the counts). */
+    ASSERT_OK(arbor_scene_instance_batches(s, &rm.mirror, 1, ARBOR_LAYOUT_MAT4, NULL, 0, &mc, b, 8, &count));
+    assert_int_equal(mc, 0);
     assert_int_equal(count, 0);
+    ASSERT_OK(arbor_scene_instance_batches(s, nodes, 6, ARBOR_LAYOUT_MAT4, NULL, 0, &mc, NULL, 0, &count));
+    assert_int_equal(mc, 5);
+    assert_int_equal(count, 5);
     arbor_scene_destroy(s);
 }
 
@@ -822,9 +847,10 @@ static void test_instances_wheels_and_layouts(void **state) {
     ASSERT_OK(arbor_node_set_mesh(s, car, 3));
     const arbor_node nodes[] = { wheels[2], car, wheels[0], wheels[3], wheels[1] };
     arbor_instance_batch b[2];
-    uint32_t count;
+    uint32_t count, mc;
     float m4[5 * 16], m34[5 * 12];
-    ASSERT_OK(arbor_scene_gather_instances(s, nodes, 5, ARBOR_LAYOUT_MAT4, m4, b, 2, &count));
+    ASSERT_OK(arbor_scene_instance_batches(s, nodes, 5, ARBOR_LAYOUT_MAT4, m4, 5, &mc, b, 2, &count));
+    assert_int_equal(mc, 5);
     assert_int_equal(count, 2);
     check_batch(&b[0], 7, false, 0, 4);
     check_batch(&b[1], 3, false, 4, 1);
@@ -834,7 +860,7 @@ static void test_instances_wheels_and_layouts(void **state) {
     check_mat4(s, wheels[1], m4 + 48);
     check_mat4(s, car, m4 + 64);
     /* MAT3X4: the first three rows, row-major: the same numbers transposed. */
-    ASSERT_OK(arbor_scene_gather_instances(s, nodes, 5, ARBOR_LAYOUT_MAT3X4, m34, b, 2, &count));
+    ASSERT_OK(arbor_scene_instance_batches(s, nodes, 5, ARBOR_LAYOUT_MAT3X4, m34, 5, &mc, b, 2, &count));
     for (int i = 0; i < 5; i++)
         for (int row = 0; row < 3; row++)
             for (int c = 0; c < 4; c++) assert_true(m34[i * 12 + row * 4 + c] == m4[i * 16 + c * 4 + row]);
@@ -851,7 +877,7 @@ static void test_instances_wheels_and_layouts(void **state) {
     }
     arbor_instance_batch mb[MANY];
     float *mm = malloc(sizeof(float) * 16 * MANY);
-    ASSERT_OK(arbor_scene_gather_instances(s, many, MANY, ARBOR_LAYOUT_MAT4, mm, mb, MANY, &count));
+    ASSERT_OK(arbor_scene_instance_batches(s, many, MANY, ARBOR_LAYOUT_MAT4, mm, MANY, &mc, mb, MANY, &count));
     /* Meshes 0..99, each both plain and mirrored (i % 3 == 0 hits every residue mod 100). */
     assert_int_equal(count, 200);
     uint32_t sum = 0;
@@ -861,7 +887,7 @@ static void test_instances_wheels_and_layouts(void **state) {
     }
     assert_int_equal(sum, MANY);
     uint64_t before = allocations(s);
-    ASSERT_OK(arbor_scene_gather_instances(s, many, MANY, ARBOR_LAYOUT_MAT4, mm, mb, MANY, &count));
+    ASSERT_OK(arbor_scene_instance_batches(s, many, MANY, ARBOR_LAYOUT_MAT4, mm, MANY, &mc, mb, MANY, &count));
     assert_int_equal(allocations(s), before);
     free(mm);
     arbor_scene_destroy(s);
@@ -975,7 +1001,22 @@ static void test_errors(void **state) {
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(1, 0, 0), V3(0, 1, 1)));
     ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(NAN, 0, 0), V3(1, 1, 1)));
     ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_set_bounds", arbor_node_set_bounds(s, a, V3(0, 0, 0), NULL));
-    assert_false(arbor_node_local_bounds(s, a, lo, hi)); /* nothing was set */
+    /* Nothing was set: an empty local box, as the world box below (the 1.0 call answers false). */
+    ASSERT_OK(arbor_node_bounds(s, a, lo, hi));
+    for (int k = 0; k < 3; k++) assert_true(lo[k] == INFINITY && hi[k] == -INFINITY);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    assert_false(arbor_node_local_bounds(s, a, lo, hi));
+    ASSERT_OK(arbor_node_set_bounds(s, a, V3(-1, -2, -3), V3(1, 2, 3)));
+    assert_true(arbor_node_local_bounds(s, a, lo, hi));
+    ASSERT_OK(arbor_node_bounds(s, a, lo, hi));
+    for (int k = 0; k < 3; k++) assert_true(lo[k] == -(k + 1) && hi[k] == k + 1);
+    ASSERT_OK(arbor_node_set_bounds(s, a, NULL, NULL));
+#pragma GCC diagnostic pop
+    arbor_node gone = TEST_NODE(s, ARBOR_NONE, "gone", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, gone));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_bounds", arbor_node_bounds(s, gone, lo, hi));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_bounds", arbor_node_bounds(s, gone, NULL, hi)); /* arguments first */
     /* No bounds: an empty world box. */
     ASSERT_OK(arbor_node_world_bounds(s, a, lo, hi));
     assert_true(lo[0] == INFINITY && hi[0] == -INFINITY);

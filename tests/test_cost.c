@@ -577,8 +577,9 @@ static void run_no_allocation(bool with_realloc)
         uint32_t seen = 0;
         ASSERT_OK(arbor_scene_cull(s, planes, 2, visible, N + 2, &seen, NULL));
         assert_true(seen > 0);
-        uint32_t batch_count;
-        ASSERT_OK(arbor_scene_gather_instances(s, visible, seen, ARBOR_LAYOUT_MAT4, instances, batches, 8, &batch_count));
+        uint32_t batch_count, matrix_count;
+        ASSERT_OK(arbor_scene_instance_batches(s, visible, seen, ARBOR_LAYOUT_MAT4, instances, N + 2, &matrix_count, batches,
+                                               8, &batch_count));
         assert_true(batch_count > 0);
     }
     assert_int_equal(c.allocs, 0);

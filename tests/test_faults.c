@@ -509,8 +509,9 @@ static arbor_result op_gather_instances(arbor_scene *s, fault_case *c) {
     arbor_node nodes[9] = {c->h[0], c->h[1], c->h[2], c->h[3], c->h[4], c->h[5], c->h[6], c->h[2], c->h[0]};
     float matrices[9 * 12];
     arbor_instance_batch batches[8];
-    uint32_t count = 0;
-    arbor_result r = arbor_scene_gather_instances(s, nodes, 9, ARBOR_LAYOUT_MAT3X4, matrices, batches, 8, &count);
+    uint32_t count = 0, matrix_count = 0;
+    arbor_result r = arbor_scene_instance_batches(s, nodes, 9, ARBOR_LAYOUT_MAT3X4, matrices, 9, &matrix_count, batches, 8,
+                                                  &count);
     c->answer = r ? 0 : mix(mix(count, batches, count * sizeof *batches), matrices, sizeof matrices);
     return r;
 }
@@ -906,7 +907,7 @@ static void test_edits(void **state) {
         {"arbor_scene_update keeping a change list", setup_tracking, op_update_tracked},
         {"arbor_node_subtree_bounds (the first: its table)", setup_boxes, op_subtree_bounds},
         {"arbor_scene_cull (the first: its table)", setup_boxes, op_cull},
-        {"arbor_scene_gather_instances (the first: its table)", setup_boxes, op_gather_instances},
+        {"arbor_scene_instance_batches (the first: its table)", setup_boxes, op_gather_instances},
         {"arbor_node_set_instances", setup_small, op_set_instances},
         {"arbor_node_set_instances (replacing)", setup_instanced, op_replace_instances},
         {"arbor_node_set_visible", setup_instanced, op_set_visible},

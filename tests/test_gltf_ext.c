@@ -482,7 +482,7 @@ static void test_bad_input(void **state) {
     ASSERT_OK(arbor_gltf_load_memory(s, json, strlen(json), NULL, NULL, &doc));
     assert_int_equal(arbor_node_instance_count(s, arbor_gltf_node(doc, 0)), 4);
     arbor_trs v;
-    ASSERT_OK(arbor_node_get_instance(s, arbor_gltf_node(doc, 0), 0, &v));
+    ASSERT_OK(arbor_node_instance(s, arbor_gltf_node(doc, 0), 0, &v));
     ASSERT_NEAR(v.translation[1], 0.5, 0);
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);

@@ -107,8 +107,8 @@ static void assert_same_node(loaded *a, arbor_node na, loaded *b, arbor_node nb,
     }
     if (!arbor_node_is_matrix_backed(a->s, na)) {
         arbor_trs ta, tb;
-        ASSERT_OK(arbor_node_get_trs(a->s, na, &ta));
-        ASSERT_OK(arbor_node_get_trs(b->s, nb, &tb));
+        ASSERT_OK(arbor_node_trs(a->s, na, &ta));
+        ASSERT_OK(arbor_node_trs(b->s, nb, &tb));
         ASSERT_REALS_BITS_EQUAL(&ta, &tb, 10);
     }
     assert_int_equal(arbor_node_mesh(a->s, na), arbor_node_mesh(b->s, nb));
@@ -675,8 +675,8 @@ static void test_random_trs_bit_exact(void **state) {
     uint32_t i = 0, exact = 0;
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n), i++) {
         arbor_trs ta, tb;
-        ASSERT_OK(arbor_node_get_trs(s, n, &ta));
-        ASSERT_OK(arbor_node_get_trs(b.s, arbor_gltf_node(b.doc, i), &tb));
+        ASSERT_OK(arbor_node_trs(s, n, &ta));
+        ASSERT_OK(arbor_node_trs(b.s, arbor_gltf_node(b.doc, i), &tb));
         ASSERT_REALS_BITS_EQUAL(ta.translation, tb.translation, 3);
         ASSERT_REALS_BITS_EQUAL(ta.scale, tb.scale, 3);
         exact += !memcmp(ta.rotation, tb.rotation, sizeof ta.rotation);

@@ -64,7 +64,7 @@ static void snap_take(arbor_scene *s, const arbor_node *h, int n, scene_snap *ou
         ns->depth = arbor_node_depth(s, h[i]);
         ns->child_count = arbor_node_child_count(s, h[i]);
         ns->subtree = arbor_node_collect_subtree(s, h[i], NULL, 0);
-        ASSERT_OK(arbor_node_get_trs(s, h[i], &ns->trs));
+        ASSERT_OK(arbor_node_trs(s, h[i], &ns->trs));
         ASSERT_OK(arbor_node_local_matrix(s, h[i], ns->local));
         ASSERT_OK(arbor_node_world_matrix(s, h[i], ns->world));
         ns->version = arbor_node_world_version(s, h[i]);
@@ -223,11 +223,11 @@ static void test_create_partial_scale_refused(void **state)
     assert_int_equal(arbor_scene_node_count(s), 0);
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .scale = { 2, 2, 2 } }, &n));
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 2, 2, 2, 0);
     /* a flattened node: its zero scale written after the creation */
     ASSERT_OK(arbor_node_set_scale(s, n, 1, 0, 1));
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 1, 0, 1, 0);
     arbor_scene_destroy(s);
 }
@@ -298,7 +298,7 @@ static void test_create_defaults(void **state)
     TEST_WORLD(s, n, w);
     ASSERT_MAT4_NEAR(w, id, 0);
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 0, 0, 0, 0);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, 0);
     ASSERT_NEAR(trs.rotation[3], 1, 0);
@@ -308,7 +308,7 @@ static void test_create_defaults(void **state)
     arbor_node m;
     ASSERT_OK(arbor_node_create(
         s, &(arbor_node_desc){ .parent = n, .rotation = { 0, 0, 2, 0 }, .scale = { -1, 1, 0.5f }, .name = "m" }, &m));
-    ASSERT_OK(arbor_node_get_trs(s, m, &trs));
+    ASSERT_OK(arbor_node_trs(s, m, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 1, 0, TEST_EPS);
     ASSERT_VEC3_NEAR(trs.scale, -1, 1, 0.5, 0);
     assert_int_equal(arbor_node_depth(s, m), 1);
@@ -317,7 +317,7 @@ static void test_create_defaults(void **state)
 
     /* set_rotation normalises too. */
     ASSERT_OK(arbor_node_set_rotation(s, m, 0, 3, 0, 4));
-    ASSERT_OK(arbor_node_get_trs(s, m, &trs));
+    ASSERT_OK(arbor_node_trs(s, m, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0.6, 0, 0.8, TEST_EPS);
     arbor_scene_destroy(s);
 
@@ -334,18 +334,18 @@ static void test_rotation_normalised_extremes(void **state)
     arbor_node n = TEST_NODE(s, ARBOR_NONE, NULL, NULL, NULL, NULL);
     arbor_trs trs;
     ASSERT_OK(arbor_node_set_rotation(s, n, 0, 0, (arbor_real)3e19, (arbor_real)4e19));
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0.6, 0.8, TEST_EPS);
     ASSERT_OK(arbor_node_set_rotation(s, n, (arbor_real)-3e-25, 0, 0, (arbor_real)4e-25));
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, -0.6, 0, 0, 0.8, TEST_EPS);
     arbor_trs t = { { 0, 0, 0 }, { (arbor_real)1e30, 0, 0, (arbor_real)1e30 }, { 1, 1, 1 } };
     ASSERT_OK(arbor_node_set_trs(s, n, &t));
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, sqrt(0.5), 0, 0, sqrt(0.5), TEST_EPS);
     arbor_node m;
     ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .rotation = { 0, (arbor_real)2e20, 0, 0 } }, &m));
-    ASSERT_OK(arbor_node_get_trs(s, m, &trs));
+    ASSERT_OK(arbor_node_trs(s, m, &trs));
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 1, 0, 0, TEST_EPS);
     arbor_real w[16];
     TEST_WORLD(s, m, w);
@@ -424,7 +424,7 @@ static void test_dead_handle_calls(void **state)
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_set_scale", arbor_node_set_scale(s, x, 1, 1, 1));
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_set_trs", arbor_node_set_trs(s, x, &trs));
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_set_local_matrix", arbor_node_set_local_matrix(s, x, m, false));
-    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_get_trs", arbor_node_get_trs(s, x, &trs));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_trs", arbor_node_trs(s, x, &trs));
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_local_matrix", arbor_node_local_matrix(s, x, m));
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_world_matrix", arbor_node_world_matrix(s, x, m));
     ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_set_name", arbor_node_set_name(s, x, "zombie"));
@@ -685,7 +685,7 @@ static void ref_world(arbor_scene *s, arbor_node n, double out[16]) {
             for (int k = 0; k < 16; k++) l[k] = (double)m[k];
         } else {
             arbor_trs trs;
-            ASSERT_OK(arbor_node_get_trs(s, chain[count], &trs));
+            ASSERT_OK(arbor_node_trs(s, chain[count], &trs));
             double t[3], q[4], sc[3];
             for (int k = 0; k < 3; k++) t[k] = trs.translation[k], sc[k] = trs.scale[k];
             for (int k = 0; k < 4; k++) q[k] = trs.rotation[k];
@@ -721,10 +721,10 @@ static void test_keep_local_follows_new_parent(void **state)
     assert_non_null(s);
     tree t = build_tree(s);
     arbor_trs before_trs, after_trs;
-    ASSERT_OK(arbor_node_get_trs(s, t.A1, &before_trs));
+    ASSERT_OK(arbor_node_trs(s, t.A1, &before_trs));
     uint64_t v = arbor_node_world_version(s, t.A1a);
     ASSERT_OK(arbor_node_set_parent(s, t.A1, t.D, ARBOR_NONE, ARBOR_KEEP_LOCAL));
-    ASSERT_OK(arbor_node_get_trs(s, t.A1, &after_trs));
+    ASSERT_OK(arbor_node_trs(s, t.A1, &after_trs));
     assert_memory_equal(&before_trs, &after_trs, sizeof before_trs);
     ASSERT_NODE_EQ(arbor_node_parent(s, t.A1), t.D);
     assert_int_equal(arbor_node_depth(s, t.A1), 2);
@@ -748,7 +748,7 @@ static void test_detach_keep_local(void **state)
     tree t = build_tree(s);
     arbor_trs trs0, trs1;
     arbor_real w0[16], w1[16], l[16];
-    ASSERT_OK(arbor_node_get_trs(s, t.C1, &trs0));
+    ASSERT_OK(arbor_node_trs(s, t.C1, &trs0));
     TEST_WORLD(s, t.C1, w0);
     uint64_t v0 = arbor_node_world_version(s, t.C1);
 
@@ -757,7 +757,7 @@ static void test_detach_keep_local(void **state)
     assert_int_equal(arbor_node_depth(s, t.C1), 0);
     assert_int_equal(arbor_node_child_count(s, t.C), 0);
     EXPECT_CHILDREN(s, ARBOR_NONE, t.R, t.R2, t.C1);
-    ASSERT_OK(arbor_node_get_trs(s, t.C1, &trs1));
+    ASSERT_OK(arbor_node_trs(s, t.C1, &trs1));
     assert_memory_equal(&trs0, &trs1, sizeof trs0);
     /* A root's world matrix is its local. */
     TEST_WORLD(s, t.C1, w1);
@@ -773,7 +773,7 @@ static void test_detach_keep_local(void **state)
 static void check_trs_reproduces_(arbor_scene *s, arbor_node n, const arbor_real *w_before, const char *file, int line)
 {
     arbor_trs trs;
-    if (arbor_node_get_trs(s, n, &trs) != ARBOR_OK) _fail(file, line);
+    if (arbor_node_trs(s, n, &trs) != ARBOR_OK) _fail(file, line);
     double len = test_quat_len(trs.rotation);
     if (!(fabs(len - 1) <= TEST_EPS_ROUNDTRIP)) {
         print_error("the new local rotation is not a unit quaternion (length %g)\n", len);
@@ -804,7 +804,7 @@ static void test_detach_keep_world(void **state)
     CHECK_TRS_REPRODUCES(s, t.A1, w0);
     /* The root's TRS is the world's: translation is the world translation. */
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, t.A1, &trs));
+    ASSERT_OK(arbor_node_trs(s, t.A1, &trs));
     ASSERT_VEC3_NEAR(trs.translation, w0[12], w0[13], w0[14], TEST_EPS_ROUNDTRIP * 10);
     /* R's uniform scale 2 times A1's (1, 1.5, 0.5). */
     ASSERT_VEC3_NEAR(trs.scale, 2, 3, 1, TEST_EPS_ROUNDTRIP * 10);
@@ -841,7 +841,7 @@ static void test_keep_world_plain(void **state)
     ASSERT_REF_WORLD_IS(s, c, wc, TEST_EPS_ROUNDTRIP);
     /* Scale: 2 / 0.5 = 4 times (1, 2, 3). */
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, c, &trs));
+    ASSERT_OK(arbor_node_trs(s, c, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 4, 8, 12, TEST_EPS_ROUNDTRIP * 100);
     TEST_WORLD(s, g, w);
     ASSERT_MAT4_NEAR_REL(w, wg, TEST_EPS_ROUNDTRIP);
@@ -870,7 +870,7 @@ static void test_keep_world_mirror(void **state)
     ASSERT_OK(arbor_node_set_parent(s, c, M, ARBOR_NONE, ARBOR_KEEP_WORLD));
     assert_false(arbor_node_is_matrix_backed(s, c));
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, c, &trs));
+    ASSERT_OK(arbor_node_trs(s, c, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 1, -1, 1, TEST_EPS_ROUNDTRIP);
     ASSERT_OK(arbor_node_local_matrix(s, c, l));
     ASSERT_NEAR(arbor_mat4_determinant3(l), -1, TEST_EPS_ROUNDTRIP);
@@ -880,7 +880,7 @@ static void test_keep_world_mirror(void **state)
 
     /* Out again: no reflection left. */
     ASSERT_OK(arbor_node_set_parent(s, c, ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_WORLD));
-    ASSERT_OK(arbor_node_get_trs(s, c, &trs));
+    ASSERT_OK(arbor_node_trs(s, c, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 1, 1, 1, TEST_EPS_ROUNDTRIP);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, qc[0], qc[1], qc[2], qc[3], TEST_EPS_ROUNDTRIP);
     CHECK_TRS_REPRODUCES(s, c, w0);
@@ -893,7 +893,7 @@ static void test_keep_world_mirror(void **state)
        columns are 1, 2 and 1 long and det W = -2 */
     ASSERT_NEAR(arbor_mat4_determinant3(wm), -2, TEST_EPS);
     ASSERT_OK(arbor_node_set_parent(s, m, ARBOR_NONE, ARBOR_NONE, ARBOR_KEEP_WORLD));
-    ASSERT_OK(arbor_node_get_trs(s, m, &trs));
+    ASSERT_OK(arbor_node_trs(s, m, &trs));
     ASSERT_VEC3_NEAR(trs.scale, 1, -2, 1, TEST_EPS_ROUNDTRIP);
     CHECK_TRS_REPRODUCES(s, m, wm);
     TEST_WORLD(s, m, w);
@@ -1213,7 +1213,7 @@ static void test_locked_matrix(void **state)
     SNAP_SAME(&before, &after);
 
     /* get_trs is the decomposition. */
-    ASSERT_OK(arbor_node_get_trs(s, n, &trs));
+    ASSERT_OK(arbor_node_trs(s, n, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 1, 2, 3, TEST_EPS);
     ASSERT_VEC3_NEAR(trs.scale, 1, 2, 3, TEST_EPS_ROUNDTRIP);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, q[0], q[1], q[2], q[3], TEST_EPS_ROUNDTRIP);
@@ -1258,7 +1258,7 @@ static void test_unlocked_matrix_trs_write(void **state)
         assert_false(arbor_node_is_locked(s, n[i]));
     }
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, n[0], &trs));
+    ASSERT_OK(arbor_node_trs(s, n[0], &trs));
     ASSERT_VEC3_NEAR(trs.translation, 1, 2, 3, TEST_EPS);
     ASSERT_VEC3_NEAR(trs.scale, 2, 3, 4, TEST_EPS_ROUNDTRIP);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, q[0], q[1], q[2], q[3], TEST_EPS_ROUNDTRIP);
@@ -1274,7 +1274,7 @@ static void test_unlocked_matrix_trs_write(void **state)
     const arbor_real *exp_q[4] = { q, q2, q, Q4(0, 0, 0, 1) };
     for (int i = 0; i < 4; i++) {
         assert_false(arbor_node_is_matrix_backed(s, n[i]));
-        ASSERT_OK(arbor_node_get_trs(s, n[i], &trs));
+        ASSERT_OK(arbor_node_trs(s, n[i], &trs));
         ASSERT_VEC3_NEAR(trs.translation, exp_t[i][0], exp_t[i][1], exp_t[i][2], TEST_EPS_ROUNDTRIP);
         ASSERT_VEC3_NEAR(trs.scale, exp_s[i][0], exp_s[i][1], exp_s[i][2], TEST_EPS_ROUNDTRIP);
         ASSERT_QUAT_SAME_ROTATION(trs.rotation, exp_q[i][0], exp_q[i][1], exp_q[i][2], exp_q[i][3],
@@ -2447,8 +2447,8 @@ static void create_nodes_as_one_by_one(bool holes, bool relaid)
         assert_int_equal(arbor_node_is_locked(a, x), arbor_node_is_locked(b, y));
         assert_int_equal(arbor_node_is_matrix_backed(a, x), arbor_node_is_matrix_backed(b, y));
         arbor_trs ta, tb;
-        ASSERT_OK(arbor_node_get_trs(a, x, &ta));
-        ASSERT_OK(arbor_node_get_trs(b, y, &tb));
+        ASSERT_OK(arbor_node_trs(a, x, &ta));
+        ASSERT_OK(arbor_node_trs(b, y, &tb));
         assert_memory_equal(&ta, &tb, sizeof ta);
         arbor_real wa[16], wb[16];
         ASSERT_OK(arbor_node_local_matrix(a, x, wa));

@@ -41,7 +41,7 @@ static void world_d(arbor_scene *s, arbor_node n, double out[16]) {
     for (arbor_node k = n; !arbor_node_is_none(k); k = arbor_node_parent(s, k)) {
         arbor_trs v;
         double local[16];
-        ASSERT_OK(arbor_node_get_trs(s, k, &v));
+        ASSERT_OK(arbor_node_trs(s, k, &v));
         test_ref_compose_trs(local, &v);
         test_ref_mul(m, local, m);
     }
@@ -109,7 +109,7 @@ static void test_instance_world_matrices(void **state) {
     arbor_trs moved = trs_of(7, 7, 7, Q4(0, 2, 0, 2), 3, 1, 1);
     ASSERT_OK(arbor_node_set_instance(s, grove, 1, &moved));
     arbor_trs back;
-    ASSERT_OK(arbor_node_get_instance(s, grove, 1, &back));
+    ASSERT_OK(arbor_node_instance(s, grove, 1, &back));
     ASSERT_NEAR(test_quat_len(back.rotation), 1, TEST_EPS);
     expect_instance(s, grove, 1, &moved);
     arbor_real first[16];
@@ -202,8 +202,10 @@ static void test_bounds_cull_and_gather(void **state) {
     /* instancing: a matrix per instance, the mirrored one in a batch of its own */
     float matrices[N * 16];
     arbor_instance_batch batches[4];
-    uint32_t batch_count;
-    ASSERT_OK(arbor_scene_gather_instances(s, &row, 1, ARBOR_LAYOUT_MAT4, matrices, batches, 4, &batch_count));
+    uint32_t batch_count, matrix_count;
+    ASSERT_OK(arbor_scene_instance_batches(s, &row, 1, ARBOR_LAYOUT_MAT4, matrices, N, &matrix_count, batches, 4,
+                                           &batch_count));
+    assert_int_equal(matrix_count, N);
     assert_int_equal(batch_count, 2);
     assert_int_equal(batches[0].count, N - 1);
     assert_false(batches[0].mirrored);
@@ -219,10 +221,93 @@ static void test_bounds_cull_and_gather(void **state) {
     ASSERT_OK(arbor_node_set_visible(s, root, false));
     assert_int_equal(cull_count(s, near, 1, out, 4, NULL), 0);
     assert_int_equal(cull_instances(s, row, near, 1, seen, N, NULL), 0);
-    ASSERT_OK(arbor_scene_gather_instances(s, &row, 1, ARBOR_LAYOUT_MAT4, matrices, batches, 4, &batch_count));
+    ASSERT_OK(arbor_scene_instance_batches(s, &row, 1, ARBOR_LAYOUT_MAT4, matrices, N, &matrix_count, batches, 4,
+                                           &batch_count));
+    assert_int_equal(matrix_count, 0);
     assert_int_equal(batch_count, 0);
     ASSERT_OK(arbor_node_set_visible(s, root, true));
     assert_int_equal(cull_count(s, near, 1, out, 4, NULL), 1);
+    arbor_scene_destroy(s);
+}
+
+/* A node with 8 instances gives 8 matrices: an array sized for the listed nodes (one matrix)
+   holds the first, *matrix_count says 8, and nothing is written past the cap (a heap array, so
+   ASan sees a write past it; arbor_scene_gather_instances, without a cap, wrote all 8 there).
+   The matrices against W_node * T_i computed here in double. */
+static void test_instance_batches_capacity(void **state) {
+    (void)state;
+    arbor_scene *s = new_scene(NULL);
+    arbor_node tree;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .translation = { 1, 2, 3 }, .rotation = { 0, 0, 0.70710678f, 0.70710678f } },
+                                &tree));
+    enum { K = 8 };
+    arbor_trs at[K];
+    for (int i = 0; i < K; i++) at[i] = trs_of(i, 0, 0, Q4(0, 0, 0, 1), 1, 1, i == 5 ? -1 : 1); /* 5 mirrored */
+    ASSERT_OK(arbor_node_set_instances(s, tree, at, K));
+    ASSERT_OK(arbor_node_set_mesh(s, tree, 2));
+    double expect[K][16];
+    for (int i = 0; i < K; i++) {
+        double local[16];
+        world_d(s, tree, expect[i]);
+        test_ref_compose_trs(local, &at[i]);
+        test_ref_mul(expect[i], expect[i], local);
+    }
+    /* the whole list, for the order: the 7 plain instances in a batch, then the mirrored one */
+    const int order[K] = { 0, 1, 2, 3, 4, 6, 7, 5 };
+    for (uint32_t cap = 0; cap <= K; cap++) {
+        float *m = malloc(sizeof(float) * 12 * (cap ? cap : 1));
+        arbor_instance_batch b[2] = { { 0 } };
+        uint32_t matrix_count = 0, batch_count = 0;
+        ASSERT_OK(arbor_scene_instance_batches(s, &tree, 1, ARBOR_LAYOUT_MAT3X4, cap ? m : NULL, cap, &matrix_count, b,
+                                               cap < 4 ? 1 : 2, &batch_count));
+        assert_int_equal(matrix_count, K);
+        assert_int_equal(batch_count, 2);
+        assert_int_equal(b[0].mesh, 2);
+        assert_false(b[0].mirrored);
+        assert_int_equal(b[0].first, 0);
+        assert_int_equal(b[0].count, K - 1);
+        if (cap >= 4) {
+            assert_true(b[1].mirrored);
+            assert_int_equal(b[1].first, K - 1);
+            assert_int_equal(b[1].count, 1);
+        } else {
+            assert_int_equal(b[1].count, 0); /* past batch_cap: not written */
+        }
+        for (uint32_t j = 0; j < cap; j++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) ASSERT_NEAR(m[j * 12 + r * 4 + c], expect[order[j]][c * 4 + r], 1e-5);
+        free(m);
+    }
+    arbor_scene_destroy(s);
+}
+
+/* arbor.h's order of checks: a read given both a NULL out-pointer and a dead handle reports the
+   argument (ARBOR_ERR_INVALID_ARGUMENT), whichever read it is; a dead handle alone is
+   ARBOR_ERR_DEAD_NODE. (arbor_node_local_matrix and arbor_node_get_trs checked the handle first.) */
+static void test_reads_check_arguments_before_handles(void **state) {
+    (void)state;
+    arbor_scene *s = new_scene(NULL);
+    arbor_node dead = TEST_NODE(s, ARBOR_NONE, "dead", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, dead));
+    arbor_real m[16], v[3];
+    arbor_trs t;
+    arbor_camera c;
+    arbor_light l;
+#define BOTH(call_null, call_dead)                                                                                 \
+    do {                                                                                                           \
+        assert_int_equal(call_null, ARBOR_ERR_INVALID_ARGUMENT);                                                   \
+        assert_int_equal(call_dead, ARBOR_ERR_DEAD_NODE);                                                          \
+    } while (0)
+    BOTH(arbor_node_local_matrix(s, dead, NULL), arbor_node_local_matrix(s, dead, m));
+    BOTH(arbor_node_world_matrix(s, dead, NULL), arbor_node_world_matrix(s, dead, m));
+    BOTH(arbor_node_trs(s, dead, NULL), arbor_node_trs(s, dead, &t));
+    BOTH(arbor_node_world_trs(s, dead, NULL, NULL), arbor_node_world_trs(s, dead, &t, NULL));
+    BOTH(arbor_node_bounds(s, dead, NULL, v), arbor_node_bounds(s, dead, v, v));
+    BOTH(arbor_node_world_bounds(s, dead, NULL, v), arbor_node_world_bounds(s, dead, v, v));
+    BOTH(arbor_node_camera(s, dead, NULL), arbor_node_camera(s, dead, &c));
+    BOTH(arbor_node_light(s, dead, NULL), arbor_node_light(s, dead, &l));
+    BOTH(arbor_node_instance(s, dead, 0, NULL), arbor_node_instance(s, dead, 0, &t));
+#undef BOTH
     arbor_scene_destroy(s);
 }
 
@@ -381,7 +466,7 @@ static void test_no_allocation_once_warm(void **state) {
     arbor_real plane[4] = {1, 0, 0, -30}, w[16];
     float matrices[64 * 16];
     arbor_instance_batch batches[2];
-    uint32_t seen[64], batch_count;
+    uint32_t seen[64], batch_count, matrix_count;
     arbor_node out[2];
     for (int warm = 0; warm < 2; warm++) {
         uint64_t before = counts.allocs + counts.reallocs;
@@ -395,7 +480,8 @@ static void test_no_allocation_once_warm(void **state) {
             (void)arbor_node_effectively_visible(s, row);
             cull_count(s, plane, 1, out, 2, NULL);
             cull_instances(s, row, plane, 1, seen, 64, NULL);
-            ASSERT_OK(arbor_scene_gather_instances(s, &row, 1, ARBOR_LAYOUT_MAT3X4, matrices, batches, 2, &batch_count));
+            ASSERT_OK(arbor_scene_instance_batches(s, &row, 1, ARBOR_LAYOUT_MAT3X4, matrices, 64, &matrix_count, batches,
+                                                   2, &batch_count));
         }
         if (warm) assert_int_equal(counts.allocs + counts.reallocs, before);
     }
@@ -444,6 +530,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instance_world_matrices),
         cmocka_unit_test(test_bounds_cull_and_gather),
+        cmocka_unit_test(test_instance_batches_capacity),
+        cmocka_unit_test(test_reads_check_arguments_before_handles),
         cmocka_unit_test(test_visibility_against_a_walk),
         cmocka_unit_test(test_journal_and_clones),
         cmocka_unit_test(test_no_allocation_once_warm),

@@ -8,6 +8,7 @@
  * ARBOR_API declarations of the public headers, so a new export without a row fails.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, PATH_MAX (test_samples.h) */
+#define ARBOR_NO_DEPRECATION_WARNINGS /* the 1.0 names have their rows too */
 #include <ctype.h>
 #include <limits.h>
 #include <dirent.h>
@@ -118,6 +119,11 @@ ROW(arbor_node_set_trs) {
 ROW(arbor_node_set_local_matrix) {
     INVALID(arbor_node_set_local_matrix(NULL, N, M16, false));
     INVALID(arbor_node_set_local_matrix(S, N, NULL, false));
+}
+ROW(arbor_node_trs) {
+    arbor_trs t;
+    INVALID(arbor_node_trs(NULL, N, &t));
+    INVALID(arbor_node_trs(S, N, NULL));
 }
 ROW(arbor_node_get_trs) {
     arbor_trs t;
@@ -335,6 +341,11 @@ ROW(arbor_node_set_bounds) {
     INVALID(arbor_node_set_bounds(S, N, NULL, V));
     INVALID(arbor_node_set_bounds(S, N, V, NULL));
 }
+ROW(arbor_node_bounds) {
+    INVALID(arbor_node_bounds(NULL, N, OUT, OUT));
+    INVALID(arbor_node_bounds(S, N, NULL, OUT));
+    INVALID(arbor_node_bounds(S, N, OUT, NULL));
+}
 ROW(arbor_node_local_bounds) {
     assert_false(arbor_node_local_bounds(NULL, N, OUT, OUT));
     assert_false(arbor_node_local_bounds(S, N, NULL, OUT));
@@ -375,6 +386,16 @@ ROW(arbor_scene_gather_instances) {
     INVALID(arbor_scene_gather_instances(S, NULL, 1, ARBOR_LAYOUT_MAT4, F16, b, 2, &count));
     INVALID(arbor_scene_gather_instances(S, &N, 1, ARBOR_LAYOUT_MAT4, F16, NULL, 2, &count));
     INVALID(arbor_scene_gather_instances(S, &N, 1, ARBOR_LAYOUT_MAT4, F16, b, 2, NULL));
+}
+ROW(arbor_scene_instance_batches) {
+    arbor_instance_batch b[2];
+    uint32_t count, mc;
+    INVALID(arbor_scene_instance_batches(NULL, &N, 1, ARBOR_LAYOUT_MAT4, F16, 1, &mc, b, 2, &count));
+    INVALID(arbor_scene_instance_batches(S, NULL, 1, ARBOR_LAYOUT_MAT4, F16, 1, &mc, b, 2, &count));
+    INVALID(arbor_scene_instance_batches(S, &N, 1, ARBOR_LAYOUT_MAT4, NULL, 1, &mc, b, 2, &count));
+    INVALID(arbor_scene_instance_batches(S, &N, 1, ARBOR_LAYOUT_MAT4, F16, 1, NULL, b, 2, &count));
+    INVALID(arbor_scene_instance_batches(S, &N, 1, ARBOR_LAYOUT_MAT4, F16, 1, &mc, NULL, 2, &count));
+    INVALID(arbor_scene_instance_batches(S, &N, 1, ARBOR_LAYOUT_MAT4, F16, 1, &mc, b, 2, NULL));
 }
 
 /* edit.h */
@@ -481,6 +502,16 @@ ROW(arbor_clip_channel) {
     INVALID(arbor_clip_channel(CLIP, 0, NULL));
 }
 ROW(arbor_clip_target_name) { assert_null(arbor_clip_target_name(NULL, 0)); }
+ROW(arbor_clip_rig_by_names) {
+    arbor_node rig[1];
+    uint32_t count;
+    INVALID(arbor_clip_rig_by_names(NULL, S, NONE, rig, 1, &count, NULL));
+    INVALID(arbor_clip_rig_by_names(CLIP, NULL, NONE, rig, 1, &count, NULL));
+    INVALID(arbor_clip_rig_by_names(CLIP, S, NONE, NULL, 1, &count, NULL));
+    INVALID(arbor_clip_rig_by_names(CLIP, S, NONE, rig, 1, NULL, NULL));
+    ASSERT_OK(arbor_clip_rig_by_names(CLIP, S, NONE, NULL, 0, &count, NULL)); /* documented: the size alone */
+    assert_int_equal(count, 1);
+}
 ROW(arbor_clip_bind_names) {
     arbor_node rig[1];
     assert_int_equal(arbor_clip_bind_names(NULL, S, NONE, rig), 0);
@@ -677,6 +708,11 @@ ROW(arbor_node_set_instances) {
     INVALID(arbor_node_set_instances(S, N, NULL, 1));
 }
 ROW(arbor_node_instance_count) { assert_int_equal(arbor_node_instance_count(NULL, N), 0); }
+ROW(arbor_node_instance) {
+    arbor_trs t;
+    INVALID(arbor_node_instance(NULL, N, 0, &t));
+    INVALID(arbor_node_instance(S, N, 0, NULL));
+}
 ROW(arbor_node_get_instance) {
     arbor_trs t;
     INVALID(arbor_node_get_instance(NULL, N, 0, &t));
@@ -735,7 +771,7 @@ static const row rows[] = {
     E(arbor_scene_create), E(arbor_scene_destroy), E(arbor_scene_update), E(arbor_scene_node_count),
     E(arbor_scene_max_depth), E(arbor_scene_stats_get), E(arbor_scene_stats_reset), E(arbor_node_create), E(arbor_scene_create_nodes),
     E(arbor_node_destroy), E(arbor_node_alive), E(arbor_node_set_translation), E(arbor_node_set_rotation),
-    E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs),
+    E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs), E(arbor_node_trs),
     E(arbor_node_local_matrix), E(arbor_node_is_matrix_backed), E(arbor_node_is_locked), E(arbor_node_set_name),
     E(arbor_node_user), E(arbor_node_set_user), E(arbor_scene_clear), E(arbor_scene_next_node),
     E(arbor_node_world_matrix), E(arbor_node_world_version), E(arbor_node_set_parent), E(arbor_node_parent),
@@ -754,9 +790,9 @@ static const row rows[] = {
     E(arbor_node_set_camera), E(arbor_node_camera), E(arbor_camera_view_matrix), E(arbor_camera_projection_matrix),
     E(arbor_camera_view_projection), E(arbor_camera_orbit), E(arbor_camera_look_at), E(arbor_camera_fly),
     E(arbor_node_set_light), E(arbor_node_light), E(arbor_light_world_position), E(arbor_light_world_direction),
-    E(arbor_node_set_mesh), E(arbor_node_mesh), E(arbor_node_set_bounds), E(arbor_node_local_bounds),
+    E(arbor_node_set_mesh), E(arbor_node_mesh), E(arbor_node_set_bounds), E(arbor_node_local_bounds), E(arbor_node_bounds),
     E(arbor_node_world_bounds), E(arbor_node_subtree_bounds), E(arbor_node_subtree_sphere), E(arbor_scene_cull),
-    E(arbor_frustum_planes), E(arbor_scene_gather_instances),
+    E(arbor_frustum_planes), E(arbor_scene_gather_instances), E(arbor_scene_instance_batches),
     E(arbor_journal_create), E(arbor_journal_destroy), E(arbor_scene_journal), E(arbor_journal_scene),
     E(arbor_journal_create_node), E(arbor_journal_destroy_node), E(arbor_journal_clone), E(arbor_journal_set_parent),
     E(arbor_journal_set_translation), E(arbor_journal_set_rotation), E(arbor_journal_set_scale), E(arbor_journal_set_trs),
@@ -767,7 +803,7 @@ static const row rows[] = {
     E(arbor_node_set_foreign_parent), E(arbor_node_has_foreign_parent), E(arbor_node_attach_to),
     E(arbor_scene_track_changes), E(arbor_scene_changed),
     E(arbor_clip_create), E(arbor_clip_destroy), E(arbor_clip_name), E(arbor_clip_duration), E(arbor_clip_rig_size),
-    E(arbor_clip_channel_count), E(arbor_clip_channel), E(arbor_clip_target_name), E(arbor_clip_bind_names),
+    E(arbor_clip_channel_count), E(arbor_clip_channel), E(arbor_clip_target_name), E(arbor_clip_bind_names), E(arbor_clip_rig_by_names),
     E(arbor_player_create), E(arbor_player_destroy), E(arbor_player_clip), E(arbor_player_apply), E(arbor_players_apply), E(arbor_players_apply_pose),
     E(arbor_pose_create), E(arbor_pose_destroy), E(arbor_pose_count), E(arbor_pose_nodes), E(arbor_pose_trs),
     E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_validate), E(arbor_gltf_validate_messages),
@@ -781,7 +817,7 @@ static const row rows[] = {
     E(arbor_gltf_add_skins),
     E(arbor_last_error_info), E(arbor_simd_path), E(arbor_journal_set_visible), E(arbor_journal_set_instances),
     E(arbor_journal_set_instance), E(arbor_gltf_lod_count), E(arbor_gltf_lod_group), E(arbor_gltf_select_lods),
-    E(arbor_gltf_apply_visibility), E(arbor_node_set_instances), E(arbor_node_instance_count), E(arbor_node_get_instance),
+    E(arbor_gltf_apply_visibility), E(arbor_node_set_instances), E(arbor_node_instance_count), E(arbor_node_get_instance), E(arbor_node_instance),
     E(arbor_node_set_instance), E(arbor_node_instance_world_matrix), E(arbor_node_instance_world_matrices),
     E(arbor_node_cull_instances), E(arbor_scene_instanced_count), E(arbor_node_set_visible), E(arbor_node_visible),
     E(arbor_node_effectively_visible), E(arbor_scene_hidden_count), E(arbor_node_screen_coverage), E(arbor_lod_pick),

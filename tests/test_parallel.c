@@ -186,7 +186,7 @@ static void *read_all(void *arg) {
         arbor_trs trs;
         if (arbor_node_world_matrix(sh->s, sh->h[i], w) || memcmp(w, sh->world[i], sizeof w) ||
             arbor_node_world_version(sh->s, sh->h[i]) != sh->version[i] ||
-            arbor_node_local_matrix(sh->s, sh->h[i], l) || arbor_node_get_trs(sh->s, sh->h[i], &trs) ||
+            arbor_node_local_matrix(sh->s, sh->h[i], l) || arbor_node_trs(sh->s, sh->h[i], &trs) ||
             arbor_node_parent(sh->s, sh->h[i]).id != (sh->parent[i] >= 0 ? sh->h[sh->parent[i]].id : 0))
             r->mismatches++;
         (void)arbor_node_name(sh->s, sh->h[i]);
@@ -319,10 +319,10 @@ static void test_bulk_writes(void **state) {
     const arbor_real q[12] = {0, 0, 0, 2, 0, 2, 0, 0, 1, 1, 1, 1};
     assert_int_equal(arbor_scene_set_rotations(s, n, q, 3), ARBOR_OK);
     arbor_trs trs;
-    assert_int_equal(arbor_node_get_trs(s, n[2], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[2], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.translation[0], 7, 0);
     ASSERT_NEAR(trs.rotation[0], 0.5, TEST_EPS);
-    assert_int_equal(arbor_node_get_trs(s, n[1], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[1], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.rotation[1], 1, 0);
     arbor_real w[16];
     assert_int_equal(arbor_node_world_matrix(s, n[1], w), ARBOR_OK);
@@ -333,24 +333,24 @@ static void test_bulk_writes(void **state) {
     assert_int_equal(arbor_scene_set_rotations(s, n, bad_q, 3), ARBOR_ERR_INVALID_ARGUMENT);
     const arbor_real nan_t[9] = {0, 0, 0, 0, 0, 0, 0, NAN, 0};
     assert_int_equal(arbor_scene_set_translations(s, n, nan_t, 3), ARBOR_ERR_NONFINITE);
-    assert_int_equal(arbor_node_get_trs(s, n[0], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[0], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.translation[0], 1, 0);
     ASSERT_NEAR(trs.rotation[3], 1, 0);
     const arbor_real m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     assert_int_equal(arbor_node_set_local_matrix(s, n[2], m, true), ARBOR_OK);
     const arbor_real ones[9] = {2, 2, 2, 2, 2, 2, 2, 2, 2};
     assert_int_equal(arbor_scene_set_scales(s, n, ones, 3), ARBOR_ERR_LOCKED);
-    assert_int_equal(arbor_node_get_trs(s, n[0], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[0], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.scale[0], 1, 0);
     arbor_node dead = n[1];
     assert_int_equal(arbor_node_destroy(s, dead), ARBOR_OK);
     assert_int_equal(arbor_scene_set_scales(s, n, ones, 2), ARBOR_ERR_DEAD_NODE);
     arbor_node with_none[2] = {n[0], ARBOR_NONE};
     assert_int_equal(arbor_scene_set_scales(s, with_none, ones, 2), ARBOR_ERR_INVALID_ARGUMENT);
-    assert_int_equal(arbor_node_get_trs(s, n[0], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[0], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.scale[0], 1, 0);
     assert_int_equal(arbor_scene_set_scales(s, n, ones, 1), ARBOR_OK);
-    assert_int_equal(arbor_node_get_trs(s, n[0], &trs), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, n[0], &trs), ARBOR_OK);
     ASSERT_NEAR(trs.scale[0], 2, 0);
     assert_int_equal(arbor_scene_set_scales(s, NULL, NULL, 0), ARBOR_OK);
     arbor_scene_destroy(s);
@@ -657,7 +657,7 @@ static void test_parallel_bulk_writes(void **state) {
     }
     /* refusals: the lowest bad index is reported, and nothing is written */
     arbor_trs before, after;
-    assert_int_equal(arbor_node_get_trs(par, hp[0], &before), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(par, hp[0], &before), ARBOR_OK);
     for (uint32_t i = 0; i < n; i++) test_rng_quat(&edits, v + 4 * i);
     v[4 * 30000 + 2] = NAN;
     v[4 * 35000] = v[4 * 35000 + 1] = v[4 * 35000 + 2] = v[4 * 35000 + 3] = 0;
@@ -669,7 +669,7 @@ static void test_parallel_bulk_writes(void **state) {
     const arbor_real m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     assert_int_equal(arbor_node_set_local_matrix(par, hp[20000], m, true), ARBOR_OK);
     assert_int_equal(arbor_scene_set_translations_parallel(par, hp, v, n, &ex), ARBOR_ERR_LOCKED);
-    assert_int_equal(arbor_node_get_trs(par, hp[0], &after), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(par, hp[0], &after), ARBOR_OK);
     assert_memory_equal(&before, &after, sizeof before);
     free(v);
     free(order_s);
@@ -700,7 +700,7 @@ static arbor_result serial_s(arbor_scene *s, const arbor_node *h, const arbor_re
 /* The TRS and world version of every node, to see that a refused call wrote nothing. */
 static void snapshot(arbor_scene *s, const arbor_node *h, uint32_t n, arbor_trs *trs, uint64_t *version) {
     for (uint32_t i = 0; i < n; i++) {
-        assert_int_equal(arbor_node_get_trs(s, h[i], &trs[i]), ARBOR_OK);
+        assert_int_equal(arbor_node_trs(s, h[i], &trs[i]), ARBOR_OK);
         version[i] = arbor_node_world_version(s, h[i]);
     }
 }
@@ -788,7 +788,7 @@ static void test_bulk_writes_refuse_bad_handles(void **state) {
     /* and with every handle good, the parallel call writes */
     assert_int_equal(arbor_scene_set_translations_parallel(s, h, v, n, &on_pool), ARBOR_OK);
     arbor_trs t;
-    assert_int_equal(arbor_node_get_trs(s, h[n - 1], &t), ARBOR_OK);
+    assert_int_equal(arbor_node_trs(s, h[n - 1], &t), ARBOR_OK);
     assert_true(t.translation[0] == v[3 * (n - 1)] && t.translation[2] == v[3 * (n - 1) + 2]); /* 3 values a node */
     arbor_pool_destroy(pool);
     arbor_scene_destroy(other);

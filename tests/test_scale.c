@@ -258,7 +258,7 @@ static void test_chain_reparent_middle(void **state)
     TEST_WORLD(s, last, after);
     ASSERT_MAT4_NEAR_REL(after, before, TEST_EPS_ROUNDTRIP);
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, m, &trs));
+    ASSERT_OK(arbor_node_trs(s, m, &trs));
     /* inverse(W_{mid-1}) * W_m = T(-(mid-1) t) T((-5,0,0) + t), t = (1, 0.5, 0.25) */
     const double j = 1.0 - (double)(mid - 1);
     ASSERT_VEC3_NEAR(trs.translation, -5 + j, 0.5 * j, 0.25 * j, 0.1);

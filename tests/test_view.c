@@ -339,7 +339,7 @@ static void test_orbit(void **state) {
     /* alpha = beta = pi/2: the eye on +Z of the target, looking down -Z with +Y up. */
     ASSERT_OK(arbor_camera_orbit(s, cam, (arbor_real)(PI / 2), (arbor_real)(PI / 2), 10, V3(1, 2, 3)));
     arbor_trs trs;
-    ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
+    ASSERT_OK(arbor_node_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 1, 2, 13, TEST_EPS * 10);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, TEST_EPS);
     ASSERT_VEC3_NEAR(trs.scale, 2, 2, 2, 0); /* kept */
@@ -349,7 +349,7 @@ static void test_orbit(void **state) {
     /* alpha = 0, beta = 60 degrees, radius 2: the eye at 2 (sin 60, cos 60, 0) from the target;
        it looks at the target, its X stays level, its Y leans up. */
     ASSERT_OK(arbor_camera_orbit(s, cam, 0, (arbor_real)(PI / 3), 2, V3(0, 0, 0)));
-    ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
+    ASSERT_OK(arbor_node_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, sqrt(3), 1, 0, TEST_EPS * 10);
     camera_axes(s, cam, x, y, z, eye);
     ASSERT_NEAR(z[0], sqrt(3) / 2, TEST_EPS);  /* -Z points from the eye to the target */
@@ -360,7 +360,7 @@ static void test_orbit(void **state) {
 
     /* beta = 0: straight down from above, still a rotation. */
     ASSERT_OK(arbor_camera_orbit(s, cam, 0, 0, 3, V3(0, 0, 0)));
-    ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
+    ASSERT_OK(arbor_node_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 0, 3, 0, TEST_EPS);
     camera_axes(s, cam, x, y, z, eye);
     ASSERT_VEC3_NEAR(((arbor_real[3]){ (arbor_real)z[0], (arbor_real)z[1], (arbor_real)z[2] }), 0, 1, 0, TEST_EPS);
@@ -402,7 +402,7 @@ static void test_look_at_and_free(void **state) {
     const double h = sqrt(0.5);
 
     ASSERT_OK(arbor_camera_look_at(s, cam, V3(0, 0, 5), V3(0, 0, 0), V3(0, 1, 0)));
-    ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
+    ASSERT_OK(arbor_node_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 0, 0, 5, 0);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, TEST_EPS);
     /* An up of (1, 1, 0) banks the camera 45 degrees about its line of sight. */
@@ -422,7 +422,7 @@ static void test_look_at_and_free(void **state) {
 
     /* Free: yaw about +Y, then pitch about the camera's +X. */
     ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), 0, 0));
-    ASSERT_OK(arbor_node_get_trs(s, cam, &trs));
+    ASSERT_OK(arbor_node_trs(s, cam, &trs));
     ASSERT_VEC3_NEAR(trs.translation, 1, 2, 3, 0);
     ASSERT_QUAT_SAME_ROTATION(trs.rotation, 0, 0, 0, 1, TEST_EPS);
     ASSERT_OK(arbor_camera_fly(s, cam, V3(1, 2, 3), (arbor_real)(PI / 2), 0));

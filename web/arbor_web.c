@@ -234,7 +234,7 @@ AW_API int aw_local_trs(aw_scene *sc, int32_t i, float *out) {
     arbor_node n;
     arbor_trs trs;
     if (!node_at(sc, i, &n)) return fail_index(sc, i);
-    arbor_result r = arbor_node_get_trs(sc->scene, n, &trs);
+    arbor_result r = arbor_node_trs(sc->scene, n, &trs);
     if (r != ARBOR_OK) return fail_last(r);
     put_trs(&trs, out);
     return ARBOR_OK;
@@ -263,7 +263,7 @@ AW_API int32_t aw_node_mesh(const aw_scene *sc, int32_t i) {
    max); 0 when it has none. */
 AW_API int aw_bounds(aw_scene *sc, int32_t i, int world, float *out) {
     arbor_node n;
-    if (!node_at(sc, i, &n) || !arbor_node_local_bounds(sc->scene, n, out, out + 3)) return 0;
+    if (!node_at(sc, i, &n) || arbor_node_bounds(sc->scene, n, out, out + 3) != ARBOR_OK || out[0] > out[3]) return 0;
     if (world && arbor_node_world_bounds(sc->scene, n, out, out + 3) != ARBOR_OK) return 0;
     return 1;
 }

@@ -65,7 +65,7 @@ static void build_fox(crowd *c, const char *path) {
              t = arbor_scene_next_node(template, t)) {
             int64_t i = arbor_gltf_index(doc, t), p = arbor_gltf_index(doc, arbor_node_parent(template, t));
             arbor_trs trs;
-            arbor_node_get_trs(template, t, &trs);
+            arbor_node_trs(template, t, &trs);
             arbor_node_desc d = { .name = arbor_node_name(template, t), .parent = p >= 0 ? copy[p] : ARBOR_NONE };
             memcpy(d.translation, trs.translation, sizeof d.translation);
             memcpy(d.rotation, trs.rotation, sizeof d.rotation);

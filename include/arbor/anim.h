@@ -16,7 +16,7 @@
  * Targets and rigs. A clip's channels target indices into a node list, the "rig": for a glTF
  * clip the target is the file's node index, so the rig of a loaded file is its nodes in file
  * order (arbor_gltf_node(doc, i)), and the rig of a copy of that character is the copy's nodes
- * in the same order. arbor_clip_bind_names builds a rig by node names instead. A player copies
+ * in the same order. arbor_clip_rig_by_names builds a rig by node names instead. A player copies
  * its rig; an ARBOR_NONE entry leaves its target's channels out.
  *
  * Sampling (glTF 2.0, section 3.11):
@@ -100,7 +100,7 @@ typedef struct arbor_clip_desc {       /* all zero: an empty clip */
     uint32_t channel_count;
     uint32_t rig_size;                 /* 0: one more than the largest target */
     const char *const *target_names;   /* NULL, or rig_size names (NULL entries allowed), copied:
-                                          for arbor_clip_bind_names */
+                                          for arbor_clip_rig_by_names */
     double duration;                   /* 0: the last keyframe time of all channels */
     arbor_allocator allocator;         /* all zero: malloc, realloc, free */
 } arbor_clip_desc;
@@ -135,10 +135,13 @@ ARBOR_API const char *arbor_clip_target_name(const arbor_clip *clip, uint32_t ta
 
 /* A rig by names: rig[i] = the first node named like target i (breadth first, in the subtree of
    root; ARBOR_NONE: every root's subtree), for every target a channel animates; ARBOR_NONE
-   elsewhere. rig holds arbor_clip_rig_size(clip) entries. Returns how many animated targets
-   found their node. */
-ARBOR_API uint32_t arbor_clip_bind_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root,
-                                         arbor_node *rig);
+   elsewhere. rig holds cap entries, and the first cap of the rig are written (rig may be NULL
+   when cap is 0); *count gets the rig's size (arbor_clip_rig_size) even when cap is smaller,
+   *found (may be NULL) how many animated targets found their node, in the whole rig. Refused
+   (ARBOR_ERR_INVALID_ARGUMENT, nothing written): a NULL clip, scene or count, NULL rig with
+   cap > 0. */
+ARBOR_API arbor_result arbor_clip_rig_by_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root,
+                                               arbor_node *rig, uint32_t cap, uint32_t *count, uint32_t *found);
 
 /* ---- Players --------------------------------------------------------------------------------- */
 
@@ -262,6 +265,14 @@ ARBOR_API arbor_result arbor_skins_skin(const arbor_skins *skins, uint32_t skin,
    (ARBOR_ERR_INVALID_ARGUMENT). Allocates nothing. */
 ARBOR_API arbor_result arbor_skins_compute(arbor_skins *skins, arbor_matrix_layout layout, float *out,
                                            uint32_t matrix_cap, const arbor_executor *executor);
+
+/* ---- 1.0 names (docs/MIGRATING.md) ------------------------------------------------------------ */
+
+/* arbor_clip_rig_by_names without a capacity: rig must hold arbor_clip_rig_size(clip) entries
+   (a smaller array is overrun). Returns how many animated targets found their node (0 for NULL
+   arguments). */
+ARBOR_API uint32_t arbor_clip_bind_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root,
+                                         arbor_node *rig) ARBOR_DEPRECATED("arbor_clip_rig_by_names");
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,29 @@
  * - Names: arbor_<object>_<verb> for functions, arbor_<object> for types, ARBOR_ for macros and
  *   constants. A name says what a thing is: no verb of a lifetime (create, destroy) names
  *   anything else.
+ * - Getters are named by what they give, arbor_<object>_<what>, the name their setter has after
+ *   set_: arbor_node_trs (arbor_node_set_trs), arbor_node_camera, arbor_node_bounds,
+ *   arbor_node_instance, arbor_node_local_matrix, arbor_node_world_matrix. A yes-or-no read is
+ *   named as the question and returns bool: arbor_node_alive, arbor_node_visible,
+ *   arbor_node_is_locked, arbor_node_has_foreign_parent. No getter says get, but where C would
+ *   give a function the name of the struct it fills: arbor_X_stats_get and
+ *   arbor_gltf_counts_get fill an arbor_X_stats and an arbor_gltf_counts.
+ * - Arguments: the object first (the scene, journal, pose, player, clip, skins, document), then
+ *   the node or nodes, then what the call reads, then what it writes (out-pointers, lists),
+ *   then an executor. A count comes right after the array, or the arrays of one length read
+ *   together, that it counts: (nodes, values, count) in arbor_scene_set_translations and
+ *   arbor_lod_pick, (nodes, count) in arbor_scene_instance_batches and arbor_pose_create; a list
+ *   written is (out, cap) followed by its count's out-parameter. math.h alone puts out first,
+ *   as C's memcpy and cglm do.
+ * - Const: a read takes its object const, unless it may bring up to date what the scene keeps
+ *   lazily (world matrices and versions, boxes, instance matrices, effective visibility, the
+ *   instancing table): arbor_node_world_matrix, arbor_node_world_bounds, arbor_scene_cull,
+ *   arbor_node_effectively_visible take a non-const scene, arbor_node_local_matrix and
+ *   arbor_node_trs a const one.
+ * - Order of checks: a read refuses a NULL out-pointer before it looks at the node
+ *   (ARBOR_ERR_INVALID_ARGUMENT whatever the handle); a write looks at the node first (dead:
+ *   ARBOR_ERR_DEAD_NODE, locked: ARBOR_ERR_LOCKED), then at what it is given. A refusal reports
+ *   the first check that fails.
  * - Objects: every object is made by a constructor that returns an arbor_result and hands the
  *   new object out through its last parameter, `arbor_result arbor_X_create(<inputs>, arbor_X
  *   **out)`, and is ended by `void arbor_X_destroy(arbor_X *)`, which accepts NULL. (Scenes,
@@ -42,12 +65,29 @@
  *   keeps its end after ".../"; a node loaded from a glTF file also gives its index in the file
  *   while its document lives ('root/arm' (#3)). glTF messages name a file's nodes by their index in the file (node 3,
  *   /nodes/3). A handle's id and generation never appear.
- * - Queries: a query that can be refused returns an arbor_result and gives its count through an
- *   out-parameter (arbor_scene_cull, arbor_gltf_scene_roots, arbor_gltf_skin), so "none" and
- *   "refused" never look alike. Plain reads of one node (its parent, name, depth, children,
- *   mesh) answer a neutral value for a dead handle (ARBOR_NONE, NULL, 0, -1, false), as each
- *   says. Lists written into caller arrays take (out, cap) and report the whole count even when
- *   cap is smaller.
+ * - Queries: a read whose answer is a value it writes through out-pointers (a matrix, a TRS, a
+ *   box, a camera) returns an arbor_result (a NULL pointer, a dead handle, an index out of
+ *   range are refused), never a bool (lists: below). Where having nothing is an answer it is
+ *   ARBOR_OK with the empty value (arbor_node_bounds and arbor_node_world_bounds of a node
+ *   without bounds: min = +inf, max = -inf), and where it is not, a refusal (arbor_node_camera
+ *   of a node without one). A query that can be refused gives
+ *   its count through an out-parameter (arbor_scene_cull, arbor_gltf_scene_roots,
+ *   arbor_gltf_skin), so "none" and "refused" never look alike. Plain reads of one node that
+ *   return their answer (its parent, name, depth, children, mesh) answer a neutral value for a
+ *   dead handle (ARBOR_NONE, NULL, 0, -1, false), as each says. The pure functions of math.h
+ *   touch no object and keep no last error: the two that can reject their input
+ *   (arbor_mat4_decompose, arbor_mat4_invert_affine) return bool.
+ * - Lists written into caller arrays: every array arbor writes a list of unknown length into
+ *   comes with its capacity, (out, cap), and the whole count comes back even when cap is
+ *   smaller (through a count out-parameter after cap, or as the return value of a read that
+ *   cannot be refused); the entries below cap are written, each in its place in the whole list,
+ *   and nothing past them, so a caller grows its array and calls again (cap 0 with a NULL array
+ *   asks for the count alone): arbor_scene_cull, arbor_scene_instance_batches (two lists, each
+ *   with its own cap and count), arbor_clip_rig_by_names, arbor_scene_changed. Where the length
+ *   is known before the call from a count of its own (arbor_skins_compute's
+ *   arbor_skins_joint_total, arbor_player_sample's rig size), a smaller cap is refused with
+ *   nothing written instead. Arrays of a length the caller gives (the out of
+ *   arbor_scene_create_nodes, count handles) or fixed (a matrix's 16 values) take no cap.
  * - Stats: `void arbor_X_stats_get(const arbor_X *, arbor_X_stats *out)` overwrites *out
  *   (arbor_scene_stats_get, arbor_journal_stats_get); counters that can be reset have
  *   arbor_X_stats_reset.
@@ -61,6 +101,10 @@
  * - Threads: a scene is used by one thread at a time, except for the reads after an update
  *   (scene.h); separate scenes are independent. arbor starts threads only in arbor_pool_create.
  * - Memory comes through the scene's allocator (or the one a desc gives).
+ * - Versions: a 1.y release adds names and changes none; a name that breaks these rules, or a
+ *   function whose parameters must change, gets a new name that keeps them, and the old one
+ *   stays exported and working, declared with ARBOR_DEPRECATED (base.h) at the end of its
+ *   header. docs/MIGRATING.md lists each, old -> new and why.
  */
 #ifndef ARBOR_ARBOR_H
 #define ARBOR_ARBOR_H

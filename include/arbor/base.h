@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define ARBOR_VERSION_MAJOR 1
-#define ARBOR_VERSION_MINOR 0
+#define ARBOR_VERSION_MINOR 1
 #define ARBOR_VERSION_PATCH 0
 
 #if defined(_WIN32) && defined(ARBOR_SHARED_BUILD)
@@ -50,6 +50,16 @@ extern "C" {
 #define ARBOR_API __attribute__((visibility("default")))
 #else
 #define ARBOR_API
+#endif
+
+/* Follows the declaration of a name kept from an earlier 1.y for the programs built with it
+   (still exported, still doing what it did) that has a better replacement: a new compile that
+   calls it gets a warning naming the replacement (docs/MIGRATING.md says why). Define
+   ARBOR_NO_DEPRECATION_WARNINGS before including arbor to compile old code as it is. */
+#if defined(__GNUC__) && !defined(ARBOR_NO_DEPRECATION_WARNINGS)
+#define ARBOR_DEPRECATED(replacement) __attribute__((deprecated("use " replacement " (docs/MIGRATING.md)")))
+#else
+#define ARBOR_DEPRECATED(replacement)
 #endif
 
 #if ARBOR_REAL_IS_DOUBLE
@@ -118,7 +128,7 @@ typedef struct arbor_error_info {
 /* The calling thread's last failure in parts; its strings live as arbor_last_error()'s. */
 ARBOR_API arbor_error_info arbor_last_error_info(void);
 
-/* "1.0.0", matching the ARBOR_VERSION_* macros the library was built with. The shared library's
+/* "1.1.0", matching the ARBOR_VERSION_* macros the library was built with. The shared library's
    SONAME carries the major version (libarbor.so.1). */
 ARBOR_API const char *arbor_version(void);
 

@@ -22,8 +22,9 @@
  *     arbor_cull_stats stats;
  *     uint32_t n;
  *     arbor_scene_cull(s, planes, 6, visible, cap, &n, &stats);
- *     arbor_scene_gather_instances(s, visible, n < cap ? n : cap, ARBOR_LAYOUT_MAT3X4, matrices,
- *                                  batches, batch_cap, &batch_count);
+ *     uint32_t matrix_count, batch_count;
+ *     arbor_scene_instance_batches(s, visible, n < cap ? n : cap, ARBOR_LAYOUT_MAT3X4, matrices,
+ *                                  matrix_cap, &matrix_count, batches, batch_cap, &batch_count);
  */
 #ifndef ARBOR_BOUNDS_H
 #define ARBOR_BOUNDS_H
@@ -46,8 +47,10 @@ ARBOR_API int32_t arbor_node_mesh(const arbor_scene *s, arbor_node n);
    ARBOR_ERR_INVALID_ARGUMENT. May allocate. */
 ARBOR_API arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_real min[3], const arbor_real max[3]);
 
-/* The node's local box; false (min = +inf, max = -inf) when it has none or is dead. */
-ARBOR_API bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]);
+/* The node's local box, as arbor_node_set_bounds gave it. No bounds: min = +inf, max = -inf
+   (ARBOR_OK), as arbor_node_world_bounds answers (min[0] > max[0] then: a box given has
+   min <= max). */
+ARBOR_API arbor_result arbor_node_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]);
 
 
 /* ---- Boxes up the tree ------------------------------------------------------------------------ */
@@ -120,23 +123,47 @@ typedef struct arbor_instance_batch {
 /* The world matrices of the nodes (a visible list, say) that carry a mesh, as floats ready for
    a GPU instance buffer, grouped by (mesh, mirrored): one batch per group, batches in order of
    their first node in `nodes`, nodes in input order inside a batch, the batches' instances one
-   after another in `matrices` (first and count are instance indices). Mirrored nodes get
-   batches of their own (their triangles' winding is reversed). Nodes without a mesh, or hidden
-   (themselves or an ancestor), are skipped; a node with instances (instances.h) gives one
-   matrix per instance, in instance order, each batched by its own determinant; a node listed
-   twice is drawn twice. matrices must hold 16 (MAT4) or 12 (MAT3X4) floats for every matrix
-   (each listed node that carries a mesh, or each of its instances); batches holds batch_cap
-   entries; *batch_count is the number of batches.
-   Refused, with nothing written: a NULL scene or batch_count, NULL nodes with count > 0 or
-   batches with batch_cap > 0, NULL matrices with instances to write, an unknown layout
-   (ARBOR_ERR_INVALID_ARGUMENT); a dead or ARBOR_NONE node in the list (ARBOR_ERR_DEAD_NODE,
-   ARBOR_ERR_INVALID_ARGUMENT); more batches than batch_cap (ARBOR_ERR_INVALID_ARGUMENT, with
-   *batch_count set to the number needed); no memory for the grouping table the scene keeps
-   between calls (ARBOR_ERR_OUT_OF_MEMORY; it only grows while the number of groups does). */
+   after another in the list of matrices (first and count are instance indices). Mirrored
+   nodes get batches of their own (their triangles' winding is reversed). Nodes without a mesh,
+   or hidden (themselves or an ancestor), are skipped; a node with instances (instances.h) gives
+   one matrix per instance, in instance order, each batched by its own determinant; a node
+   listed twice is drawn twice.
+   Two lists into caller arrays, each (out, cap, &count): matrices holds matrix_cap matrices of
+   16 (MAT4) or 12 (MAT3X4) floats, batches batch_cap batches. *matrix_count and *batch_count
+   get the whole counts even when a cap is smaller; then only the matrices and batches whose
+   index is below its cap are written (each in its place in the whole list) and nothing past
+   the caps: compare the counts with the caps, and call again with larger arrays when either
+   did not fit (caps 0 and NULL arrays ask for the counts alone).
+   Refused, with nothing written: a NULL scene, matrix_count or batch_count, NULL nodes with
+   count > 0, NULL matrices with matrix_cap > 0 or NULL batches with batch_cap > 0, an unknown
+   layout (ARBOR_ERR_INVALID_ARGUMENT); a dead or ARBOR_NONE node in the list
+   (ARBOR_ERR_DEAD_NODE, ARBOR_ERR_INVALID_ARGUMENT); no memory for the grouping table the
+   scene keeps between calls (ARBOR_ERR_OUT_OF_MEMORY; it only grows while the number of groups
+   does). */
+ARBOR_API arbor_result arbor_scene_instance_batches(arbor_scene *s, const arbor_node *nodes, uint32_t count,
+                                                    arbor_matrix_layout layout, float *matrices, uint32_t matrix_cap,
+                                                    uint32_t *matrix_count, arbor_instance_batch *batches,
+                                                    uint32_t batch_cap, uint32_t *batch_count);
+
+/* ---- 1.0 names (docs/MIGRATING.md) ------------------------------------------------------------ */
+
+/* arbor_scene_instance_batches without a capacity for the matrices: matrices must hold a
+   matrix (16 or 12 floats) for every listed node that carries a mesh and is not hidden, and
+   one for each instance of such a node with instances -- the *matrix_count
+   arbor_scene_instance_batches reports (at most the sum over the listed nodes of their
+   instance count, or 1 for a node without instances). A smaller array is overrun. More
+   batches than batch_cap is refused (ARBOR_ERR_INVALID_ARGUMENT, nothing written, with
+   *batch_count set to the number needed), and so is NULL matrices with matrices to write. */
 ARBOR_API arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *nodes, uint32_t count,
                                                     arbor_matrix_layout layout, float *matrices,
                                                     arbor_instance_batch *batches, uint32_t batch_cap,
-                                                    uint32_t *batch_count);
+                                                    uint32_t *batch_count)
+    ARBOR_DEPRECATED("arbor_scene_instance_batches");
+
+/* arbor_node_bounds answering bool: true when the node has a local box; false (min = +inf,
+   max = -inf) when it has none or is dead, and for NULL arguments (nothing written then). */
+ARBOR_API bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3])
+    ARBOR_DEPRECATED("arbor_node_bounds");
 
 #ifdef __cplusplus
 }

@@ -111,7 +111,7 @@ ARBOR_API arbor_result arbor_journal_set_bounds(arbor_journal *j, arbor_node n, 
                                                 const arbor_real max[3]);
 ARBOR_API arbor_result arbor_journal_set_camera(arbor_journal *j, arbor_node n, const arbor_camera *camera);
 ARBOR_API arbor_result arbor_journal_set_light(arbor_journal *j, arbor_node n, const arbor_light *light);
-/* instances.h's writes: visibility, a node's instances, one instance. */
+/* Visibility (scene.h), a node's instances and one instance (instances.h). */
 ARBOR_API arbor_result arbor_journal_set_visible(arbor_journal *j, arbor_node n, bool visible);
 ARBOR_API arbor_result arbor_journal_set_instances(arbor_journal *j, arbor_node n, const arbor_trs *instances,
                                                    uint32_t count);

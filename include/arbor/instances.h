@@ -11,14 +11,14 @@
  * (bounds.h) is then the union of its local box through every instance's world matrix, so
  * subtree boxes and culling include every instance; arbor_scene_cull tests a node's instances
  * as a group (its own box), then one by one while the group straddles; instancing
- * (arbor_scene_gather_instances) writes one matrix per instance, in instance order.
+ * (arbor_scene_instance_batches) writes one matrix per instance, in instance order.
  *
  * Visibility (declared in scene.h, the scene keeps it). Every node is visible unless hidden
  * with arbor_node_set_visible; a node is drawn
  * only when it and all its ancestors are visible (its effective visibility). The effective
  * visibility is cached per node and answered in O(1) when no visibility and no link changed
  * since; after a change, the first answer climbs to the nearest node whose answer is still
- * known (at most the node's depth). arbor_scene_cull, arbor_scene_gather_instances and the CLI's
+ * known (at most the node's depth). arbor_scene_cull, arbor_scene_instance_batches and the CLI's
  * `render` leave hidden nodes and their subtrees out. A scene that hides no node pays nothing.
  *
  * Levels of detail. A group lists its levels, the most detailed first, and for each the least
@@ -56,7 +56,7 @@ ARBOR_API arbor_result arbor_node_set_instances(arbor_scene *s, arbor_node n, co
 ARBOR_API uint32_t arbor_node_instance_count(const arbor_scene *s, arbor_node n);
 
 /* Instance i's TRS. ARBOR_ERR_INVALID_ARGUMENT for i out of range. */
-ARBOR_API arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out);
+ARBOR_API arbor_result arbor_node_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out);
 
 /* Writes instance i's TRS (rotation normalised), O(1), without
    allocating; refused as set_instances, and for i out of range. */
@@ -103,6 +103,12 @@ ARBOR_API arbor_real arbor_node_screen_coverage(arbor_scene *s, arbor_node n, co
    whose node is dead are passed over. -1 also for count 0 or when levels[0] is dead. */
 ARBOR_API int32_t arbor_lod_pick(arbor_scene *s, const arbor_node *levels, const arbor_real *coverage, uint32_t count,
                                  const arbor_real view_projection[16]);
+
+/* ---- 1.0 names (docs/MIGRATING.md) ------------------------------------------------------------ */
+
+/* arbor_node_instance, under the name of 1.0. */
+ARBOR_API arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out)
+    ARBOR_DEPRECATED("arbor_node_instance");
 
 #ifdef __cplusplus
 }

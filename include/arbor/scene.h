@@ -27,8 +27,8 @@
  *
  * Threads: a scene is used by one thread at a time, except that after arbor_scene_update()
  * and until the next write, the read functions (those taking a const scene, plus
- * arbor_node_world_matrix, arbor_node_world_version and arbor_node_local_matrix) change
- * nothing and may run on many threads at once. Separate scenes are independent.
+ * arbor_node_world_matrix and arbor_node_world_version) change nothing and may run on many
+ * threads at once. Separate scenes are independent.
  *
  * Walks never recurse and are bounded: upward by the scene's max_depth, down and across by
  * the node count. A link that would make a ring or exceed max_depth is refused when made.
@@ -170,10 +170,11 @@ ARBOR_API arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const ar
 ARBOR_API arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arbor_real m[16], bool lock);
 
 /* The node's TRS; for a matrix-backed node, the matrix's decomposition (arbor_mat4_decompose). */
-ARBOR_API arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out);
+ARBOR_API arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out);
 
-/* The node's local matrix: composed from its TRS, or the matrix it keeps (above). */
-ARBOR_API arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]);
+/* The node's local matrix: its matrix, or T * R * S composed from its TRS. (1.0 declared the
+   scene non-const; a call compiles the same either way.) */
+ARBOR_API arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]);
 
 /* True when the local transform is a matrix (locked or not); false for TRS or a dead node. */
 ARBOR_API bool arbor_node_is_matrix_backed(const arbor_scene *s, arbor_node n);
@@ -342,6 +343,12 @@ ARBOR_API bool arbor_node_effectively_visible(arbor_scene *s, arbor_node n);
 
 /* Nodes whose own visibility is off (live ones; O(1) when there are none). */
 ARBOR_API uint32_t arbor_scene_hidden_count(const arbor_scene *s);
+
+/* ---- 1.0 names (docs/MIGRATING.md) ------------------------------------------------------------ */
+
+/* arbor_node_trs, under the name of 1.0. */
+ARBOR_API arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out)
+    ARBOR_DEPRECATED("arbor_node_trs");
 
 #ifdef __cplusplus
 }

@@ -250,14 +250,18 @@ static bool has_name(void *user, const arbor_scene *s, arbor_node n) {
     return name && !strcmp(name, ((name_query *)user)->name);
 }
 
-uint32_t arbor_clip_bind_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root, arbor_node *rig) {
-    if (!clip || !s || !rig) return 0;
-    uint32_t found = 0;
-    for (uint32_t t = 0; t < clip->rig_size; t++) rig[t] = ARBOR_NONE;
+arbor_result arbor_clip_rig_by_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root, arbor_node *rig,
+                                     uint32_t cap, uint32_t *count, uint32_t *found) {
+    if (!clip || !s || (cap && !rig) || !count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_clip_rig_by_names",
+                           "clip, scene, count and rig (when cap > 0) are required");
+    uint32_t hits = 0, written = cap < clip->rig_size ? cap : clip->rig_size;
+    for (uint32_t t = 0; t < written; t++) rig[t] = ARBOR_NONE;
     for (uint32_t i = 0; i < clip->channel_count; i++) {
-        uint32_t t = clip->channels[i].target;
+        uint32_t t = clip->channels[i].target, j = 0;
+        while (j < i && clip->channels[j].target != t) j++;
         const char *name = arbor_clip_target_name(clip, t);
-        if (!name || !arbor_node_is_none(rig[t])) continue;
+        if (!name || j < i) continue; /* unnamed, or its target looked up already */
         name_query q = { name };
         arbor_node hit = ARBOR_NONE;
         if (!arbor_node_is_none(root)) {
@@ -267,8 +271,16 @@ uint32_t arbor_clip_bind_names(const arbor_clip *clip, const arbor_scene *s, arb
                  r = arbor_node_next_sibling(s, r))
                 hit = arbor_node_find_descendant(s, r, has_name, &q);
         }
-        rig[t] = hit;
-        found += !arbor_node_is_none(hit);
+        if (t < written) rig[t] = hit;
+        hits += !arbor_node_is_none(hit);
     }
-    return found;
+    *count = clip->rig_size;
+    if (found) *found = hits;
+    return ARBOR_OK;
+}
+
+uint32_t arbor_clip_bind_names(const arbor_clip *clip, const arbor_scene *s, arbor_node root, arbor_node *rig) {
+    uint32_t count, found = 0;
+    if (!clip || !s || !rig) return 0;
+    return arbor_clip_rig_by_names(clip, s, root, rig, clip->rig_size, &count, &found) == ARBOR_OK ? found : 0;
 }

@@ -128,7 +128,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
         }
         L->channels[L->count++] = i;
         if (c->path != W && !(p->animated[c->target] & TRS_BITS))
-            arbor_node_get_trs(s, node, &p->rest[c->target]);
+            arbor_node_trs(s, node, &p->rest[c->target]);
         p->animated[c->target] |= (uint8_t)(1u << c->path);
     }
     *out = p;

@@ -59,9 +59,9 @@ arbor_result arbor_node_set_bounds(arbor_scene *s, arbor_node n, const arbor_rea
     return ARBOR_OK;
 }
 
-bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
-    if (!min || !max) return false;
-    uint32_t slot = arbor__live_slot(s, n);
+/* The local box of slot (0: none) into min and max, +inf and -inf when it has none; true when it
+   has one. */
+static bool local_box(const arbor_scene *s, uint32_t slot, arbor_real min[3], arbor_real max[3]) {
     const arbor__attachment *a = slot ? arbor__attachment_of(s, slot) : NULL;
     bool has = a && (a->has & ARBOR__HAS_BOUNDS);
     for (int i = 0; i < 3; i++) {
@@ -69,5 +69,19 @@ bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[
         max[i] = has ? a->bounds[3 + i] : -(arbor_real)INFINITY;
     }
     return has;
+}
+
+arbor_result arbor_node_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
+    ARBOR__REQUIRE_OUT(min, "arbor_node_bounds");
+    ARBOR__REQUIRE_OUT(max, "arbor_node_bounds");
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, "arbor_node_bounds", &r);
+    if (!slot) return r;
+    local_box(s, slot, min, max);
+    return ARBOR_OK;
+}
+
+bool arbor_node_local_bounds(const arbor_scene *s, arbor_node n, arbor_real min[3], arbor_real max[3]) {
+    return min && max && local_box(s, arbor__live_slot(s, n), min, max);
 }
 

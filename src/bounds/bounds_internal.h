@@ -60,14 +60,16 @@ bool arbor__boxes_ready(arbor_scene *s, const char *fn);
    entries out of date (above), children first; resolves the world matrices it reads. */
 void arbor__subtree_refresh(arbor_scene *s, uint32_t top);
 
-/* One entry of arbor_scene_gather_instances' open-addressing table (scene->instance_table):
+/* One entry of arbor_scene_instance_batches' open-addressing table (scene->instance_table):
    a (mesh, mirrored) group and the batch it became. */
 typedef struct arbor__instance_group {
     uint32_t stamp;    /* the call that filled it (scene->instance_stamp); others are free */
     int32_t mesh;
-    uint32_t mirrored; /* 0 or 1; 2 added once the batch is written */
+    uint32_t mirrored; /* 0 or 1; 2 added once the batch is placed */
     uint32_t batch;    /* order of first appearance */
     uint32_t count;    /* instances */
+    uint32_t first;    /* once placed: its first instance's index in the whole list */
+    uint32_t placed;   /* its instances placed so far */
 } arbor__instance_group;
 
 #endif

@@ -86,13 +86,15 @@ static void write_matrix(const arbor_real *w, arbor_matrix_layout layout, float 
     }
 }
 
-arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *nodes, uint32_t count,
-                                          arbor_matrix_layout layout, float *matrices, arbor_instance_batch *batches,
-                                          uint32_t batch_cap, uint32_t *batch_count) {
-    static const char *const fn = "arbor_scene_gather_instances";
-    if (!s || (count && !nodes) || (batch_cap && !batches) || !batch_count)
+/* The instance batches of both entry points: matrix_cap and batch_cap bound what is written;
+   whole (the 1.0 call) refuses a batch list that does not fit, and matrices NULL with instances. */
+static arbor_result gather(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_matrix_layout layout,
+                           float *matrices, uint32_t matrix_cap, uint32_t *matrix_count, arbor_instance_batch *batches,
+                           uint32_t batch_cap, uint32_t *batch_count, bool whole, const char *fn) {
+    if (!s || (count && !nodes) || (matrix_cap && !matrices) || (batch_cap && !batches) || !matrix_count || !batch_count)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn,
-                           "scene, batch_count, nodes (when count > 0) and batches (when batch_cap > 0) are required");
+                           "scene, the counts, nodes (when count > 0), matrices (when matrix_cap > 0) and batches "
+                           "(when batch_cap > 0) are required");
     if (layout != ARBOR_LAYOUT_MAT4 && layout != ARBOR_LAYOUT_MAT3X4)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "layout %d is neither ARBOR_LAYOUT_MAT4 nor ARBOR_LAYOUT_MAT3X4",
                            (int)layout);
@@ -115,17 +117,19 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
             if (!table_room(s, groups + 1)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory to group %u meshes", groups + 1);
             uint32_t mirror = mirrored(w + (size_t)k * 12);
             arbor__instance_group *e = find(s, mesh, mirror);
-            if (e->stamp != s->instance_stamp) *e = (arbor__instance_group){ s->instance_stamp, mesh, mirror, groups++, 0 };
+            if (e->stamp != s->instance_stamp) *e = (arbor__instance_group){ s->instance_stamp, mesh, mirror, groups++, 0, 0, 0 };
             e->count++;
             instances++;
         }
     }
     *batch_count = groups;
-    if (groups > batch_cap)
+    *matrix_count = instances;
+    if (whole && groups > batch_cap)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%u batches are needed, batch_cap is %u", groups, batch_cap);
-    if (instances && !matrices) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "matrices is NULL for %u instances", instances);
+    if (whole && instances && !matrices) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "matrices is NULL for %u instances", instances);
 
-    /* Pass 2: a batch is written where its group is first met, each matrix in its batch. */
+    /* Pass 2: a batch is placed where its group is first met, each matrix in its batch; only
+       what falls below the caps is written. */
     uint32_t first = 0;
     for (uint32_t i = 0; i < count; i++) {
         int32_t mesh;
@@ -134,14 +138,33 @@ arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *node
         for (uint32_t k = 0; k < drawn_count; k++) {
             uint32_t mirror = mirrored(w + (size_t)k * 12);
             arbor__instance_group *e = find(s, mesh, mirror);
-            arbor_instance_batch *b = &batches[e->batch];
             if (e->mirrored < 2) {
-                *b = (arbor_instance_batch){ .mesh = mesh, .mirrored = mirror, .first = first, .count = 0 };
+                e->first = first;
                 first += e->count;
                 e->mirrored += 2;
+                if (e->batch < batch_cap)
+                    batches[e->batch] = (arbor_instance_batch){ .mesh = mesh, .mirrored = mirror, .first = e->first,
+                                                                .count = e->count };
             }
-            write_matrix(w + (size_t)k * 12, layout, matrices, b->first + b->count++);
+            uint32_t index = e->first + e->placed++;
+            if (index < matrix_cap) write_matrix(w + (size_t)k * 12, layout, matrices, index);
         }
     }
     return ARBOR_OK;
+}
+
+arbor_result arbor_scene_instance_batches(arbor_scene *s, const arbor_node *nodes, uint32_t count,
+                                          arbor_matrix_layout layout, float *matrices, uint32_t matrix_cap,
+                                          uint32_t *matrix_count, arbor_instance_batch *batches, uint32_t batch_cap,
+                                          uint32_t *batch_count) {
+    return gather(s, nodes, count, layout, matrices, matrix_cap, matrix_count, batches, batch_cap, batch_count, false,
+                  "arbor_scene_instance_batches");
+}
+
+arbor_result arbor_scene_gather_instances(arbor_scene *s, const arbor_node *nodes, uint32_t count,
+                                          arbor_matrix_layout layout, float *matrices, arbor_instance_batch *batches,
+                                          uint32_t batch_cap, uint32_t *batch_count) {
+    uint32_t matrix_count;
+    return gather(s, nodes, count, layout, matrices, matrices ? UINT32_MAX : 0, &matrix_count, batches, batch_cap, batch_count, true,
+                  "arbor_scene_gather_instances");
 }

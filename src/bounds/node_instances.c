@@ -215,8 +215,8 @@ uint32_t arbor_node_instance_count(const arbor_scene *s, arbor_node n) {
     return set ? set->count : 0;
 }
 
-arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out) {
-    static const char *const fn = "arbor_node_get_instance";
+/* arbor_node_instance, for the name fn the caller called. */
+static arbor_result read_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out, const char *fn) {
     arbor_result r = ARBOR_OK;
     uint32_t slot;
     if (!s || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "scene and out are required");
@@ -227,6 +227,14 @@ arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_
     memcpy(out->rotation, v + ARBOR__R, sizeof out->rotation);
     memcpy(out->scale, v + ARBOR__S, sizeof out->scale);
     return ARBOR_OK;
+}
+
+arbor_result arbor_node_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out) {
+    return read_instance(s, n, i, out, "arbor_node_instance");
+}
+
+arbor_result arbor_node_get_instance(const arbor_scene *s, arbor_node n, uint32_t i, arbor_trs *out) {
+    return read_instance(s, n, i, out, "arbor_node_get_instance");
 }
 
 arbor_result arbor_node_instance_world_matrix(arbor_scene *s, arbor_node n, uint32_t i, arbor_real out[16]) {

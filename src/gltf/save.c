@@ -665,7 +665,7 @@ static void write_transform(saver *sv, jw *w, const out_node *o) {
     }
     /* TRS (an animated node must not hold a matrix: a matrix-backed one is written decomposed). */
     arbor_trs trs;
-    arbor_node_get_trs(sv->s, n, &trs);
+    arbor_node_trs(sv->s, n, &trs);
     const arbor_real *t = trs.translation, *r = trs.rotation, *sc = trs.scale;
     if (r[0] != 0 || r[1] != 0 || r[2] != 0 || r[3] != 1) {
         json_t *file_rotation = json_object_get(node_json(sv, o), "rotation");

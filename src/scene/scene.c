@@ -996,11 +996,12 @@ arbor_result arbor_node_set_local_matrix(arbor_scene *s, arbor_node n, const arb
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+/* arbor_node_trs, for the name fn the caller called. */
+static arbor_result read_trs(const arbor_scene *s, arbor_node n, arbor_trs *out, const char *fn) {
+    ARBOR__REQUIRE_OUT(out, fn);
     arbor_result r = ARBOR_OK;
-    uint32_t slot = arbor__require(s, n, "arbor_node_get_trs", &r);
+    uint32_t slot = arbor__require(s, n, fn, &r);
     if (!slot) return r;
-    ARBOR__REQUIRE_OUT(out, "arbor_node_get_trs");
     const arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS;
     memcpy(out->translation, trs + ARBOR__T, sizeof out->translation);
     memcpy(out->rotation, trs + ARBOR__R, sizeof out->rotation);
@@ -1008,11 +1009,19 @@ arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *o
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_local_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
+arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+    return read_trs(s, n, out, "arbor_node_trs");
+}
+
+arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+    return read_trs(s, n, out, "arbor_node_get_trs");
+}
+
+arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
-    ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
     arbor_real local[12];
     arbor__rows_store(local, arbor__local_rows(s, slot));
     arbor__affine_to_mat4(out, local);

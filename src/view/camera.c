@@ -114,7 +114,7 @@ static arbor_result set_pose(arbor_scene *s, arbor_node camera, const double eye
         return arbor__fail(ARBOR_ERR_LOCKED, fn, "node " ARBOR__NODE_FMT " has a locked local matrix", ARBOR__NODE_ARGS(s, slot));
     arbor_trs trs;
     arbor_real basis[16];
-    arbor_node_get_trs(s, camera, &trs); /* the scale kept (a matrix's decomposed scale) */
+    arbor_node_trs(s, camera, &trs); /* the scale kept (a matrix's decomposed scale) */
     for (int k = 0; k < 3; k++) {
         basis[k] = (arbor_real)x[k];
         basis[4 + k] = (arbor_real)y[k];

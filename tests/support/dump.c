@@ -68,7 +68,7 @@ void scene_dump_take(arbor_scene *s, scene_dump *d) {
             arbor_node_has_foreign_parent(s, n));
         arbor_trs trs;
         arbor_real m[16];
-        if (arbor_node_get_trs(s, n, &trs) != ARBOR_OK) abort();
+        if (arbor_node_trs(s, n, &trs) != ARBOR_OK) abort();
         put_reals(d, "t", trs.translation, 3);
         put_reals(d, "r", trs.rotation, 4);
         put_reals(d, "s", trs.scale, 3);
@@ -80,13 +80,13 @@ void scene_dump_take(arbor_scene *s, scene_dump *d) {
         put(d, " visible=%d/%d instances=%u", arbor_node_visible(s, n), arbor_node_effectively_visible(s, n),
             arbor_node_instance_count(s, n));
         for (uint32_t i = 0; i < arbor_node_instance_count(s, n); i++) {
-            if (arbor_node_get_instance(s, n, i, &trs) != ARBOR_OK) abort();
+            if (arbor_node_instance(s, n, i, &trs) != ARBOR_OK) abort();
             put_reals(d, "it", trs.translation, 3);
             put_reals(d, "ir", trs.rotation, 4);
             put_reals(d, "is", trs.scale, 3);
         }
         arbor_real lo[3], hi[3];
-        if (arbor_node_local_bounds(s, n, lo, hi)) {
+        if (arbor_node_bounds(s, n, lo, hi) == ARBOR_OK && lo[0] <= hi[0]) { /* none: an empty box */
             put_reals(d, "min", lo, 3);
             put_reals(d, "max", hi, 3);
         }

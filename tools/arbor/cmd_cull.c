@@ -47,7 +47,7 @@ int cmd_cull(int argc, char **argv) {
     uint32_t bounded = 0, all_bounded = 0; /* in the scene; in the scene graph */
     for (arbor_node n = arbor_scene_next_node(s, ARBOR_NONE); !arbor_node_is_none(n); n = arbor_scene_next_node(s, n)) {
         arbor_real lo[3], hi[3];
-        bool has = arbor_node_local_bounds(s, n, lo, hi);
+        bool has = arbor_node_bounds(s, n, lo, hi) == ARBOR_OK && lo[0] <= hi[0]; /* none: an empty box */
         int64_t i = arbor_gltf_index(f.doc, n);
         all_bounded += has;
         bounded += has && in && i >= 0 && in[i];

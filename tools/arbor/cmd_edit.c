@@ -265,7 +265,7 @@ static int run(editor *e) {
         if (verb[0] == 't') { /* after the node's own rotation: q * current */
             arbor_trs trs;
             arbor_real now[4];
-            arbor_node_get_trs(e->f.scene, n, &trs);
+            arbor_node_trs(e->f.scene, n, &trs);
             memcpy(now, trs.rotation, sizeof now);
             arbor_quat_mul(v, q, now);
             memcpy(q, v, sizeof q);
@@ -276,7 +276,7 @@ static int run(editor *e) {
         if (!arity(e, 5) || arbor_node_is_none(n = find_node(e, e->words[1])) || !numbers(e, 2, 3, v) || to_trs(e, n)) return 1;
         if (!strcmp(verb, "move-by")) {
             arbor_trs trs;
-            arbor_node_get_trs(e->f.scene, n, &trs);
+            arbor_node_trs(e->f.scene, n, &trs);
             return checked(e, arbor_journal_set_translation(j, n, trs.translation[0] + v[0], trs.translation[1] + v[1],
                                                             trs.translation[2] + v[2]));
         }

@@ -41,7 +41,7 @@ static const char help[] =
 /* Grows [min, max] by the node's local box moved into the world (its 8 corners). */
 static void add_world_box(arbor_scene *s, arbor_node n, const arbor_real w[16], double min[3], double max[3]) {
     arbor_real lo[3], hi[3];
-    if (!arbor_node_local_bounds(s, n, lo, hi)) return;
+    if (arbor_node_bounds(s, n, lo, hi) != ARBOR_OK || lo[0] > hi[0]) return; /* none: an empty box */
     for (int c = 0; c < 8; c++) {
         arbor_real p[3] = { c & 1 ? hi[0] : lo[0], c & 2 ? hi[1] : lo[1], c & 4 ? hi[2] : lo[2] }, q[3];
         arbor_mat4_transform_point(q, w, p);

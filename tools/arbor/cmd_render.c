@@ -296,7 +296,7 @@ static bool scene_extent(cli_file *f, const unsigned char *in, double lo[3], dou
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
         arbor_real bl[3], bh[3];
-        if (!in[i] || arbor_node_is_none(n) || !arbor_node_local_bounds(f->scene, n, bl, bh)) continue;
+        if (!in[i] || arbor_node_is_none(n) || arbor_node_bounds(f->scene, n, bl, bh) != ARBOR_OK || bl[0] > bh[0]) continue;
         if (arbor_gltf_node_skin(f->doc, n) >= 0) { /* where its joints put it, not in its node's frame */
             grow_skinned(f, n, lo, hi, &any);
             continue;
@@ -808,7 +808,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
         /* the local box through the world matrix (each instance's, where the mesh could not be
            drawn; an instanced mesh drawn needs no boxes) */
         uint32_t placed = 0;
-        bool boxed = arbor_node_local_bounds(s, n, bl, bh) && !(meshed[i] && arbor_node_instance_count(s, n)) &&
+        bool boxed = arbor_node_bounds(s, n, bl, bh) == ARBOR_OK && bl[0] <= bh[0] && !(meshed[i] && arbor_node_instance_count(s, n)) &&
                      arbor_gltf_node_skin(f->doc, n) < 0; /* a skinned mesh is not in its node's frame */
         arbor_real *boxes = boxed ? draw_matrices(f, n, &placed) : NULL;
         depth_colour(depth, meshed[i] ? 0.2 : 0.7, rgba);
