@@ -4,100 +4,10 @@
    create every node in creation order (parents before children, siblings in children order) and
    put their attachments on. A failure there (out of memory) destroys what was created: the scene
    is as before. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gltf/load_internal.h"
-
-/* ---- reporting ------------------------------------------------------------------------------- */
-
-const char *arbor__ld_at(ld *L, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->ptr, sizeof L->ptr, fmt, ap);
-    va_end(ap);
-    return L->ptr;
-}
-
-/* arbor_gltf_validate: one more issue (the first issue_cap are kept). */
-static void add_issue(ld *L, arbor_result code, const char *ptr, const char *reason) {
-    if (!L->issue_count) L->issue_code = code;
-    if (L->issue_count < L->issue_cap) {
-        arbor_gltf_issue *I = &L->issues[L->issue_count];
-        I->code = code;
-        snprintf(I->pointer, sizeof I->pointer, "%s", ptr ? ptr : "");
-        snprintf(I->message, sizeof I->message, "%s", reason);
-    }
-    if (L->issue_count < UINT32_MAX) L->issue_count++;
-}
-
-/* Records the first error as the thread's last error, with its place. */
-static void record(ld *L, arbor_result code, const char *ptr, const char *fmt, va_list ap) {
-    if (L->code) return;
-    char reason[400];
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    if (L->issues) { /* validating: the last issue */
-        add_issue(L, code, ptr, reason);
-        L->code = code;
-        return;
-    }
-    L->code = code;
-    /* from memory there is no file: the call's name says where the bytes came from */
-    arbor__place at = { L->memory ? NULL : L->file, ptr, L->line, L->column };
-    arbor__fail_at(code, L->memory ? "arbor_gltf_load_memory" : "arbor_gltf_load", &at, "%s", reason);
-}
-
-bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    if (!L->opt.lenient) {
-        record(L, ARBOR_ERR_PARSE, ptr, fmt, ap);
-        va_end(ap);
-        return false;
-    }
-    char reason[400];
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
-    if (L->issues)
-        add_issue(L, ARBOR_ERR_PARSE, ptr, reason);
-    else
-        arbor__log(L->s, ARBOR_LOG_WARN, "%s: %s: %s", L->file, ptr && ptr[0] ? ptr : "/", reason);
-    return true;
-}
-
-bool arbor__ld_stop(ld *L, arbor_result code, const char *ptr, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    record(L, code, ptr, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
-void arbor__ld_note(ld *L, const char *ptr, const char *fmt, ...) {
-    char reason[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
-    arbor__log(L->s, ARBOR_LOG_INFO, "%s: %s: %s", L->file, ptr, reason);
-}
-
-void *arbor__ld_calloc(ld *L, size_t n, size_t size) {
-    if (size && n > SIZE_MAX / size) {
-        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "%zu elements of %zu bytes are too many", n, size);
-        return NULL;
-    }
-    void *p = arbor__alloc_with(L->a, n * size);
-    if (!p) {
-        arbor__ld_stop(L, ARBOR_ERR_OUT_OF_MEMORY, NULL, "no memory for %zu bytes", n * size);
-        return NULL;
-    }
-    memset(p, 0, n * size);
-    return p;
-}
-
-void arbor__ld_free(ld *L, void *p, size_t n, size_t size) { arbor__free_with(L->a, p, n * size); }
 
 /* ---- the document ---------------------------------------------------------------------------- */
 

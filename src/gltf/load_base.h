@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The loader's context and the helpers every pass uses (load_base.c): how problems are
+ * reported and memory is taken. The passes (load_internal.h) call these; these call none of them.
+ *
+ * A load runs its passes over one context and touches the scene only in the last one. A problem
+ * is either fatal (arbor__ld_stop: broken JSON or GLB framing, I/O, memory, an unsupported
+ * required extension) or a breach of the spec (arbor__ld_bad): strict loads stop there, lenient
+ * ones log a warning and the caller repairs (drops the link, skips the attachment, ...).
+ */
+#ifndef ARBOR_GLTF_LOAD_BASE_H
+#define ARBOR_GLTF_LOAD_BASE_H
+
+#include "gltf/gltf_internal.h"
+
+#define LD_NONE UINT32_MAX
+
+/* The tolerance of "is this matrix a TRS": columns orthogonal within 1e-4 of their lengths.
+   Judged in double on the file's numbers, whatever arbor_real is: file data carries float
+   precision (the samples' worst is 7e-7), so arbor_mat4_decompose's double-build 1e-9 would
+   refuse good files. */
+#define LD_TRS_TOLERANCE 1e-4
+/* |length - 1| above this is a non-unit quaternion (the Khronos validator's threshold, just above
+   the error of 8-bit quantization). */
+#define LD_UNIT_TOLERANCE 0.00769
+
+typedef struct ld_view { /* a bufferView */
+    bool ok;
+    uint32_t buffer;
+    uint64_t offset, length;
+    uint32_t stride; /* 0: not given (tightly packed) */
+    uint8_t *decoded; /* a meshopt-compressed view's bytes (length of them), read instead */
+} ld_view;
+
+typedef struct ld_accessor {
+    bool ok; /* component type and type known: its elements can be read */
+    uint32_t view; /* LD_NONE: no bufferView (all zeros, then sparse) */
+    uint64_t offset, count;
+    uint32_t ctype, csize; /* GL component type, its size in bytes */
+    uint32_t rows, cols, ncomp; /* cols > 1 for matrices, whose columns start 4-byte aligned */
+    uint32_t stride, elem; /* effective stride; bytes an element spans (last column unpadded) */
+    bool normalized;
+    bool bad_layout; /* lenient: its bytes do not fit its bufferView, not read */
+    bool has_min, has_max;
+    double min[16], max[16];
+    bool sparse;
+    uint64_t scount, soff_idx, soff_val;
+    uint32_t sview_idx, sview_val, sictype;
+} ld_accessor;
+
+typedef struct ld_node {
+    arbor_real trs[10]; /* translation 3, rotation 4, scale 3 */
+    uint32_t matrix; /* index into matrices, LD_NONE: TRS */
+    bool locked; /* a matrix that is a TRS: locked, as glTF matrices are */
+    uint32_t parent; /* LD_NONE: a root */
+    uint32_t kid0, nkids; /* children, in kids[] (LD_NONE marks a link dropped) */
+    int32_t mesh, camera, skin, light;
+    uint32_t weights; /* LD_NONE: none */
+    const char *name; /* in the JSON */
+} ld_node;
+
+typedef struct ld_mesh {
+    bool has_bounds, joints; /* union of POSITION boxes; some primitive has JOINTS_n */
+    double min[3], max[3];
+    uint32_t targets; /* morph targets of the first primitive */
+} ld_mesh;
+
+typedef struct ld_skin {
+    uint32_t joint0, njoints; /* in joints[] */
+    uint32_t skeleton, ibm; /* LD_NONE: none */
+} ld_skin;
+
+typedef struct ld_scene {
+    uint32_t root0, nroots;
+} ld_scene;
+
+enum { LD_TIMES, LD_ROTATIONS, LD_CUBIC_ROTATIONS };
+typedef struct ld_anim_check { /* an animation data check left for data.c */
+    uint32_t accessor, anim, index; /* index: the sampler (times) or the channel (rotations) */
+    uint32_t sampler; /* times: the ld_sampler they belong to (a lenient load drops it when bad) */
+    int kind;
+} ld_anim_check;
+
+/* Animations as links.c accepts them: what new_doc decodes into the document. ok is false for
+   what a lenient load warned about (and for what arbor leaves aside: unknown interpolations,
+   pointers other than a node's translation, rotation or scale). */
+typedef struct ld_sampler {
+    uint32_t input, output;
+    int interpolation; /* arbor_interpolation, or -1: unknown */
+    bool ok;
+} ld_sampler;
+
+typedef struct ld_channel {
+    uint32_t node, sampler; /* sampler: an index into samplers (all animations') */
+    int path; /* arbor_anim_path */
+    bool pointer; /* a KHR_animation_pointer channel on the node's TRS */
+    bool ok;
+} ld_channel;
+
+typedef struct ld_animation {
+    uint32_t sampler0, channel0, nchannels; /* into samplers and channels */
+    double duration; /* the largest input max of its samplers */
+} ld_animation;
+
+typedef struct ld {
+    arbor_scene *s;
+    const arbor_allocator *a;
+    const char *file; /* for messages: the path as given, or "arbor_gltf_load_memory" (warnings) */
+    bool memory;      /* arbor_gltf_load_memory: errors name that call and no file */
+    const char *base_dir; /* resolves relative URIs; NULL: external URIs refused */
+    arbor_gltf_options opt;
+    arbor_result code; /* the first fatal code */
+    uint32_t line, column; /* where in the JSON text that error is, when known */
+    /* arbor_gltf_validate: every problem goes here (the first issue_cap), the load goes on as a
+       lenient one does */
+    arbor_gltf_issue *issues;
+    uint32_t issue_cap, issue_count;
+    arbor_result issue_code; /* the first issue's */
+    char ptr[320]; /* arbor__ld_at's pointer */
+
+    json_t *root;
+    bool glb, has_bin;
+    const uint8_t *bin; /* the GLB BIN chunk (in the file's bytes) */
+    uint64_t bin_size;
+
+    /* the top-level arrays (NULL when absent or unusable) and their sizes */
+    json_t *j_accessors, *j_animations, *j_buffers, *j_views, *j_cameras, *j_images, *j_meshes, *j_nodes, *j_scenes,
+        *j_skins, *j_lights;
+    uint32_t n_accessors, n_animations, n_buffers, n_views, n_cameras, n_meshes, n_nodes, n_scenes, n_skins, n_lights;
+    json_t *used, *required; /* extensionsUsed, extensionsRequired (arrays of strings) or NULL */
+
+    arbor__gltf_buffer *buffers;
+    ld_view *views;
+    ld_accessor *acc;
+    ld_mesh *meshes;
+    arbor_camera *cameras;
+    bool *camera_ok, *light_ok;
+    arbor_light *lights;
+    ld_node *nodes;
+    arbor_real *matrices; /* 16 per matrix node */
+    uint32_t n_matrices;
+    uint32_t *kids, n_kids;
+    ld_skin *skins;
+    uint32_t *joints, n_joints;
+    ld_scene *scenes;
+    uint32_t *roots, n_roots; /* scenes' node lists */
+    int32_t scene; /* the file's `scene`, -1: none */
+    /* allocated lengths of the arrays above that fill up as they are read */
+    size_t cap_matrices, cap_kids, cap_roots, cap_joints, cap_anim_checks;
+
+    ld_anim_check *anim_checks;
+    uint32_t n_anim_checks;
+    ld_animation *animations; /* n_animations */
+    ld_sampler *samplers;
+    ld_channel *channels;
+    uint32_t n_samplers, n_channels; /* totals over all animations */
+    json_t *ext_used; /* extensionsUsed as a set (a JSON object, keys only) */
+
+    struct ld_node_ext *node_ext; /* node_ext.c: per node, n_nodes */
+    struct ld_lod *lod_groups;     /* node_ext.c */
+    uint32_t n_lod_groups;
+    struct ld_vis_channel *vis_channels; /* node_ext.c */
+    uint32_t n_vis_channels;
+
+    /* hierarchy, from links.c */
+    uint32_t *order; /* creation order: roots in file order, then breadth first */
+    uint32_t *tree; /* the root of each node's tree */
+} ld;
+
+/* ---- reporting (load_base.c) ---- */
+/* Builds a JSON pointer in L->ptr (one at a time: use it in the next report). */
+const char *arbor__ld_at(ld *L, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A breach of the spec at ptr: strict, records the error and returns false (stop); lenient,
+   logs a warning and returns true (repair and go on). */
+bool arbor__ld_bad(ld *L, const char *ptr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A fatal problem in either mode: records code and message, returns false. */
+bool arbor__ld_stop(ld *L, arbor_result code, const char *ptr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Something arbor leaves aside (an unknown enum value the spec allows): an info log line. */
+void arbor__ld_note(ld *L, const char *ptr, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* n elements of size bytes through the allocator, zeroed; NULL (after stopping the load with
+   ARBOR_ERR_OUT_OF_MEMORY) on failure or overflow. n == 0 gives a valid one-element block. */
+void *arbor__ld_calloc(ld *L, size_t n, size_t size);
+void arbor__ld_free(ld *L, void *p, size_t n, size_t size);
+
+/* What a JSON getter (load_internal.h) found. LD_BAD: reported in a lenient load, treat as absent
+   (but do not report it missing). */
+typedef enum { LD_STOP = -1, LD_ABSENT = 0, LD_GOT = 1, LD_BAD = 2 } ld_got;
+
+/* Shorthands of the files that read the document (L is their ld *):
+   BAD reports a problem (true: go on, in a lenient load), AT names where, and TRY stops the
+   calling check when a getter says the load is over. */
+#define BAD(...) arbor__ld_bad(L, __VA_ARGS__)
+#define AT(...) arbor__ld_at(L, __VA_ARGS__)
+#define TRY(g)                                   \
+    do {                                         \
+        if ((g) == LD_STOP) return false;        \
+    } while (0)
+
+#endif
