@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -359,6 +360,39 @@ static void test_validate(void **state) {
     json_decref(report);
 }
 
+/* ---- files that are not regular files ------------------------------------------------------- */
+
+/* `arbor ARGS` under timeout(1): a command blocked on a FIFO is killed after 10 s (exit 124). */
+static int run_bounded(const char *args) {
+    char command[2 * PATH_MAX];
+    snprintf(command, sizeof command, "timeout 10 '%s' %s >'%s' 2>'%s'", ARBOR_CLI_PATH, args, STDOUT_FILE, STDERR_FILE);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_fifo_inputs(void **state) {
+    (void)state;
+    make_dir(OUT_DIR);
+    unlink(OUT_DIR "/pipe.gltf");
+    assert_int_equal(mkfifo(OUT_DIR "/pipe.gltf", 0600), 0);
+    static const char *const commands[] = { "info", "tree", "validate", "stats" };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char args[PATH_MAX];
+        snprintf(args, sizeof args, "%s '" OUT_DIR "/pipe.gltf'", commands[i]);
+        int rc = run_bounded(args);
+        if (rc == 124) fail_msg("arbor %s on a FIFO blocked", commands[i]);
+        assert_int_equal(rc, 1);
+        assert_output_contains(STDERR_FILE, "pipe.gltf is a FIFO, not a glTF file");
+    }
+    /* an edit script */
+    unlink(OUT_DIR "/pipe.txt");
+    assert_int_equal(mkfifo(OUT_DIR "/pipe.txt", 0600), 0);
+    int rc = run_bounded("edit '" EXAMPLE "' -o '" OUT_DIR "/never.gltf' --script '" OUT_DIR "/pipe.txt'");
+    if (rc == 124) fail_msg("arbor edit --script on a FIFO blocked");
+    assert_int_equal(rc, 1);
+    assert_output_contains(STDERR_FILE, "pipe.txt is a FIFO, not a script");
+}
+
 /* ---- convert ------------------------------------------------------------------------------------ */
 
 static void test_convert_round_trip(void **state) {
@@ -646,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_dump_json),
         cmocka_unit_test(test_dump_million_deep_chain),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_fifo_inputs),
         cmocka_unit_test(test_convert_self_contained),
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),

@@ -113,9 +113,10 @@ typedef struct arbor_gltf arbor_gltf;
 
 /* Loads the file at path into s (its nodes are added to what s holds). On success *out is a
    new document (end it with arbor_gltf_destroy, before or after the scene). Refusals:
-   ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
-   breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
-   ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),
+   ARBOR_ERR_IO (cannot read a file; only regular files are opened, so a path or a buffer's or
+   image's URI naming a FIFO, socket or device is refused without blocking), ARBOR_ERR_PARSE
+   (bad JSON, GLB framing, or a file that breaks the spec), ARBOR_ERR_UNSUPPORTED (a required
+   extension arbor cannot honour), ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),
    ARBOR_ERR_INVALID_ARGUMENT (options.scene not in the file); nothing changed in s then, and
    arbor_last_error_info() gives the message and its place: the file, the JSON pointer, and the
    line and column of a JSON syntax error. options may be NULL (the defaults). */

@@ -1069,11 +1069,14 @@ static void make_parent_dirs(char *path) {
     }
 }
 
-/* Copies an image; one the source lacks already is left missing, with a warning. */
+/* Copies an image; one the source lacks already (or that is no regular file) is left missing,
+   with a warning. */
 static void copy_file(saver *sv, const char *from, const char *to) {
-    FILE *in = fopen(from, "rb");
-    if (!in) {
-        arbor__log(sv->s, ARBOR_LOG_WARN, "%s: cannot copy %s: %s", sv->path, from, strerror(errno));
+    FILE *in;
+    uint64_t size;
+    char reason[400];
+    if (arbor__gltf_open_file(from, &in, &size, reason, sizeof reason)) {
+        arbor__log(sv->s, ARBOR_LOG_WARN, "%s: not copied: %s", sv->path, reason);
         return;
     }
     out_file out;
@@ -1206,11 +1209,9 @@ static void plan_glb_buffers(saver *sv) {
 }
 
 /* The media type of an image file by its first bytes: PNG, JPEG, WebP, KTX2; NULL otherwise. */
-static const char *sniff_mime(const char *file) {
+static const char *sniff_mime(FILE *f) {
     unsigned char h[12] = { 0 };
-    FILE *f = fopen(file, "rb");
-    size_t n = f ? fread(h, 1, sizeof h, f) : 0;
-    if (f) fclose(f);
+    size_t n = fread(h, 1, sizeof h, f);
     if (n >= 8 && !memcmp(h, "\x89PNG\r\n\x1a\n", 8)) return "image/png";
     if (n >= 3 && h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF) return "image/jpeg";
     if (n >= 12 && !memcmp(h, "RIFF", 4) && !memcmp(h + 8, "WEBP", 4)) return "image/webp";
@@ -1241,22 +1242,28 @@ static void plan_glb_images(saver *sv) {
         char *rel = uri_to_path(sv, uri), *file = rel ? join_path(sv, source_dir, rel) : NULL;
         free_string(sv, rel);
         if (!file) break;
-        struct stat st;
+        FILE *in;
+        uint64_t size;
+        char reason[400];
         const char *mime = json_string_value(json_object_get(image, "mimeType"));
-        if (!mime) mime = sniff_mime(file);
-        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || !mime) {
-            arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /images/%u: %s %s: left as a URI", sv->path, i, file,
-                       !mime ? "is no image arbor knows" : "cannot be read");
+        arbor_result r = arbor__gltf_open_file(file, &in, &size, reason, sizeof reason);
+        if (!r) {
+            if (!mime) mime = sniff_mime(in);
+            fclose(in);
+            if (!mime) snprintf(reason, sizeof reason, "%s is no image arbor knows", file);
+        }
+        if (r || !mime) {
+            arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /images/%u/uri: %s: left as a URI", sv->path, i, reason);
             free_string(sv, file);
             continue;
         }
         sv->bin_size = (sv->bin_size + 3) & ~(uint64_t)3;
         sv->image_file[i] = file;
         sv->image_offset[i] = sv->bin_size;
-        sv->image_size[i] = (uint64_t)st.st_size;
+        sv->image_size[i] = size;
         sv->image_mime[i] = mime;
         sv->image_view[i] = views++;
-        sv->bin_size += (uint64_t)st.st_size;
+        sv->bin_size += size;
     }
 }
 
@@ -1429,7 +1436,10 @@ static void write_main(saver *sv, json_t *out) {
             for (uint32_t i = 0; i < sv->image_count && !sv->result; i++) {
                 if (!image_embedded(sv, i)) continue;
                 write_zeros(file.f, sv->image_offset[i] - at);
-                FILE *in = fopen(sv->image_file[i], "rb");
+                FILE *in;
+                uint64_t size;
+                char reason[400];
+                if (arbor__gltf_open_file(sv->image_file[i], &in, &size, reason, sizeof reason)) in = NULL;
                 char chunk[16384];
                 uint64_t copied_bytes = 0;
                 for (size_t n; in && (n = fread(chunk, 1, sizeof chunk, in)) > 0 && copied_bytes < sv->image_size[i];) {
@@ -1437,7 +1447,9 @@ static void write_main(saver *sv, json_t *out) {
                     fwrite(chunk, 1, n, file.f);
                     copied_bytes += n;
                 }
-                if (!in || copied_bytes != sv->image_size[i])
+                if (!in)
+                    fail(sv, ARBOR_ERR_IO, "/images/%u/uri: %s (it changed while it was being saved?)", i, reason);
+                else if (copied_bytes != sv->image_size[i])
                     fail(sv, ARBOR_ERR_IO, "cannot read %s (it changed while it was being saved?)", sv->image_file[i]);
                 if (in) fclose(in);
                 at = sv->image_offset[i] + sv->image_size[i];

@@ -95,9 +95,12 @@ typedef struct cli_progress {
 void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes);
 void cli_progress_end(cli_progress *p);
 
-/* True when path is a file that can be read; else false after saying whether it is missing, a
-   directory (not `what`: "a glTF file") or unreadable. */
+/* True when path is a regular file that can be read; else false after saying whether it is
+   missing, a directory, FIFO, socket or device (not `what`: "a glTF file") or unreadable. */
 bool cli_check_input(const char *path, const char *what);
+/* path opened to read when it is a regular file (NULL otherwise, errno set), without blocking
+   on a FIFO: every file the CLI reads goes through it. */
+FILE *cli_open(const char *path);
 
 /* A glTF file to write: 0; 2 after a usage error naming cmd (not .gltf or .glb, or -); 1 after
    saying that it is a directory. Checked before any work. */

@@ -376,7 +376,7 @@ static bool add(command **list, int *count, const char *text, size_t length, con
 /* Every line of a script as a command; 0, or 1 after printing why. */
 static int read_script(const char *path, command **list, int *count) {
     if (!cli_check_input(path, "a script")) return 1;
-    FILE *in = fopen(path, "rb");
+    FILE *in = cli_open(path);
     if (!in) {
         fprintf(stderr, "arbor: edit: %s: %s\n", path, strerror(errno));
         return 1;

@@ -2,6 +2,7 @@
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -131,14 +132,24 @@ static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
     return true;
 }
 
+/* What a file that is not a regular one is, in words. */
+static const char *file_kind(mode_t mode) {
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+                            : "not a regular file";
+}
+
 bool cli_check_input(const char *path, const char *what) {
     struct stat st;
     if (stat(path, &st)) {
         fprintf(stderr, "arbor: %s: %s\n", path, errno == ENOENT ? "no such file" : strerror(errno));
         return false;
     }
-    if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "arbor: %s is a directory, not %s\n", path, what);
+    if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read: refused without opening it */
+        fprintf(stderr, "arbor: %s is %s, not %s\n", path, file_kind(st.st_mode), what);
         return false;
     }
     if (access(path, R_OK)) {
@@ -146,6 +157,19 @@ bool cli_check_input(const char *path, const char *what) {
         return false;
     }
     return true;
+}
+
+FILE *cli_open(const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO: no wait for a writer */
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f) close(fd);
+    return f;
 }
 
 int cli_check_output(const char *cmd, const char *path) {
@@ -170,7 +194,7 @@ static bool read_input(cli_file *f, const char *path) {
         return false;
     }
     if (!cli_check_input(path, "a glTF file")) return false;
-    FILE *in = fopen(path, "rb");
+    FILE *in = cli_open(path);
     if (!in) {
         fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
         return false;
