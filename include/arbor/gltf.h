@@ -160,8 +160,9 @@ typedef struct arbor_gltf_save_options {
    document passes through. Children are listed in sibling order, and the chosen scene's roots
    (its own still roots, and every new root) in the scene graph's order of roots, so a reload
    has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb stands
-   alone: its one BIN chunk holds every buffer that has bytes and every image with a relative URI
-   (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
+   alone: its one BIN chunk holds every buffer that has bytes (its buffer keeps their name,
+   extras and extensions; where two differ, the first's, with a warning) and every image with a
+   relative URI (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
    WebP or KTX2 without a mimeType, stays a URI, with a warning). A .gltf written elsewhere than
    its source writes its buffers beside it, and its images too, so the output stands on its own.
    options NULL: the defaults. A refusal's place in arbor_last_error_info() is the file

@@ -1278,11 +1278,32 @@ static void write_zeros(FILE *f, uint64_t n) {
     fwrite(zeros, 1, (size_t)n, f);
 }
 
+/* The BIN chunk's buffer keeps what the merged buffers say besides uri and byteLength (name,
+   extras, extensions); where two say different things, the first one's stays, with a warning. */
+static void keep_merged_properties(saver *sv, json_t *bin) {
+    json_t *buffers = top(sv, "buffers");
+    for (size_t i = 0; i < json_array_size(buffers); i++) {
+        if (!buffer_merged(sv, i)) continue;
+        const char *key;
+        json_t *value;
+        json_object_foreach(json_array_get(buffers, i), key, value) {
+            json_t *kept = json_object_get(bin, key);
+            if (!strcmp(key, "uri") || !strcmp(key, "byteLength") || json_equal(kept, value)) continue;
+            if (!kept)
+                put(sv, bin, key, json_incref(value));
+            else
+                arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /buffers/%zu/%s: dropped: an earlier buffer merged into the BIN chunk has its own",
+                           sv->path, i, key);
+        }
+    }
+}
+
 static json_t *build_glb_buffers(saver *sv) {
     json_t *buffers = top(sv, "buffers"), *out = json_array();
     if (sv->bin_size) {
         json_t *bin = json_object();
         put(sv, bin, "byteLength", json_integer((json_int_t)sv->bin_size));
+        keep_merged_properties(sv, bin);
         push(sv, out, bin);
     }
     for (size_t i = 0; i < json_array_size(buffers); i++)
@@ -1362,7 +1383,11 @@ static json_t *build_top(saver *sv) {
     if (!json_object_get(out, "nodes")) put(sv, out, "nodes", json_true());
     if (!json_object_get(out, "cameras")) put(sv, out, "cameras", build_cameras(sv));
     if (!json_object_get(out, "extensionsUsed")) put(sv, out, "extensionsUsed", build_extensions_used(sv));
-    if (!json_object_get(out, "extensions")) put(sv, out, "extensions", build_extensions(sv));
+    if (!json_object_get(out, "extensions")) { /* new lights; an empty object only where the file had one */
+        json_t *extensions = build_extensions(sv);
+        if (json_object_size(extensions)) put(sv, out, "extensions", extensions);
+        else json_decref(extensions);
+    }
     if (sv->glb && sv->bin_size && !json_object_get(out, "buffers")) put(sv, out, "buffers", build_glb_buffers(sv));
     arbor__node_ext_save_append(&sv->ext, out, sv->ext_offset, sv->bin_size);
     append_image_views(sv, out);
@@ -1378,7 +1403,6 @@ static void write_top(saver *sv, jw *w, json_t *out) {
         bool streamed = !strcmp(key, "nodes") || !strcmp(key, "scenes");
         if (streamed ? !strcmp(key, "nodes") && sv->count == 0 : json_is_array(value) && json_array_size(value) == 0)
             continue;
-        if (json_is_object(value) && json_object_size(value) == 0 && !strcmp(key, "extensions")) continue;
         jw_key(w, key);
         if (!streamed) jw_json(w, value);
         else if (!strcmp(key, "nodes")) write_nodes(sv, w);
