@@ -795,7 +795,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
     bool any_mesh = false;
     for (uint32_t i = 0; i < count; i++) any_mesh |= meshed[i];
     free(tris.t);
-    if (tris.full) fprintf(stderr, "arbor: render: %s: only the first %d triangles are drawn (a PNG draws all)\n", f->path, MAX_TRIANGLES);
+    if (tris.full) cli_error("%s: only the first %d triangles are drawn (a PNG draws all)", f->path, MAX_TRIANGLES);
 
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
@@ -977,7 +977,7 @@ int cmd_render(int argc, char **argv) {
         free(in);
         free(joint);
         cli_close(&f);
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         return 1;
     }
     for (uint32_t i = 0, count = arbor_gltf_node_count(f.doc); i < count; i++) { /* hidden (KHR_node_visibility): not drawn */
@@ -998,7 +998,7 @@ int cmd_render(int argc, char **argv) {
         }
         if (!sized) height = (int)fmin(8192, fmax(16, round(width / cv.aspect)));
         else if (arbor_camera_view_projection(f.scene, cv.camera, (arbor_real)width / height, cv.view_projection)) {
-            fprintf(stderr, "arbor: render: %s\n", arbor_last_error());
+            cli_error("%s", cli_last_error());
             free(in);
             free(joint);
             cli_close(&f);
@@ -1028,7 +1028,7 @@ int cmd_render(int argc, char **argv) {
     } else {
         out = to_stdout ? stdout : fopen(args.output, "w");
         if (!out) {
-            fprintf(stderr, "arbor: render: %s: cannot be written\n", args.output);
+            cli_error("%s: cannot be written", args.output);
             free(in);
             free(joint);
             cli_close(&f);
@@ -1067,7 +1067,7 @@ int cmd_render(int argc, char **argv) {
     }
     cli_close(&f);
     if (!ok) {
-        fprintf(stderr, "arbor: render: %s: the picture could not be written\n", args.output);
+        cli_error("%s: the picture could not be written", args.output);
         return 1;
     }
     if (!to_stdout) printf("%s: %d x %d, view %s\n", args.output, width, height, v.what);
