@@ -157,16 +157,6 @@ static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
     return true;
 }
 
-/* What a file that is not a regular one is, in words. */
-static const char *file_kind(mode_t mode) {
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISSOCK(mode) ? "a socket"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-                            : "not a regular file";
-}
-
 bool cli_check_input(const char *path, const char *what) {
     struct stat st;
     if (stat(path, &st)) {
@@ -174,7 +164,8 @@ bool cli_check_input(const char *path, const char *what) {
         return false;
     }
     if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read: refused without opening it */
-        cli_error("%s is %s, not %s", path, file_kind(st.st_mode), what);
+        cli_error("%s is %s, not %s", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket or device",
+                  what);
         return false;
     }
     if (access(path, R_OK)) {
