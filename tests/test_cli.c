@@ -8,6 +8,9 @@
  * - `dump --json` on the robot arm and every sample: the exact fields, in order, and every
  *   local and world matrix equal (bit for bit after reading the digits back) to what a direct
  *   load gives; streamed for a chain of a million nodes;
+ * - failures print one line each, "arbor: CMD: FILE: POINTER: ..." (no library function's name),
+ *   warnings "arbor: CMD: warning: ...", standard input named "(standard input)", an unknown
+ *   command one line;
  * - `validate` on a good file, on ../shared/gltf/invalid/node/node_loop.gltf and on both;
  * - `convert` .glb -> .gltf -> .glb round trips of every sample keep every world matrix;
  * - `tree`, `info` and `dot` name what they should;
@@ -24,6 +27,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -393,6 +397,109 @@ static void test_validate(void **state) {
     assert_output_contains(STDOUT_FILE, "non_relative_uri.gltf: ok");
 }
 
+/* ---- what a failing command says --------------------------------------------------------------- */
+
+/* stderr is exactly `lines` lines, line i starting with prefixes[i]; no library function's name
+   (arbor_...) in it: a user ran a command. */
+static void assert_stderr_lines(const char *what, const char *const *prefixes, size_t lines) {
+    char *text = read_file(STDERR_FILE, NULL);
+    assert_non_null(text);
+    size_t count = 0;
+    for (const char *line = text; *line; count++) {
+        const char *end = strchr(line, '\n');
+        if (!end) fail_msg("%s: stderr does not end in a newline:\n%s", what, text);
+        if (count < lines && strncmp(line, prefixes[count], strlen(prefixes[count])))
+            fail_msg("%s: line %zu of stderr does not start with \"%s\":\n%s", what, count + 1, prefixes[count], text);
+        line = end + 1;
+    }
+    if (count != lines) fail_msg("%s: %zu lines on stderr, expected %zu:\n%s", what, count, lines, text);
+    if (strstr(text, "arbor_")) fail_msg("%s: stderr names a library function:\n%s", what, text);
+    free(text);
+}
+
+static void test_failure_messages(void **state) {
+    (void)state;
+    make_dir(OUT_DIR);
+    /* node 0 names child 5 of a file of one node: the pointer /nodes/0/children/0, from the JSON */
+    const char *bad = OUT_DIR "/bad_child.gltf";
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[5]}]}", f);
+    fclose(f);
+    const char *unit = OUT_DIR "/long_rotation.gltf"; /* a rotation of length 2: lenient loads warn */
+    f = fopen(unit, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"rotation\":[0,0,0,2]}]}", f);
+    fclose(f);
+    static const char *const loaders[] = { "info", "tree", "stats", "dump --json", "dot" };
+    for (size_t i = 0; i < sizeof loaders / sizeof loaders[0]; i++) {
+        char args[PATH_MAX], prefix[PATH_MAX], name[32];
+        snprintf(name, sizeof name, "%s", loaders[i]);
+        name[strcspn(name, " ")] = 0; /* the command's name, without its options */
+        snprintf(args, sizeof args, "%s '%s'", loaders[i], bad);
+        snprintf(prefix, sizeof prefix, "arbor: %s: %s: /nodes/0/children/0: ", name, bad);
+        assert_int_equal(run(args), 1);
+        assert_stderr_lines(args, (const char *const[]){ prefix }, 1);
+        snprintf(args, sizeof args, "%s '%s'", loaders[i], OUT_DIR "/absent.gltf");
+        snprintf(prefix, sizeof prefix, "arbor: %s: %s: no such file", name, OUT_DIR "/absent.gltf");
+        assert_int_equal(run(args), 1);
+        assert_stderr_lines(args, (const char *const[]){ prefix }, 1);
+    }
+    /* standard input has no file name: the message gives the input's */
+    char args[2 * PATH_MAX];
+    snprintf(args, sizeof args, "tree - < '%s'", bad);
+    assert_int_equal(run(args), 1);
+    assert_stderr_lines(args, (const char *const[]){ "arbor: tree: (standard input): /nodes/0/children/0: " }, 1);
+    /* a warning of a lenient load, from a file and from standard input */
+    snprintf(args, sizeof args, "tree --lenient '%s'", unit);
+    assert_int_equal(run(args), 0);
+    char prefix[PATH_MAX];
+    snprintf(prefix, sizeof prefix, "arbor: tree: warning: %s: /nodes/0/rotation: ", unit);
+    assert_stderr_lines(args, (const char *const[]){ prefix }, 1);
+    snprintf(args, sizeof args, "tree --lenient - < '%s'", unit);
+    assert_int_equal(run(args), 0);
+    assert_stderr_lines(args, (const char *const[]){ "arbor: tree: warning: (standard input): /nodes/0/rotation: " }, 1);
+    /* a save that cannot create its file names the command and the file */
+    assert_int_equal(run("convert '" EXAMPLE "' '" OUT_DIR "/no such folder/out.glb'"), 1);
+    assert_stderr_lines("convert", (const char *const[]){ "arbor: convert: " OUT_DIR "/no such folder/out.glb: " }, 1);
+    /* an unknown command: one line */
+    assert_int_equal(run("frobnicate"), 2);
+    assert_stderr_lines("frobnicate", (const char *const[]){ "arbor: no command 'frobnicate'; the commands: demo info " }, 1);
+}
+
+/* ---- files that are not regular files ------------------------------------------------------- */
+
+/* `arbor ARGS` under timeout(1): a command blocked on a FIFO is killed after 10 s (exit 124). */
+static int run_bounded(const char *args) {
+    char command[2 * PATH_MAX];
+    snprintf(command, sizeof command, "timeout 10 '%s' %s >'%s' 2>'%s'", ARBOR_CLI_PATH, args, STDOUT_FILE, STDERR_FILE);
+    int status = system(command);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_fifo_inputs(void **state) {
+    (void)state;
+    make_dir(OUT_DIR);
+    unlink(OUT_DIR "/pipe.gltf");
+    assert_int_equal(mkfifo(OUT_DIR "/pipe.gltf", 0600), 0);
+    static const char *const commands[] = { "info", "tree", "validate", "stats" };
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char args[PATH_MAX];
+        snprintf(args, sizeof args, "%s '" OUT_DIR "/pipe.gltf'", commands[i]);
+        int rc = run_bounded(args);
+        if (rc == 124) fail_msg("arbor %s on a FIFO blocked", commands[i]);
+        assert_int_equal(rc, 1);
+        assert_output_contains(STDERR_FILE, "pipe.gltf is a FIFO, not a glTF file");
+    }
+    /* an edit script */
+    unlink(OUT_DIR "/pipe.txt");
+    assert_int_equal(mkfifo(OUT_DIR "/pipe.txt", 0600), 0);
+    int rc = run_bounded("edit '" EXAMPLE "' -o '" OUT_DIR "/never.gltf' --script '" OUT_DIR "/pipe.txt'");
+    if (rc == 124) fail_msg("arbor edit --script on a FIFO blocked");
+    assert_int_equal(rc, 1);
+    assert_output_contains(STDERR_FILE, "pipe.txt is a FIFO, not a script");
+}
+
 /* ---- convert ------------------------------------------------------------------------------------ */
 
 static void test_convert_round_trip(void **state) {
@@ -677,6 +784,8 @@ int main(void) {
         cmocka_unit_test(test_dump_json),
         cmocka_unit_test(test_dump_million_deep_chain),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_fifo_inputs),
+        cmocka_unit_test(test_failure_messages),
         cmocka_unit_test(test_convert_self_contained),
         cmocka_unit_test(test_convert_round_trip),
         cmocka_unit_test(test_tree_info_dot),

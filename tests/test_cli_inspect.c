@@ -191,7 +191,7 @@ static void test_help_matches_readme(void **state) {
         { "dot", "--scene" },
 #if defined(ARBOR_CLI_HAS_RENDER)
         { "render", "--view V" },   { "render", "--size WxH" },   { "render", "--labels" },   { "render", "camera:NODE" },
-        { "render", "--animation" },
+        { "render", "--animation" }, { "render", "--overlays" },
 #endif
     };
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
@@ -1066,6 +1066,125 @@ static void test_render_instances(void **state) {
     }
 }
 
+/* A text element of an SVG: its place, size, declared advance and bytes (entities decoded). */
+typedef struct svg_text {
+    double x, y, size, length;
+    char text[256];
+} svg_text;
+
+static size_t svg_texts(const char *path, svg_text *out, size_t cap) {
+    char *all = read_file(path, NULL);
+    assert_non_null(all);
+    size_t n = 0;
+    for (const char *p = all; n < cap && (p = strstr(p, "<text ")); p++) {
+        svg_text *t = &out[n];
+        const char *x = strstr(p, " x=\""), *y = strstr(p, " y=\""), *size = strstr(p, " font-size=\""),
+                   *length = strstr(p, " textLength=\""), *body = strchr(p, '>'), *end = strstr(p, "</text>");
+        assert_true(x && y && size && length && body && end && body < end);
+        t->x = strtod(x + 4, NULL), t->y = strtod(y + 4, NULL), t->size = strtod(size + 12, NULL), t->length = strtod(length + 13, NULL);
+        size_t k = 0;
+        for (const char *c = body + 1; c < end && k + 1 < sizeof t->text; c++) {
+            static const char *const entities[][2] = { { "&lt;", "<" }, { "&gt;", ">" }, { "&amp;", "&" } };
+            bool entity = false;
+            for (int e = 0; e < 3 && !entity; e++)
+                if (!strncmp(c, entities[e][0], strlen(entities[e][0]))) {
+                    t->text[k++] = entities[e][1][0];
+                    c += strlen(entities[e][0]) - 1;
+                    entity = true;
+                }
+            if (!entity) t->text[k++] = *c;
+        }
+        t->text[k] = 0;
+        n++;
+    }
+    free(all);
+    return n;
+}
+
+/* What a default render shows: UTF-8 names as their bytes; the meshes framed, not a far camera
+   or light; no overlays over meshes unless asked (and them where there are no meshes); names
+   that do not cover one another. Files written here. */
+static void test_render_defaults(void **state) {
+    (void)state;
+    /* names from the JSON's escapes: the SVG holds their UTF-8 bytes (jansson decodes them here) */
+    const char *named = OUT_DIR "/utf8.gltf";
+    FILE *f = fopen(named, "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":["
+          "{\"name\":\"B\\u00e9zierCurve\",\"children\":[1,2]},{\"name\":\"\\u66f2\\u7dda <&>\",\"translation\":[4,0,0]},"
+          "{\"name\":\"\\u2713 \\ud83c\\udf33\",\"translation\":[0,4,0]}]}", f);
+    fclose(f);
+    assert_int_equal(run("render '%s' -o '%s'", named, OUT_DIR "/utf8.svg"), 0);
+    json_t *g = gltf_json(named);
+    svg_text texts[64];
+    size_t n = svg_texts(OUT_DIR "/utf8.svg", texts, 64);
+    for (size_t i = 0; i < 3; i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(json_object_get(g, "nodes"), i), "name"));
+        bool found = false;
+        for (size_t k = 0; k < n; k++) found |= !strcmp(texts[k].text, name);
+        if (!found) fail_msg("no <text> holds the bytes of node %zu's name \"%s\"", i, name);
+    }
+    json_decref(g);
+
+    /* two meshes apart, a camera 1000 away and a light 500 above: the picture holds both meshes'
+       triangles and they fill a good share of it */
+    static const float corners[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+    write_bytes(OUT_DIR "/far.bin", corners, sizeof corners);
+    f = fopen(OUT_DIR "/far.gltf", "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,1,2,3]}],"
+          "\"extensionsUsed\":[\"KHR_lights_punctual\"],"
+          "\"extensions\":{\"KHR_lights_punctual\":{\"lights\":[{\"type\":\"point\"}]}},"
+          "\"nodes\":[{\"name\":\"a\",\"mesh\":0},{\"name\":\"b\",\"mesh\":0,\"translation\":[3,0,-2]},"
+          "{\"name\":\"far camera\",\"camera\":0,\"translation\":[1000,0,0]},"
+          "{\"name\":\"far light\",\"translation\":[0,500,0],\"extensions\":{\"KHR_lights_punctual\":{\"light\":0}}}],"
+          "\"cameras\":[{\"type\":\"perspective\",\"perspective\":{\"yfov\":0.8,\"znear\":0.1}}],"
+          "\"materials\":[{\"doubleSided\":true}],"
+          "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},\"material\":0}]}],"
+          "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]}],"
+          "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36}],\"buffers\":[{\"uri\":\"far.bin\",\"byteLength\":36}]}", f);
+    fclose(f);
+    assert_int_equal(run("render '%s' -o '%s' --size 400x300", OUT_DIR "/far.gltf", OUT_DIR "/far.svg"), 0);
+    double xy[6 * 4], lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
+    assert_int_equal(svg_triangles(OUT_DIR "/far.svg", xy, 4), 2);
+    for (int i = 0; i < 6; i++)
+        for (int a = 0; a < 2; a++) lo[a] = fmin(lo[a], xy[2 * i + a]), hi[a] = fmax(hi[a], xy[2 * i + a]);
+    assert_true(lo[0] >= 0 && lo[1] >= 0 && hi[0] <= 400 && hi[1] <= 300);
+    assert_true(fmax((hi[0] - lo[0]) / 400, (hi[1] - lo[1]) / 300) >= 0.4);
+    /* no overlays by default over meshes: no node dots, only the caption as text; with
+       --overlays, the dots and names of the two meshes' nodes (the far camera and light are
+       behind the viewer) */
+    assert_int_equal(count_of(OUT_DIR "/far.svg", "<circle"), 0);
+    assert_int_equal(count_of(OUT_DIR "/far.svg", "<text"), 1);
+    assert_int_equal(run("render '%s' -o '%s' --size 400x300 --overlays", OUT_DIR "/far.gltf", OUT_DIR "/far_over.svg"), 0);
+    assert_true(count_of(OUT_DIR "/far_over.svg", "<circle") >= 2);
+    assert_contains(OUT_DIR "/far_over.svg", ">a</text>");
+    assert_contains(OUT_DIR "/far_over.svg", ">b</text>");
+    /* without meshes the overlays are the picture: there by default */
+    assert_int_equal(count_of(OUT_DIR "/utf8.svg", "<circle"), 3);
+
+    /* forty nodes a hair apart with long names: the names drawn cover none of the others (each
+       box: its advance as the SVG declares it, and most of its font size above the baseline) */
+    f = fopen(OUT_DIR "/crowd.gltf", "w");
+    assert_non_null(f);
+    fputs("{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"name\":\"root\",\"children\":[", f);
+    for (int i = 1; i <= 40; i++) fprintf(f, "%s%d", i > 1 ? "," : "", i);
+    fputs("]}", f);
+    for (int i = 1; i <= 40; i++) fprintf(f, ",{\"name\":\"a rather long node name %d\",\"translation\":[%g,%g,0]}", i, 0.01 * i, 0.02 * (i % 5));
+    fputs("]}", f);
+    fclose(f);
+    assert_int_equal(run("render '%s' -o '%s' --labels all", OUT_DIR "/crowd.gltf", OUT_DIR "/crowd.svg"), 0);
+    n = svg_texts(OUT_DIR "/crowd.svg", texts, 64);
+    assert_true(n >= 3 && n < 42); /* some names, the caption, and not all 41 names */
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = a + 1; b < n; b++) {
+            const svg_text *p = &texts[a], *q = &texts[b];
+            bool apart = p->x + p->length <= q->x || q->x + q->length <= p->x || p->y <= q->y - 0.8 * q->size ||
+                         q->y <= p->y - 0.8 * p->size;
+            if (!apart) fail_msg("\"%s\" at (%.1f, %.1f) covers \"%s\" at (%.1f, %.1f)", p->text, p->x, p->y, q->text, q->x, q->y);
+        }
+}
+
 /* MSFT_lod: one level drawn, level 0, even when the other levels are in the scene; --view auto
    frames the meshes, not the cameras around them; joints only with --joints. */
 static void test_render_levels_framing_joints(void **state) {
@@ -1121,10 +1240,12 @@ static void test_render_levels_framing_joints(void **state) {
     size_t joints = json_array_size(json_object_get(json_array_get(json_object_get(g, "skins"), 0), "joints"));
     json_decref(g);
     assert_true(joints > 0 && joints < node_count);
-    assert_int_equal(run("render '%s' -o '%s'", fox, OUT_DIR "/fox_plain.svg"), 0);
+    assert_int_equal(run("render '%s' -o '%s' --overlays", fox, OUT_DIR "/fox_plain.svg"), 0);
     assert_int_equal(count_of(OUT_DIR "/fox_plain.svg", "<circle"), node_count - joints);
-    assert_int_equal(run("render '%s' -o '%s' --joints", fox, OUT_DIR "/fox_joints.svg"), 0);
+    assert_int_equal(run("render '%s' -o '%s' --overlays --joints", fox, OUT_DIR "/fox_joints.svg"), 0);
     assert_int_equal(count_of(OUT_DIR "/fox_joints.svg", "<circle"), node_count);
+    assert_int_equal(run("render '%s' -o '%s' --joints", fox, OUT_DIR "/fox_skeleton.svg"), 0); /* the joints alone */
+    assert_int_equal(count_of(OUT_DIR "/fox_skeleton.svg", "<circle"), joints);
 }
 #endif
 
@@ -1141,6 +1262,7 @@ int main(void) {
 #if defined(ARBOR_CLI_HAS_RENDER)
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_render_instances),
+        cmocka_unit_test(test_render_defaults),
         cmocka_unit_test(test_render_levels_framing_joints),
 #endif
     };

@@ -21,7 +21,9 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1198,6 +1200,120 @@ static void test_uris_outside_the_folder(void **state)
     arbor_scene_destroy(s);
 }
 
+/* ---- files that are not regular files ------------------------------------------------------ */
+
+/* A FIFO at path (whatever was there before is removed). */
+static void make_fifo(const char *path)
+{
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+}
+
+/* The last error of a refused load or save names all of `needles`; exits the child with 0, or
+   with 1 after saying what is missing. */
+static int child_expect_message(arbor_result got, arbor_result want, const char *message, const char *const *needles)
+{
+    if (got != want) {
+        fprintf(stderr, "result %d, expected %d: %s\n", (int)got, (int)want, message);
+        return 1;
+    }
+    for (const char *const *n = needles; *n; n++)
+        if (!strstr(message, *n)) {
+            fprintf(stderr, "\"%s\" does not name \"%s\"\n", message, *n);
+            return 1;
+        }
+    return 0;
+}
+
+/* Loads path in a child process that SIGALRM ends after 10 s (a load blocked on a FIFO would
+   never return): the child's verdict (child_expect_message) must be 0 and it must not hang. */
+static void expect_refused_in_time(const char *path, const char *const *needles)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10);
+        arbor_scene *s = NULL;
+        arbor_scene_desc d = { 0 };
+        if (arbor_scene_create(&d, &s)) _exit(2);
+        arbor_gltf *doc = NULL;
+        arbor_result r = arbor_gltf_load(s, path, NULL, &doc);
+        int verdict = child_expect_message(r, ARBOR_ERR_IO, arbor_last_error(), needles);
+        if (!verdict && arbor_scene_node_count(s) != 0) verdict = 1;
+        arbor_gltf_issue issue;
+        uint32_t count = 0;
+        if (!verdict) verdict = child_expect_message(arbor_gltf_validate(path, NULL, &issue, 1, &count), ARBOR_ERR_IO,
+                                                     issue.message, needles + 1); /* the issue's text after its place */
+        _exit(verdict);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) fail_msg("loading %s did not return: signal %d (the open blocked)", path, WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status)) fail_msg("loading %s: not refused as expected (see above)", path);
+}
+
+static void capture_all(void *user, arbor_log_level level, const char *message)
+{
+    (void)level;
+    char *all = user;
+    size_t used = strlen(all);
+    snprintf(all + used, 2048 - used, "%s\n", message);
+}
+
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    make_dir(OUT_DIR);
+    make_dir(OUT_DIR "/fifo");
+    /* the main file */
+    make_fifo(OUT_DIR "/fifo/main.gltf");
+    expect_refused_in_time(OUT_DIR "/fifo/main.gltf", (const char *const[]){ "main.gltf", "is a FIFO", NULL });
+    /* a buffer's file */
+    make_fifo(OUT_DIR "/fifo/pipe.bin");
+    write_text(OUT_DIR "/fifo/buffer.gltf",
+               "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"buffers\":[{\"byteLength\":4,\"uri\":\"pipe.bin\"}]}");
+    expect_refused_in_time(OUT_DIR "/fifo/buffer.gltf",
+                           (const char *const[]){ "/buffers/0/uri", "pipe.bin is a FIFO", NULL });
+    /* an image's file: not read by a load, but a save copies or embeds it */
+    make_fifo(OUT_DIR "/fifo/pipe.png");
+    write_text(OUT_DIR "/fifo/image.gltf",
+               "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"images\":[{\"uri\":\"pipe.png\"}]}");
+    expect_refused_in_time(OUT_DIR "/fifo/image.gltf", (const char *const[]){ "/images/0/uri", "pipe.png is a FIFO", NULL });
+
+    /* an image that became a FIFO after the load: a .glb save leaves it a URI, with a warning
+       that names it, and does not block */
+    static const unsigned char png[16] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R' };
+    unlink(OUT_DIR "/fifo/tex.png"); /* a FIFO of the last run */
+    write_all(OUT_DIR "/fifo/tex.png", png, sizeof png);
+    write_text(OUT_DIR "/fifo/textured.gltf",
+               "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],\"images\":[{\"uri\":\"tex.png\"}]}");
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10);
+        static char log[2048];
+        arbor_scene_desc d = { .log = capture_all, .log_user = log };
+        arbor_scene *s = NULL;
+        arbor_gltf *doc = NULL;
+        if (arbor_scene_create(&d, &s) || arbor_gltf_load(s, OUT_DIR "/fifo/textured.gltf", NULL, &doc)) _exit(2);
+        make_fifo(OUT_DIR "/fifo/tex.png");
+        arbor_result r = arbor_gltf_save(s, doc, OUT_DIR "/fifo/textured.glb", NULL);
+        int verdict = child_expect_message(r, ARBOR_OK, log, (const char *const[]){ "/images/0/uri", "tex.png is a FIFO", NULL });
+        json_t *root = verdict ? NULL : file_json(OUT_DIR "/fifo/textured.glb");
+        const char *uri = json_string_value(json_object_get(json_array_get(json_object_get(root, "images"), 0), "uri"));
+        if (!verdict && (!uri || strcmp(uri, "tex.png"))) verdict = 1; /* left a URI, as the file had it */
+        _exit(verdict);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) fail_msg("saving a .glb whose image is a FIFO did not return: signal %d", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_million_deep_chain(void **state)
 {
     (void)state;
@@ -1724,6 +1840,7 @@ int main(void)
         cmocka_unit_test(test_data_uris_and_sparse),
         cmocka_unit_test(test_glb_framing),
         cmocka_unit_test(test_uris_outside_the_folder),
+        cmocka_unit_test(test_fifo_refused),
         cmocka_unit_test(test_million_deep_chain),
         cmocka_unit_test(test_huge_counts_in_a_tiny_file),
         cmocka_unit_test(test_spec_breaches),

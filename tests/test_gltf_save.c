@@ -15,6 +15,8 @@
  * - a .glb stands alone: the images of the files that have them beside them are in its BIN chunk
  *   (the source files' bytes, a bufferView and a mimeType each), nothing else is written; with
  *   external_images they are copied beside it;
+ * - a buffer's extras and name and an empty root extensions object survive load and save (.glb,
+ *   where the buffer merges into the BIN chunk, and .gltf), compared with the input's JSON;
  * - refusals: a bad extension, a folder that does not exist (nothing left behind);
  * - a chain a million nodes deep saves and loads back.
  */
@@ -702,6 +704,74 @@ static void test_empty_scene(void **state) {
     arbor_scene_destroy(s);
 }
 
+static void write_text_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    fclose(f);
+}
+
+static void assert_kept(json_t *in, const char *path, const char *what) {
+    json_t *out = read_json(path);
+    json_t *in_buffer = json_array_get(json_object_get(in, "buffers"), 0);
+    json_t *out_buffer = json_array_get(json_object_get(out, "buffers"), 0);
+    static const char *const root_keys[] = { "extensions", "extras" }, *const buffer_keys[] = { "extras", "name" };
+    for (int k = 0; k < 2; k++) {
+        json_t *a = json_object_get(in, root_keys[k]), *b = json_object_get(out, root_keys[k]);
+        if (!b || !json_equal(a, b)) fail_msg("%s: the root's %s is not the input's", what, root_keys[k]);
+        a = json_object_get(in_buffer, buffer_keys[k]), b = json_object_get(out_buffer, buffer_keys[k]);
+        if (!b || !json_equal(a, b)) fail_msg("%s: /buffers/0/%s is not the input's", what, buffer_keys[k]);
+    }
+    json_decref(out);
+}
+
+/* A buffer's extras (and name) and an empty root extensions object survive a load and a save,
+   as .glb (the buffer merged into the BIN chunk) and as .gltf, and a .glb saved again: each
+   compared with the input's own JSON. Two merged buffers saying different extras: the first's
+   stays, and a warning names the other's. */
+static void test_round_trip_keeps_extras(void **state) {
+    (void)state;
+    make_dir(OUT_DIR);
+    make_dir(OUT_DIR "/extras");
+    write_text_file(OUT_DIR "/extras/one.bin", "abcd");
+    write_text_file(OUT_DIR "/extras/two.bin", "efgh");
+    const char *one = "{\"asset\":{\"version\":\"2.0\"},\"extensions\":{},\"extras\":{\"k\":1},"
+                      "\"nodes\":[{\"name\":\"n\"}],\"scenes\":[{\"nodes\":[0]}],\"scene\":0,"
+                      "\"buffers\":[{\"uri\":\"one.bin\",\"byteLength\":4,\"name\":\"data\","
+                      "\"extras\":{\"origin\":\"test\",\"list\":[1,2.5,\"\\u00e9\"]}}]}";
+    write_text_file(OUT_DIR "/extras/in.gltf", one);
+    json_t *in = read_json(OUT_DIR "/extras/in.gltf");
+    loaded a = load_ok(OUT_DIR "/extras/in.gltf");
+    save_ok(a.s, a.doc, OUT_DIR "/extras/out.glb");
+    save_ok(a.s, a.doc, OUT_DIR "/extras/out.gltf");
+    unload(&a);
+    assert_kept(in, OUT_DIR "/extras/out.glb", "in.gltf saved as .glb");
+    assert_kept(in, OUT_DIR "/extras/out.gltf", "in.gltf saved as .gltf");
+    loaded b = load_ok(OUT_DIR "/extras/out.glb");
+    save_ok(b.s, b.doc, OUT_DIR "/extras/again.glb");
+    unload(&b);
+    assert_kept(in, OUT_DIR "/extras/again.glb", "out.glb saved as .glb");
+    json_decref(in);
+
+    write_text_file(OUT_DIR "/extras/two.gltf",
+                    "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{}],"
+                    "\"buffers\":[{\"uri\":\"one.bin\",\"byteLength\":4,\"extras\":{\"first\":true}},"
+                    "{\"uri\":\"two.bin\",\"byteLength\":4,\"extras\":{\"second\":true}}]}");
+    log_count log = { 0 };
+    loaded c = { NULL, NULL };
+    assert_int_equal(arbor_scene_create(&(arbor_scene_desc){ .log = count_log, .log_user = &log }, &c.s), ARBOR_OK);
+    assert_int_equal(arbor_gltf_load(c.s, OUT_DIR "/extras/two.gltf", NULL, &c.doc), ARBOR_OK);
+    save_ok(c.s, c.doc, OUT_DIR "/extras/two.glb");
+    unload(&c);
+    assert_int_equal(log.warnings, 1);
+    assert_non_null(strstr(log.last, "/buffers/1/extras: dropped"));
+    json_t *out = read_json(OUT_DIR "/extras/two.glb");
+    json_t *bin = json_array_get(json_object_get(out, "buffers"), 0);
+    assert_true(json_is_true(json_object_get(json_object_get(bin, "extras"), "first")));
+    assert_int_equal(json_object_size(json_object_get(bin, "extras")), 1);
+    json_decref(out);
+}
+
 /* Everything the saver allocates goes through the scene's allocator and comes back to it, with
    the sizes it was asked for. */
 static void test_allocator(void **state) {
@@ -800,6 +870,7 @@ int main(void) {
         cmocka_unit_test(test_scene_without_document),
         cmocka_unit_test(test_random_trs_bit_exact),
         cmocka_unit_test(test_empty_scene),
+        cmocka_unit_test(test_round_trip_keeps_extras),
         cmocka_unit_test(test_allocator),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_million_deep_chain),

@@ -120,9 +120,10 @@ typedef struct arbor_gltf arbor_gltf;
    Destroying it and its scene in either order is safe: the scene's destroy leaves it inert
    (every call of it that returns an arbor_result is refused with ARBOR_ERR_INVALID_ARGUMENT, "its
    scene was destroyed"; the others answer from what it holds) and its own destroy frees it. Refusals:
-   ARBOR_ERR_IO (cannot read a file), ARBOR_ERR_PARSE (bad JSON, GLB framing, or a file that
-   breaks the spec), ARBOR_ERR_UNSUPPORTED (a required extension arbor cannot honour),
-   ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),
+   ARBOR_ERR_IO (cannot read a file; only regular files are opened, so a path or a buffer's or
+   image's URI naming a FIFO, socket or device is refused without blocking), ARBOR_ERR_PARSE
+   (bad JSON, GLB framing, or a file that breaks the spec), ARBOR_ERR_UNSUPPORTED (a required
+   extension arbor cannot honour), ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_DEPTH_LIMIT (a chain deeper than the scene allows),
    ARBOR_ERR_INVALID_ARGUMENT (options.scene not in the file); nothing changed in s then, and
    arbor_last_error_info() gives the message and its place: the file, the JSON pointer, and the
    line and column of a JSON syntax error. options may be NULL (the defaults). */
@@ -188,8 +189,9 @@ typedef struct arbor_gltf_save_options {
    document passes through. Children are listed in sibling order, and the chosen scene's roots
    (its own still roots, and every new root) in the scene graph's order of roots, so a reload
    has the same hierarchy in the same order. doc may be NULL (a scene built in code). A .glb stands
-   alone: its one BIN chunk holds every buffer that has bytes and every image with a relative URI
-   (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
+   alone: its one BIN chunk holds every buffer that has bytes (its buffer keeps their name,
+   extras and extensions; where two differ, the first's, with a warning) and every image with a
+   relative URI (each then named by a bufferView and a mimeType; one that cannot be read, or is no PNG, JPEG,
    WebP or KTX2 without a mimeType, stays a URI, with a warning). A .gltf written elsewhere than
    its source writes its buffers beside it, and its images too, so the output stands on its own.
    options NULL: the defaults. A refusal's place in arbor_last_error_info() is the file

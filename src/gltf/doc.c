@@ -3,32 +3,76 @@
    reading a whole file). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gltf/gltf_internal.h"
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
+/* What a file that is not a regular one is, in words. */
+static const char *file_kind(mode_t mode) {
+    return S_ISFIFO(mode)  ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISDIR(mode)  ? "a folder"
+                            : "not a regular file";
+}
+
+const char *arbor__gltf_not_regular(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) ? file_kind(st.st_mode) : NULL;
+}
+
+arbor_result arbor__gltf_open_file(const char *path, FILE **out, uint64_t *size, char *reason, size_t reason_cap) {
+    *out = NULL;
+    *size = 0;
+    const char *kind = arbor__gltf_not_regular(path); /* a socket cannot be opened: named here */
+    if (kind) {
+        snprintf(reason, reason_cap, "%s is %s, not a regular file", path, kind);
+        return ARBOR_ERR_IO;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO put there since the stat: no wait */
+    struct stat st;
+    FILE *f = NULL;
+    if (fd < 0) {
+        snprintf(reason, reason_cap, "cannot open %s: %s", path, strerror(errno));
+    } else if (fstat(fd, &st) != 0) {
+        snprintf(reason, reason_cap, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(reason, reason_cap, "%s is %s, not a regular file", path, file_kind(st.st_mode));
+        close(fd);
+    } else if (!(f = fdopen(fd, "rb"))) {
+        snprintf(reason, reason_cap, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    if (!f) return ARBOR_ERR_IO;
+    *out = f;
+    *size = (uint64_t)st.st_size;
+    return ARBOR_OK;
+}
+
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
                                    char *reason, size_t reason_cap) {
     *data = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(reason, reason_cap, "cannot open %s: %s", path, strerror(errno));
-        return ARBOR_ERR_IO;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > SIZE_MAX - 1) {
+    FILE *f;
+    uint64_t length;
+    arbor_result r = arbor__gltf_open_file(path, &f, &length, reason, reason_cap);
+    if (r) return r;
+    if (length > SIZE_MAX - 1) {
         fclose(f);
-        snprintf(reason, reason_cap, "%s is not a readable file", path);
+        snprintf(reason, reason_cap, "%s is too big to read (%llu bytes)", path, (unsigned long long)length);
         return ARBOR_ERR_IO;
     }
-    size_t n = (size_t)st.st_size;
+    size_t n = (size_t)length;
     uint8_t *p = arbor__alloc_with(a, n);
     if (!p) {
         fclose(f);

@@ -10,6 +10,7 @@
 #define ARBOR_GLTF_INTERNAL_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "arbor/gltf.h"
 #include "scene/scene_internal.h"
@@ -127,7 +128,14 @@ void arbor__node_ext_save_end(arbor__node_ext_save *x);
 /* Frees what node_ext.c put in the document. */
 void arbor__gltf_node_ext_free(arbor_gltf *doc);
 
-/* Reads a whole file through the allocator; on failure its code (ARBOR_ERR_IO,
+/* Opens a regular file to read, without blocking on a FIFO or device that is there instead (those
+   are refused: a FIFO with no writer would hang the load); its size in *size. On failure
+   ARBOR_ERR_IO and the reason in words ("x is a FIFO, not a regular file"). */
+arbor_result arbor__gltf_open_file(const char *path, FILE **out, uint64_t *size, char *reason, size_t reason_cap);
+/* What path is when it exists and is not a regular file ("a FIFO", "a socket", ...); else NULL.
+   A stat only: opens nothing. */
+const char *arbor__gltf_not_regular(const char *path);
+/* Reads a whole file through the allocator (arbor__gltf_open_file); on failure its code (ARBOR_ERR_IO,
    ARBOR_ERR_OUT_OF_MEMORY) and the reason in words in reason. */
 arbor_result arbor__gltf_read_file(const arbor_allocator *a, const char *path, uint8_t **data, size_t *size,
                                    char *reason, size_t reason_cap);

@@ -1069,11 +1069,14 @@ static void make_parent_dirs(char *path) {
     }
 }
 
-/* Copies an image; one the source lacks already is left missing, with a warning. */
+/* Copies an image; one the source lacks already (or that is no regular file) is left missing,
+   with a warning. */
 static void copy_file(saver *sv, const char *from, const char *to) {
-    FILE *in = fopen(from, "rb");
-    if (!in) {
-        arbor__log(sv->s, ARBOR_LOG_WARN, "%s: cannot copy %s: %s", sv->path, from, strerror(errno));
+    FILE *in;
+    uint64_t size;
+    char reason[400];
+    if (arbor__gltf_open_file(from, &in, &size, reason, sizeof reason)) {
+        arbor__log(sv->s, ARBOR_LOG_WARN, "%s: not copied: %s", sv->path, reason);
         return;
     }
     out_file out;
@@ -1206,11 +1209,9 @@ static void plan_glb_buffers(saver *sv) {
 }
 
 /* The media type of an image file by its first bytes: PNG, JPEG, WebP, KTX2; NULL otherwise. */
-static const char *sniff_mime(const char *file) {
+static const char *sniff_mime(FILE *f) {
     unsigned char h[12] = { 0 };
-    FILE *f = fopen(file, "rb");
-    size_t n = f ? fread(h, 1, sizeof h, f) : 0;
-    if (f) fclose(f);
+    size_t n = fread(h, 1, sizeof h, f);
     if (n >= 8 && !memcmp(h, "\x89PNG\r\n\x1a\n", 8)) return "image/png";
     if (n >= 3 && h[0] == 0xFF && h[1] == 0xD8 && h[2] == 0xFF) return "image/jpeg";
     if (n >= 12 && !memcmp(h, "RIFF", 4) && !memcmp(h + 8, "WEBP", 4)) return "image/webp";
@@ -1241,22 +1242,28 @@ static void plan_glb_images(saver *sv) {
         char *rel = uri_to_path(sv, uri), *file = rel ? join_path(sv, source_dir, rel) : NULL;
         free_string(sv, rel);
         if (!file) break;
-        struct stat st;
+        FILE *in;
+        uint64_t size;
+        char reason[400];
         const char *mime = json_string_value(json_object_get(image, "mimeType"));
-        if (!mime) mime = sniff_mime(file);
-        if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) || !mime) {
-            arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /images/%u: %s %s: left as a URI", sv->path, i, file,
-                       !mime ? "is no image arbor knows" : "cannot be read");
+        arbor_result r = arbor__gltf_open_file(file, &in, &size, reason, sizeof reason);
+        if (!r) {
+            if (!mime) mime = sniff_mime(in);
+            fclose(in);
+            if (!mime) snprintf(reason, sizeof reason, "%s is no image arbor knows", file);
+        }
+        if (r || !mime) {
+            arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /images/%u/uri: %s: left as a URI", sv->path, i, reason);
             free_string(sv, file);
             continue;
         }
         sv->bin_size = (sv->bin_size + 3) & ~(uint64_t)3;
         sv->image_file[i] = file;
         sv->image_offset[i] = sv->bin_size;
-        sv->image_size[i] = (uint64_t)st.st_size;
+        sv->image_size[i] = size;
         sv->image_mime[i] = mime;
         sv->image_view[i] = views++;
-        sv->bin_size += (uint64_t)st.st_size;
+        sv->bin_size += size;
     }
 }
 
@@ -1271,11 +1278,32 @@ static void write_zeros(FILE *f, uint64_t n) {
     fwrite(zeros, 1, (size_t)n, f);
 }
 
+/* The BIN chunk's buffer keeps what the merged buffers say besides uri and byteLength (name,
+   extras, extensions); where two say different things, the first one's stays, with a warning. */
+static void keep_merged_properties(saver *sv, json_t *bin) {
+    json_t *buffers = top(sv, "buffers");
+    for (size_t i = 0; i < json_array_size(buffers); i++) {
+        if (!buffer_merged(sv, i)) continue;
+        const char *key;
+        json_t *value;
+        json_object_foreach(json_array_get(buffers, i), key, value) {
+            json_t *kept = json_object_get(bin, key);
+            if (!strcmp(key, "uri") || !strcmp(key, "byteLength") || json_equal(kept, value)) continue;
+            if (!kept)
+                put(sv, bin, key, json_incref(value));
+            else
+                arbor__log(sv->s, ARBOR_LOG_WARN, "%s: /buffers/%zu/%s: dropped: an earlier buffer merged into the BIN chunk has its own",
+                           sv->path, i, key);
+        }
+    }
+}
+
 static json_t *build_glb_buffers(saver *sv) {
     json_t *buffers = top(sv, "buffers"), *out = json_array();
     if (sv->bin_size) {
         json_t *bin = json_object();
         put(sv, bin, "byteLength", json_integer((json_int_t)sv->bin_size));
+        keep_merged_properties(sv, bin);
         push(sv, out, bin);
     }
     for (size_t i = 0; i < json_array_size(buffers); i++)
@@ -1355,7 +1383,11 @@ static json_t *build_top(saver *sv) {
     if (!json_object_get(out, "nodes")) put(sv, out, "nodes", json_true());
     if (!json_object_get(out, "cameras")) put(sv, out, "cameras", build_cameras(sv));
     if (!json_object_get(out, "extensionsUsed")) put(sv, out, "extensionsUsed", build_extensions_used(sv));
-    if (!json_object_get(out, "extensions")) put(sv, out, "extensions", build_extensions(sv));
+    if (!json_object_get(out, "extensions")) { /* new lights; an empty object only where the file had one */
+        json_t *extensions = build_extensions(sv);
+        if (json_object_size(extensions)) put(sv, out, "extensions", extensions);
+        else json_decref(extensions);
+    }
     if (sv->glb && sv->bin_size && !json_object_get(out, "buffers")) put(sv, out, "buffers", build_glb_buffers(sv));
     arbor__node_ext_save_append(&sv->ext, out, sv->ext_offset, sv->bin_size);
     append_image_views(sv, out);
@@ -1371,7 +1403,6 @@ static void write_top(saver *sv, jw *w, json_t *out) {
         bool streamed = !strcmp(key, "nodes") || !strcmp(key, "scenes");
         if (streamed ? !strcmp(key, "nodes") && sv->count == 0 : json_is_array(value) && json_array_size(value) == 0)
             continue;
-        if (json_is_object(value) && json_object_size(value) == 0 && !strcmp(key, "extensions")) continue;
         jw_key(w, key);
         if (!streamed) jw_json(w, value);
         else if (!strcmp(key, "nodes")) write_nodes(sv, w);
@@ -1429,7 +1460,10 @@ static void write_main(saver *sv, json_t *out) {
             for (uint32_t i = 0; i < sv->image_count && !sv->result; i++) {
                 if (!image_embedded(sv, i)) continue;
                 write_zeros(file.f, sv->image_offset[i] - at);
-                FILE *in = fopen(sv->image_file[i], "rb");
+                FILE *in;
+                uint64_t size;
+                char reason[400];
+                if (arbor__gltf_open_file(sv->image_file[i], &in, &size, reason, sizeof reason)) in = NULL;
                 char chunk[16384];
                 uint64_t copied_bytes = 0;
                 for (size_t n; in && (n = fread(chunk, 1, sizeof chunk, in)) > 0 && copied_bytes < sv->image_size[i];) {
@@ -1437,7 +1471,9 @@ static void write_main(saver *sv, json_t *out) {
                     fwrite(chunk, 1, n, file.f);
                     copied_bytes += n;
                 }
-                if (!in || copied_bytes != sv->image_size[i])
+                if (!in)
+                    fail(sv, ARBOR_ERR_IO, "/images/%u/uri: %s (it changed while it was being saved?)", i, reason);
+                else if (copied_bytes != sv->image_size[i])
                     fail(sv, ARBOR_ERR_IO, "cannot read %s (it changed while it was being saved?)", sv->image_file[i]);
                 if (in) fclose(in);
                 at = sv->image_offset[i] + sv->image_size[i];

@@ -3,15 +3,15 @@
    application/octet-stream or application/gltf-buffer), and external files named by relative
    URIs, resolved from the file's folder and kept inside it (no absolute path, "..", scheme,
    query or symbolic link leading out) unless options.allow_outside_uris. A buffer keeps exactly
-   its byteLength bytes; data shorter than byteLength is refused before anything is allocated. */
-#define _XOPEN_SOURCE 700 /* realpath, strncasecmp, fileno */
-#include <errno.h>
+   its byteLength bytes; data shorter than byteLength is refused before anything is allocated.
+   Only regular files are opened, without blocking: a buffer or image naming a FIFO, socket or
+   device is refused at its /buffers/N/uri or /images/N/uri. */
+#define _XOPEN_SOURCE 700 /* realpath, strncasecmp */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "gltf/load_internal.h"
 
@@ -242,14 +242,14 @@ static bool external(ld *L, uint32_t i, const char *uri, arbor__gltf_buffer *B) 
     if (!resolve(L, uri, ptr, &full, &cap)) return false;
     if (!full) return true; /* remote: no data, as a buffer without uri */
     bool ok = true;
-    FILE *f = fopen(full, "rb");
-    struct stat st;
-    if (!f) {
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "cannot open %s: %s", full, strerror(errno));
-    } else if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        ok = arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "%s is not a readable file", full);
-    } else if ((uint64_t)st.st_size < B->size) {
-        ok = BAD(BUFFER_BYTE_LENGTH_MISMATCH, AT("/buffers/%u", i), "%s has %llu bytes, byteLength says %zu", uri, (unsigned long long)st.st_size,
+    FILE *f;
+    uint64_t size;
+    char reason[400];
+    arbor_result r = arbor__gltf_open_file(full, &f, &size, reason, sizeof reason);
+    if (r) {
+        ok = arbor__ld_stop(L, r, r == ARBOR_ERR_OUT_OF_MEMORY ? LDI_ARBOR_OUT_OF_MEMORY : LDI_IO_ERROR, ptr, "%s", reason);
+    } else if (size < B->size) {
+        ok = BAD(BUFFER_BYTE_LENGTH_MISMATCH, AT("/buffers/%u", i), "%s has %llu bytes, byteLength says %zu", uri, (unsigned long long)size,
                  B->size);
     } else if ((B->data = arbor__ld_calloc(L, B->size, 1)) == NULL) {
         ok = false;
@@ -303,11 +303,28 @@ bool arbor__ld_images(ld *L) {
             arbor__ld_free(L, path, path ? cap : 0, 1);
             return false;
         }
-        arbor__ld_free(L, path, path ? cap : 0, 1);
-        if (kind != URI_INSIDE && !L->opt.allow_outside_uris)
+        if (kind != URI_INSIDE && !L->opt.allow_outside_uris) {
+            arbor__ld_free(L, path, path ? cap : 0, 1);
             return arbor__ld_stop(L, ARBOR_ERR_IO, outside_issue(uri), ptr,
                                   "\"%.100s\" leads outside the file's folder (options.allow_outside_uris allows it)",
                                   uri);
+        }
+        /* not read here, but a save copies or embeds it: a FIFO would hang it (a missing file is
+           left to the save, which warns) */
+        bool ok = true;
+        if (path && kind == URI_INSIDE && L->base_dir) {
+            size_t n = strlen(L->base_dir) + 1 + cap;
+            char *full = arbor__ld_calloc(L, n, 1);
+            const char *what = NULL;
+            if (full) {
+                snprintf(full, n, "%s/%s", L->base_dir, path);
+                what = arbor__gltf_not_regular(full);
+            }
+            ok = full && (!what || arbor__ld_stop(L, ARBOR_ERR_IO, LDI_IO_ERROR, ptr, "%s is %s, not a regular file", full, what));
+            arbor__ld_free(L, full, full ? n : 0, 1);
+        }
+        arbor__ld_free(L, path, path ? cap : 0, 1);
+        if (!ok) return false;
     }
     return true;
 }

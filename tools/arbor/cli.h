@@ -37,6 +37,18 @@ int cli_usage_error(const char *fmt, ...)
 #endif
     ;
 
+/* Prints "arbor: CMD: <message>" (one line) to stderr and returns exit code 1: how every command
+   says that something failed. */
+int cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* arbor_last_error() without the library function it starts with ("arbor_gltf_load: "): the
+   file, the place and the reason, in a user's terms (they ran a command, not the function). */
+const char *cli_last_error(void);
+
 /* True (after printing help to stdout) when an argument is -h or --help. */
 bool cli_wants_help(int argc, char **argv, const char *help);
 
@@ -95,9 +107,12 @@ typedef struct cli_progress {
 void cli_progress_begin(cli_progress *p, bool big, const char *what, const char *name, double megabytes);
 void cli_progress_end(cli_progress *p);
 
-/* True when path is a file that can be read; else false after saying whether it is missing, a
-   directory (not `what`: "a glTF file") or unreadable. */
+/* True when path is a regular file that can be read; else false after saying whether it is
+   missing, a directory, FIFO, socket or device (not `what`: "a glTF file") or unreadable. */
 bool cli_check_input(const char *path, const char *what);
+/* path opened to read when it is a regular file (NULL otherwise, errno set), without blocking
+   on a FIFO: every file the CLI reads goes through it. */
+FILE *cli_open(const char *path);
 
 /* A glTF file to write: 0; 2 after a usage error naming cmd (not .gltf or .glb, or -); 1 after
    saying that it is a directory. Checked before any work. */
@@ -174,8 +189,8 @@ void cli_tidy3(double out[3], const arbor_real v[3]);
 
 /* Prints the file's nodes as `arbor dump --json` does (for the scene as it stands; only those
    marked in `in`, one byte per file node index, when in is not NULL): 0, or 1 after saying on
-   stderr that the output could not be written (cmd names the command). */
-int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in);
+   stderr that the output could not be written. */
+int cli_dump_json(cli_file *f, const unsigned char *in);
 /* cli_dump_json of glTF scene scene_arg (--scene N|NAME|all; NULL: the file's default scene,
    every node for a file without scenes): 0, 1, or 2 after a usage error (no such scene). */
 int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg);

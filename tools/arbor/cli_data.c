@@ -67,7 +67,7 @@ static bool read_uri(const cli_file *f, const char *uri, cli_bytes *out) {
         }
     }
     *w = 0;
-    FILE *in = fopen(path, "rb");
+    FILE *in = cli_open(path);
     free(path);
     if (!in) return false;
     bool ok = false;

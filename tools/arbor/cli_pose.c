@@ -9,7 +9,7 @@ int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wante
     arbor_gltf_counts counts;
     arbor_gltf_counts_get(f->doc, &counts);
     if (counts.animations == 0) {
-        fprintf(stderr, "arbor: %s: %s has no animations\n", cmd, f->path);
+        cli_error("%s has no animations", f->path);
         return -1;
     }
     if (!wanted) return 0;
@@ -18,7 +18,7 @@ int32_t cli_pick_animation(const cli_file *f, const char *cmd, const char *wante
     char *end;
     unsigned long index = strtoul(wanted, &end, 10);
     if (end != wanted && !*end && wanted[0] != '-' && index < counts.animations) return (int32_t)index;
-    fprintf(stderr, "arbor: %s: %s has no animation named or numbered '%s'; its animations:\n", cmd, f->path, wanted);
+    cli_error("%s has no animation named or numbered '%s'; its animations:", f->path, wanted);
     for (uint32_t i = 0; i < counts.animations; i++) {
         const char *name = arbor_gltf_animation_name(f->doc, i);
         fprintf(stderr, "  %u%s%s%s\n", i, name ? " \"" : "", name ? name : "", name ? "\"" : "");
@@ -36,13 +36,13 @@ int cli_pose(cli_file *f, const char *cmd, const char *animation, double time) {
     arbor_player *player = NULL;
     int status = 1;
     if (!rig) {
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         return 1;
     }
     for (uint32_t i = 0; i < n; i++) rig[i] = arbor_gltf_node(f->doc, i);
     if (arbor_gltf_clip(f->doc, (uint32_t)index, NULL, &clip) || arbor_player_create(clip, f->scene, rig, n, &player) ||
         arbor_player_apply(player, time, ARBOR_WRAP_CLAMP)) {
-        fprintf(stderr, "arbor: %s: %s\n", cmd, arbor_last_error());
+        cli_error("%s", cli_last_error());
     } else {
         arbor_scene_update(f->scene);
         status = 0;

@@ -60,7 +60,7 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
     arbor_camera c;
     unsigned char *in = cli_scene_members(f, scene);
     if (!in) {
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         return 1;
     }
     if (name) {
@@ -99,7 +99,7 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
         out->camera = make_framing_camera(f, in);
         out->made = true;
         if (arbor_node_is_none(out->camera) || arbor_node_camera(f->scene, out->camera, &c)) {
-            fprintf(stderr, "arbor: %s: no camera could be made: %s\n", cmd, arbor_last_error());
+            cli_error("no camera could be made: %s", cli_last_error());
             free(in);
             return 1;
         }
@@ -116,7 +116,7 @@ int cli_view_pick(const char *cmd, cli_file *f, int32_t scene, const char *name,
         snprintf(out->what + used, sizeof out->what - used, " (orthographic, xmag %.3g, ymag %.3g, znear %.3g, zfar %.3g)",
                  (double)c.xmag, (double)c.ymag, (double)c.znear, (double)c.zfar);
     if (arbor_camera_view_projection(f->scene, out->camera, out->aspect, out->view_projection)) {
-        fprintf(stderr, "arbor: %s: %s\n", cmd, arbor_last_error());
+        cli_error("%s", cli_last_error());
         return 1;
     }
     return 0;

@@ -118,13 +118,13 @@ static int play(cli_file *f, const options *o, int32_t index, const arbor_clip *
     double *frame_us = malloc(o->frames * sizeof *frame_us);
     int status = 1;
     if (!frame_us || arbor_skins_create(f->scene, &skins) || arbor_gltf_add_skins(f->doc, skins, NULL)) {
-        fprintf(stderr, "arbor: animate: %s\n", arbor_last_error());
+        cli_error("%s", cli_last_error());
         goto done;
     }
     uint32_t joint_total = arbor_skins_joint_total(skins), animated = 0;
     joints = malloc(((size_t)joint_total + 1) * 16 * sizeof *joints);
     if (!joints) {
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         goto done;
     }
     arbor_wrap wrap = o->loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP;
@@ -135,7 +135,7 @@ static int play(cli_file *f, const options *o, int32_t index, const arbor_clip *
         if (!r) r = arbor_skins_compute(skins, ARBOR_LAYOUT_MAT4, joints, joint_total, NULL);
         frame_us[i] = now_us() - start;
         if (r) {
-            fprintf(stderr, "arbor: animate: frame %u: %s\n", i, arbor_last_error());
+            cli_error("frame %u: %s", i, cli_last_error());
             goto done;
         }
     }
@@ -195,12 +195,12 @@ int cmd_animate(int argc, char **argv) {
     arbor_gltf_clip_options clip_options = { .pointer = o.pointer };
     if (arbor_gltf_clip(f.doc, (uint32_t)index, &clip_options, &clip) ||
         arbor_player_create(clip, f.scene, rig, n, &player)) {
-        fprintf(stderr, "arbor: animate: %s\n", arbor_last_error());
+        cli_error("%s", cli_last_error());
         goto done;
     }
     if (o.has_time) {
         if (arbor_player_apply(player, o.time, o.loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP)) {
-            fprintf(stderr, "arbor: animate: %s\n", arbor_last_error());
+            cli_error("%s", cli_last_error());
             goto done;
         }
         arbor_scene_update(f.scene);

@@ -68,7 +68,7 @@ typedef struct bench {
 } bench;
 
 static int bench_fail(const char *what) {
-    fprintf(stderr, "arbor: bench: %s: %s\n", what, arbor_last_error()[0] ? arbor_last_error() : "out of memory");
+    cli_error("%s: %s", what, cli_last_error());
     return 1;
 }
 
@@ -349,7 +349,7 @@ int cmd_bench(int argc, char **argv) {
     wl_workload w;
     if (!wl_generate(&shape, frame == WL_F_ANIMATE, &w)) {
         arbor_pool_destroy(b.pool);
-        fputs("arbor: bench: out of memory for the workload\n", stderr);
+        cli_error("out of memory for the workload");
         return 1;
     }
     const uint32_t n = w.count, total = WL_WARMUP + frames;

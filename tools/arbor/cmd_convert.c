@@ -48,7 +48,7 @@ int cmd_convert(int argc, char **argv) {
     arbor_result saved = arbor_gltf_save(f.scene, f.doc, args.files[1], &options);
     cli_progress_end(&saving);
     if (saved != ARBOR_OK) {
-        fprintf(stderr, "arbor: %s\n", arbor_last_error());
+        cli_error("%s", cli_last_error());
         status = 1;
     }
     cli_close(&f);

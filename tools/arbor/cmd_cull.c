@@ -57,7 +57,7 @@ int cmd_cull(int argc, char **argv) {
     arbor_cull_stats stats;
     arbor_node *visible = malloc(sizeof *visible * (all_bounded ? all_bounded : 1));
     if (!visible || !in) {
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         free(visible);
         free(in);
         cli_close(&f);
@@ -65,7 +65,7 @@ int cmd_cull(int argc, char **argv) {
     }
     uint32_t count = 0;
     if (arbor_scene_cull(s, planes, 6, visible, all_bounded, &count, &stats) != ARBOR_OK) {
-        fprintf(stderr, "arbor: %s\n", arbor_last_error());
+        cli_error("%s", cli_last_error());
         free(visible);
         free(in);
         cli_close(&f);

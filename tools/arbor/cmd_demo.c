@@ -176,7 +176,7 @@ static int save_gltf(demo_arm *d, const char *path) {
     if (r == ARBOR_OK) r = arbor_gltf_save(d->scene, doc, path, NULL);
     arbor_gltf_destroy(doc);
     if (r != ARBOR_OK) {
-        fprintf(stderr, "arbor: demo: %s\n", json ? arbor_last_error() : "out of memory");
+        cli_error("%s", json ? cli_last_error() : "out of memory");
         return 1;
     }
     printf("wrote %s\n", path);
@@ -217,7 +217,7 @@ int cmd_demo(int argc, char **argv) {
     }
     demo_arm d = build();
     if (!d.scene) {
-        fputs("arbor: demo: out of memory\n", stderr);
+        cli_error("out of memory");
         return 1;
     }
     int status = 0;

@@ -104,7 +104,7 @@ static int load_side(side *s, const char *path, const cli_args *args) {
     s->in = cli_scene_members(&s->f, s->scene);
     s->match = malloc((s->count + 1) * sizeof *s->match);
     if (!s->in || !s->match) {
-        fputs("arbor: diff: out of memory\n", stderr);
+        cli_error("out of memory");
         return 2;
     }
     for (uint32_t i = 0; i < s->count; i++) s->match[i] = -1;
@@ -146,7 +146,7 @@ int cmd_diff(int argc, char **argv) {
     /* Match from the roots down; then moves (equal names, other parents) start new subtrees. */
     int64_t *queue = malloc((a.count + 1) * sizeof *queue);
     if (!queue) {
-        fputs("arbor: diff: out of memory\n", stderr);
+        cli_error("out of memory");
         free_side(&a);
         free_side(&b);
         return 2;

@@ -113,7 +113,7 @@ static void print_node(const cli_file *f, uint32_t index, bool first) {
     putchar('}');
 }
 
-int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in) {
+int cli_dump_json(cli_file *f, const unsigned char *in) {
     static char buffer[1 << 20];
     setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
     print_scenes(f);
@@ -126,7 +126,7 @@ int cli_dump_json(cli_file *f, const char *cmd, const unsigned char *in) {
     }
     fputs("\n]}\n", stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "arbor: %s: cannot write the output\n", cmd);
+        cli_error("cannot write the output");
         return 1;
     }
     return 0;
@@ -137,13 +137,13 @@ int cli_dump_scene(cli_file *f, const char *cmd, const char *scene_arg) {
     int32_t scene;
     int status = cli_pick_scene(cmd, f, &pick, &scene);
     if (status) return status;
-    if (scene < 0) return cli_dump_json(f, cmd, NULL);
+    if (scene < 0) return cli_dump_json(f, NULL);
     unsigned char *in = cli_scene_members(f, scene);
     if (!in) {
-        fprintf(stderr, "arbor: %s: no memory\n", cmd);
+        cli_error("no memory");
         return 1;
     }
-    status = cli_dump_json(f, cmd, in);
+    status = cli_dump_json(f, in);
     free(in);
     return status;
 }

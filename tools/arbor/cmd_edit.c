@@ -178,7 +178,7 @@ static bool numbers(const editor *e, int first, int count, arbor_real *out) {
 
 /* The result of a journal call: 0, or 1 after printing the library's message. */
 static int checked(const editor *e, arbor_result r) {
-    return r ? fail(e, "%s: %s", e->words[0], arbor_last_error()) : 0;
+    return r ? fail(e, "%s: %s", e->words[0], cli_last_error()) : 0;
 }
 
 /* A matrix-backed node becomes TRS-driven, with the exact decomposition of its matrix. */
@@ -376,9 +376,9 @@ static bool add(command **list, int *count, const char *text, size_t length, con
 /* Every line of a script as a command; 0, or 1 after printing why. */
 static int read_script(const char *path, command **list, int *count) {
     if (!cli_check_input(path, "a script")) return 1;
-    FILE *in = fopen(path, "rb");
+    FILE *in = cli_open(path);
     if (!in) {
-        fprintf(stderr, "arbor: edit: %s: %s\n", path, strerror(errno));
+        cli_error("%s: %s", path, strerror(errno));
         return 1;
     }
     char line[8192], where[300];
@@ -387,14 +387,14 @@ static int read_script(const char *path, command **list, int *count) {
         size_t length = strlen(line);
         snprintf(where, sizeof where, "%s:%u", path, number);
         if (length == sizeof line - 1 && line[length - 1] != '\n') {
-            fprintf(stderr, "arbor: edit: %s: the line is too long\n", where);
+            cli_error("%s: the line is too long", where);
             fclose(in);
             return 1;
         }
         ok = add(list, count, line, length, where);
     }
     fclose(in);
-    if (!ok) fputs("arbor: out of memory\n", stderr);
+    if (!ok) cli_error("out of memory");
     return !ok;
 }
 
@@ -436,7 +436,7 @@ int cmd_edit(int argc, char **argv) {
     if (!status && !(status = cli_load(&e.f, file, lenient))) {
         arbor_journal_desc desc = { .max_steps = count > 0 ? (uint32_t)count : 1, .max_bytes = SIZE_MAX };
         if (arbor_journal_create(e.f.scene, &desc, &e.j)) {
-            fputs("arbor: out of memory\n", stderr);
+            cli_error("out of memory");
             status = 1;
         }
         /* Each command is one step, so undo takes back a whole command. */
@@ -457,7 +457,7 @@ int cmd_edit(int argc, char **argv) {
         arbor_result saved = !status ? arbor_gltf_save(e.f.scene, e.f.doc, out, NULL) : ARBOR_OK;
         cli_progress_end(&saving);
         if (!status && saved != ARBOR_OK) {
-            fprintf(stderr, "arbor: %s\n", arbor_last_error());
+            cli_error("%s", cli_last_error());
             status = 1;
         }
         cli_close(&e.f);

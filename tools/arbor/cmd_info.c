@@ -314,7 +314,7 @@ int cmd_info(int argc, char **argv) {
     }
     json_t *gltf = cli_json(&f);
     if (!gltf) {
-        fprintf(stderr, "arbor: info: %s: the JSON cannot be read again\n", f.path);
+        cli_error("%s: the JSON cannot be read again", f.path);
         cli_close(&f);
         return 1;
     }

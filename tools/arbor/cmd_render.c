@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* arbor render: a picture of a glTF scene worth looking at: flat-shaded meshes from the file's
-   own vertex data, oriented boxes, the hierarchy's links, a ground grid and axes, camera
-   frustums and light symbols, names. PNG through cairo; SVG written directly so its text stays
+   own vertex data, a ground grid and axes, camera frustums and light symbols; over the meshes,
+   on request (and by default where no mesh is drawn), the hierarchy: dots, links, boxes, names. PNG through cairo; SVG written directly so its text stays
    text. Built only when cairo is found (Debian: libcairo2-dev). */
 #include <cairo.h>
 #include <fontconfig/fontconfig.h>
@@ -13,21 +13,23 @@
 
 static const char help[] =
     "usage: arbor render FILE -o OUT.png|OUT.svg [--view V] [--size WxH] [--time T]\n"
-    "                    [--animation A] [--labels none|roots|all] [--joints] [--scene N|NAME]\n"
-    "                    [--lenient]\n"
+    "                    [--animation A] [--overlays|--no-overlays] [--labels none|roots|all]\n"
+    "                    [--joints] [--scene N|NAME] [--lenient]\n"
     "\n"
     "Draws one glTF scene (FILE - reads standard input): its meshes as flat-shaded triangles\n"
     "from the file's own vertex data where it can be read (triangle, strip and fan primitives,\n"
     "through each node's world matrix, an instanced mesh (EXT_mesh_gpu_instancing) once per\n"
     "instance through the instance's world matrix, skinned meshes posed by their joints; PNG\n"
     "through a depth buffer, SVG as polygons drawn far to near by their centres, at most 400000),\n"
-    "else each node's box (its mesh's POSITION min and max) oriented by its world matrix; a line\n"
-    "from each parent to each child; a ground grid on y = 0 with the X (red), Y (green) and Z\n"
-    "(blue) axes; a frustum at each camera and a symbol at each light (a sun for directional,\n"
-    "rays for point, a cone for spot); node names. Hidden nodes (KHR_node_visibility) are not\n"
-    "drawn; of an MSFT_lod group only level 0, the most detailed, is drawn (whatever the view);\n"
-    "the skins' joints only with --joints. The format follows OUT's extension; -o - writes SVG\n"
-    "to standard output. In SVG, names are <text> elements.\n"
+    "else each node's box (its mesh's POSITION min and max) oriented by its world matrix; a\n"
+    "ground grid on y = 0 with the X (red), Y (green) and Z (blue) axes; a frustum at each\n"
+    "camera and a symbol at each light (a sun for directional, rays for point, a cone for\n"
+    "spot); with --overlays, each node's dot, the line to its parent and the names. Back faces\n"
+    "of single-sided materials are not drawn, as glTF says (a sky dome's near side is open).\n"
+    "Hidden nodes (KHR_node_visibility) are not drawn; of an MSFT_lod group only level 0, the\n"
+    "most detailed, is drawn (whatever the view); the skins' joints only with --joints. The\n"
+    "format follows OUT's extension; -o - writes SVG to standard output. In SVG, names are\n"
+    "<text> elements of UTF-8, with the textLength they were placed by.\n"
     "\n"
     "  -o OUT          the picture to write\n"
     "  --view V        where from: auto (default: perspective from the front, right and above,\n"
@@ -42,8 +44,13 @@ static const char help[] =
     "  --time T        pose the scene with an animation at T seconds (held at its ends)\n"
     "  --animation A   that animation, by name or index (default: the first; without --time,\n"
     "                  at time 0)\n"
-    "  --labels L      which names to draw: none, roots, all (default: all up to 60 nodes, else\n"
-    "                  roots)\n"
+    "  --overlays      also draw the hierarchy over the meshes: each node's dot, the line to\n"
+    "                  its parent, the boxes of drawn meshes and the names (as --labels says);\n"
+    "                  the default for a file whose meshes cannot be drawn (or that has none),\n"
+    "                  where they are the picture; --no-overlays leaves them out there too\n"
+    "  --labels L      which names to draw: none, roots, all (default: with overlays, all up to\n"
+    "                  60 nodes, else roots; without, none). A name that would cover another\n"
+    "                  is left out\n"
     "  --joints        also draw the skins' joints: a thin grey skeleton with small dots (and\n"
     "                  their names, as --labels says); without it they are left out, so the\n"
     "                  skinned meshes show\n"
@@ -61,6 +68,7 @@ static const char help[] =
 typedef struct pen {
     cairo_t *cr;   /* PNG */
     FILE *svg;     /* SVG */
+    cairo_t *measure; /* text widths: cr, or a scratch context for SVG */
     double width, height;
 } pen;
 
@@ -119,12 +127,38 @@ static void pen_dot(pen *p, double x, double y, double r, const double rgba[4]) 
     fputs("/>\n", p->svg);
 }
 
+/* text as it can be drawn: valid UTF-8 sequences kept (names are UTF-8 in glTF's JSON), control
+   characters and bytes that are no UTF-8 (a file name may hold any) as '?', cut at a character
+   boundary to fit `cap`. */
+static void drawable_text(const char *text, char *out, size_t cap) {
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c;) {
+        size_t n = *c < 0x80 ? 1 : (*c >> 5) == 6 ? 2 : (*c >> 4) == 14 ? 3 : (*c >> 3) == 30 ? 4 : 0;
+        for (size_t k = 1; k < n; k++)
+            if ((c[k] >> 6) != 2) n = 0; /* a continuation byte missing (the NUL included) */
+        if (o + (n ? n : 1) >= cap) break;
+        if (n == 1 && (*c < 32 || *c == 127)) n = 0;
+        if (n) memcpy(out + o, c, n);
+        else out[o] = '?';
+        o += n ? n : 1;
+        c += n ? n : 1;
+    }
+    out[o] = '\0';
+}
+
+/* How wide text is at `size`, by cairo's font (an SVG is measured on a scratch surface, and says
+   the width in textLength, so that the boxes labels are placed by hold in any viewer). */
+static double pen_measure(pen *p, const char *text, double size) {
+    cairo_text_extents_t e;
+    cairo_set_font_size(p->measure, size);
+    cairo_text_extents(p->measure, text, &e);
+    return e.x_advance;
+}
+
 /* Text at (x, y), its baseline; on a white halo so it reads over the drawing. */
 static void pen_text(pen *p, double x, double y, double size, const char *text, const double rgba[4]) {
     char safe[256];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof safe; i++) safe[i] = text[i] >= 32 && text[i] < 127 ? text[i] : '?';
-    safe[i] = '\0';
+    drawable_text(text, safe, sizeof safe);
     if (p->cr) {
         cairo_set_font_size(p->cr, size);
         cairo_move_to(p->cr, x, y);
@@ -136,7 +170,8 @@ static void pen_text(pen *p, double x, double y, double size, const char *text, 
         cairo_fill(p->cr);
         return;
     }
-    fprintf(p->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\"", x, y, size);
+    fprintf(p->svg, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" textLength=\"%.1f\"", x, y, size,
+            pen_measure(p, safe, size));
     svg_colour(p->svg, rgba, "fill");
     fputs(">", p->svg);
     for (const char *c = safe; *c; c++) {
@@ -758,14 +793,53 @@ static void raster_close(raster *r, const pen *p) {
 
 typedef enum { LABELS_NONE, LABELS_ROOTS, LABELS_ALL, LABELS_DEFAULT } labels;
 
+/* Where labels are, on a grid of LABEL_CELL pixels: a label goes where it covers no other (and
+   not on the caption's line), else it is left out. */
+#define LABEL_CELL 4
+typedef struct label_grid {
+    unsigned char *taken;
+    int w, h;
+} label_grid;
+
+/* Takes the cells of [x0, x1] x [y0, y1] when they are free and inside the picture. */
+static bool label_take(label_grid *g, double x0, double y0, double x1, double y1) {
+    if (x0 < 0 || y0 < 0) return false;
+    int c0 = (int)(x0 / LABEL_CELL), r0 = (int)(y0 / LABEL_CELL), c1 = (int)(x1 / LABEL_CELL), r1 = (int)(y1 / LABEL_CELL);
+    if (c1 >= g->w || r1 >= g->h) return false;
+    for (int r = r0; r <= r1; r++)
+        for (int c = c0; c <= c1; c++)
+            if (g->taken[(size_t)r * (size_t)g->w + (size_t)c]) return false;
+    for (int r = r0; r <= r1; r++) memset(g->taken + (size_t)r * (size_t)g->w + (size_t)c0, 1, (size_t)(c1 - c0 + 1));
+    return true;
+}
+
+/* A node's name beside its dot at (x, y): right and above it, else right and below, left and
+   above, left and below, the first place where it covers no other label; false: left out. The
+   box held is the text's advance and the font's height, with its halo. */
+static bool place_label(const canvas *c, label_grid *g, double x, double y, double size, const char *name, const double rgba[4]) {
+    char text[256];
+    drawable_text(name, text, sizeof text);
+    double width = pen_measure(c->p, text, size);
+    static const double at[4][2] = { { 1, -1 }, { 1, 1 }, { -1, -1 }, { -1, 1 } };
+    for (int k = 0; k < 4; k++) {
+        double left = at[k][0] > 0 ? x + 5 : x - 5 - width, base = at[k][1] < 0 ? y - 5 : y + 5 + size;
+        if (label_take(g, left - 2, base - size - 2, left + width + 2, base + 0.35 * size + 2)) {
+            pen_text(c->p, left, base, size, text, rgba);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* joint: the skins' joints (one byte per file node), drawn as a thin grey skeleton when
    show_joints, else left out (their dots and links would cover the skinned meshes). */
+/* overlays: the nodes' dots, links to their parents, boxes over drawn meshes and names; -1: only
+   when no mesh could be drawn (then they are the picture). */
 static int draw(const canvas *c, cli_file *f, const unsigned char *in, const unsigned char *joint, bool show_joints,
-                const double lo[3], const double hi[3], labels which, arbor_node viewer) {
+                const double lo[3], const double hi[3], labels which, int overlays, arbor_node viewer) {
     arbor_scene *s = f->scene;
     uint32_t count = arbor_gltf_node_count(f->doc), members = 0;
     for (uint32_t i = 0; i < count; i++) members += in[i] && (show_joints || !joint[i]);
-    if (which == LABELS_DEFAULT) which = members <= 60 ? LABELS_ALL : LABELS_ROOTS;
     const double white[4] = { 1, 1, 1, 1 }, all[8] = { 0, 0, c->p->width, 0, c->p->width, c->p->height, 0, c->p->height };
     pen_fill(c->p, all, 4, white);
     draw_ground(c, lo, hi);
@@ -794,8 +868,10 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
     }
     bool any_mesh = false;
     for (uint32_t i = 0; i < count; i++) any_mesh |= meshed[i];
+    bool over = overlays < 0 ? !any_mesh : overlays;
+    if (which == LABELS_DEFAULT) which = !over ? LABELS_NONE : members <= 60 ? LABELS_ALL : LABELS_ROOTS;
     free(tris.t);
-    if (tris.full) fprintf(stderr, "arbor: render: %s: only the first %d triangles are drawn (a PNG draws all)\n", f->path, MAX_TRIANGLES);
+    if (tris.full) cli_error("%s: only the first %d triangles are drawn (a PNG draws all)", f->path, MAX_TRIANGLES);
 
     for (uint32_t i = 0; i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
@@ -809,7 +885,8 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
            drawn; an instanced mesh drawn needs no boxes) */
         uint32_t placed = 0;
         bool boxed = arbor_node_bounds(s, n, bl, bh) == ARBOR_OK && bl[0] <= bh[0] && !(meshed[i] && arbor_node_instance_count(s, n)) &&
-                     arbor_gltf_node_skin(f->doc, n) < 0; /* a skinned mesh is not in its node's frame */
+                     arbor_gltf_node_skin(f->doc, n) < 0 /* a skinned mesh is not in its node's frame */ &&
+                     (over || !meshed[i]); /* a box in place of a mesh not drawn stays */
         arbor_real *boxes = boxed ? draw_matrices(f, n, &placed) : NULL;
         depth_colour(depth, meshed[i] ? 0.2 : 0.7, rgba);
         for (uint32_t m = 0; m < placed; m++) {
@@ -824,7 +901,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
         }
         free(boxes);
         arbor_node parent = arbor_node_parent(s, n);
-        if (!arbor_node_is_none(parent)) {
+        if (!arbor_node_is_none(parent) && (over || joint[i])) {
             arbor_real pw[16];
             arbor_node_world_matrix(s, parent, pw);
             /* over drawn meshes the links are faint: the meshes are the picture */
@@ -839,7 +916,10 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
     }
     /* Dots and names last, over everything. */
     const double ink[4] = { 0.1, 0.1, 0.1, 1 };
-    for (uint32_t i = 0; i < count; i++) {
+    label_grid grid = { NULL, (int)ceil(c->p->width / LABEL_CELL), (int)ceil(c->p->height / LABEL_CELL) };
+    if (which != LABELS_NONE && !(grid.taken = calloc((size_t)grid.w * (size_t)grid.h, 1))) which = LABELS_NONE;
+    if (grid.taken) label_take(&grid, 0, c->p->height - 22, c->p->width - 1, c->p->height - 1); /* the caption's line */
+    for (uint32_t i = 0; (over || show_joints || which != LABELS_NONE) && i < count; i++) {
         arbor_node n = arbor_gltf_node(f->doc, i);
         if (!in[i] || arbor_node_is_none(n) || (joint[i] && !show_joints)) continue;
         arbor_real w[16];
@@ -850,13 +930,14 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
         to_pixels(c->p, clip, &x, &y);
         depth_colour(arbor_node_depth(s, n), 1, rgba);
         if (joint[i]) rgba[0] = rgba[1] = rgba[2] = 0.4; /* a joint: small and grey */
-        pen_dot(c->p, x, y, joint[i] || members > 100 ? 1.5 : 2.5, rgba);
+        if (over || joint[i]) pen_dot(c->p, x, y, joint[i] || members > 100 ? 1.5 : 2.5, rgba);
         bool root = arbor_node_is_none(arbor_node_parent(s, n));
         if (which == LABELS_ALL || (which == LABELS_ROOTS && root)) {
             char buf[32];
-            pen_text(c->p, x + 5, y - 5, root ? 12 : 10.5, cli_node_label(f, n, buf), ink);
+            place_label(c, &grid, x, y, root ? 12 : 10.5, cli_node_label(f, n, buf), ink);
         }
     }
+    free(grid.taken);
     free(meshed);
     return 0;
 }
@@ -915,6 +996,7 @@ int cmd_render(int argc, char **argv) {
     bool posed = false;
     int width = 960, height = 720;
     bool sized = false, show_joints = false;
+    int overlays = -1;
     labels which = LABELS_DEFAULT;
     /* render's own options come out first; the common ones go to cli_parse_args */
     int kept = 0;
@@ -922,8 +1004,9 @@ int cmd_render(int argc, char **argv) {
         const char *a = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool own = !strcmp(a, "--view") || !strcmp(a, "--size") || !strcmp(a, "--time") || !strcmp(a, "--animation") ||
                    !strcmp(a, "--labels") || !strcmp(a, "--camera");
-        if (!strcmp(a, "--joints")) {
-            show_joints = true;
+        if (!strcmp(a, "--joints") || !strcmp(a, "--overlays") || !strcmp(a, "--no-overlays")) {
+            if (a[2] == 'j') show_joints = true;
+            else overlays = a[2] == 'o';
             continue;
         }
         if (!own) {
@@ -977,7 +1060,7 @@ int cmd_render(int argc, char **argv) {
         free(in);
         free(joint);
         cli_close(&f);
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         return 1;
     }
     for (uint32_t i = 0, count = arbor_gltf_node_count(f.doc); i < count; i++) { /* hidden (KHR_node_visibility): not drawn */
@@ -998,7 +1081,7 @@ int cmd_render(int argc, char **argv) {
         }
         if (!sized) height = (int)fmin(8192, fmax(16, round(width / cv.aspect)));
         else if (arbor_camera_view_projection(f.scene, cv.camera, (arbor_real)width / height, cv.view_projection)) {
-            fprintf(stderr, "arbor: render: %s\n", arbor_last_error());
+            cli_error("%s", cli_last_error());
             free(in);
             free(joint);
             cli_close(&f);
@@ -1025,10 +1108,16 @@ int cmd_render(int argc, char **argv) {
         cairo_set_line_join(p.cr, CAIRO_LINE_JOIN_ROUND);
         cairo_set_line_cap(p.cr, CAIRO_LINE_CAP_ROUND);
         cairo_select_font_face(p.cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+        p.measure = p.cr;
     } else {
+        surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1); /* measures text, draws nothing */
+        p.measure = cairo_create(surface);
+        cairo_select_font_face(p.measure, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         out = to_stdout ? stdout : fopen(args.output, "w");
         if (!out) {
-            fprintf(stderr, "arbor: render: %s: cannot be written\n", args.output);
+            cli_error("%s: cannot be written", args.output);
+            cairo_destroy(p.measure);
+            cairo_surface_destroy(surface);
             free(in);
             free(joint);
             cli_close(&f);
@@ -1041,7 +1130,7 @@ int cmd_render(int argc, char **argv) {
                 width, height, width, height);
     }
     canvas c = { &p, &v };
-    status = draw(&c, &f, in, joint, show_joints, lo, hi, which, viewer);
+    status = draw(&c, &f, in, joint, show_joints, lo, hi, which, overlays, viewer);
     const double grey[4] = { 0.3, 0.3, 0.3, 1 };
     char caption[400];
     if (posed)
@@ -1056,18 +1145,19 @@ int cmd_render(int argc, char **argv) {
         ok = ok && cairo_status(p.cr) == CAIRO_STATUS_SUCCESS;
         cairo_destroy(p.cr);
         ok = ok && cairo_surface_write_to_png(surface, args.output) == CAIRO_STATUS_SUCCESS;
-        cairo_surface_destroy(surface);
-        cairo_debug_reset_static_data();
-        FcFini(); /* after cairo's reset: fontconfig's caches freed, so leak checkers see none */
     } else {
+        cairo_destroy(p.measure);
         fputs("</svg>\n", out);
         ok = ok && !ferror(out);
         if (to_stdout) ok = !fflush(out) && ok;
         else ok = !fclose(out) && ok;
     }
+    cairo_surface_destroy(surface);
+    cairo_debug_reset_static_data();
+    FcFini(); /* after cairo's reset: fontconfig's caches freed, so leak checkers see none */
     cli_close(&f);
     if (!ok) {
-        fprintf(stderr, "arbor: render: %s: the picture could not be written\n", args.output);
+        cli_error("%s: the picture could not be written", args.output);
         return 1;
     }
     if (!to_stdout) printf("%s: %d x %d, view %s\n", args.output, width, height, v.what);

@@ -86,7 +86,7 @@ int cmd_stats(int argc, char **argv) {
     /* Histograms grow to the deepest depth and the widest fan-out (both at most the node count). */
     uint32_t *depths = calloc(file_nodes + 1, sizeof *depths), *fanouts = calloc(file_nodes + 1, sizeof *fanouts);
     if (!gltf || !in || !animated || !mesh_users || !depths || !fanouts) {
-        fputs("arbor: stats: out of memory\n", stderr);
+        cli_error("out of memory");
         free(in), free(animated), free(mesh_users), free(depths), free(fanouts);
         cli_close(&f);
         return 1;

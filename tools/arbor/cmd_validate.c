@@ -108,13 +108,15 @@ static json_t *report(const char *file, const arbor_gltf_message *m, uint32_t co
 /* A path that is not a readable file: its one message, an IO_ERROR. */
 static bool unreadable(const char *path, arbor_gltf_message *m) {
     struct stat st;
-    const char *why = stat(path, &st) ? (errno == ENOENT ? "no such file" : strerror(errno))
-                      : S_ISDIR(st.st_mode) ? "is a directory, not a glTF file"
-                                            : NULL;
-    if (!why) return false;
+    bool missing = stat(path, &st) != 0;
+    if (!missing && S_ISREG(st.st_mode)) return false;
     *m = (arbor_gltf_message){.result = ARBOR_ERR_IO, .severity = 0, .offset = -1};
     snprintf(m->code, sizeof m->code, "IO_ERROR");
-    snprintf(m->message, sizeof m->message, "%s", why);
+    if (missing)
+        snprintf(m->message, sizeof m->message, "%s", errno == ENOENT ? "no such file" : strerror(errno));
+    else
+        snprintf(m->message, sizeof m->message, "%s is %s, not a glTF file", path,
+                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket or device");
     return true;
 }
 

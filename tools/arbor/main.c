@@ -2,6 +2,7 @@
 /* arbor: the command-line tool, and what its commands share (loading, walking, labels). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -72,6 +73,27 @@ int cli_usage_error(const char *fmt, ...) {
     return 2;
 }
 
+int cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "arbor: %s%s", cli_command ? cli_command : "", cli_command ? ": " : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 1;
+}
+
+/* message past a leading "arbor_name: " (a library function's name), or message itself. */
+static const char *past_function(const char *message) {
+    size_t n = strncmp(message, "arbor_", 6) ? 0 : strspn(message, "abcdefghijklmnopqrstuvwxyz0123456789_");
+    return n && !strncmp(message + n, ": ", 2) ? message + n + 2 : message;
+}
+
+const char *cli_last_error(void) {
+    const char *message = arbor_last_error();
+    return message[0] ? past_function(message) : arbor_result_string(arbor_last_error_info().code);
+}
+
 bool cli_wants_help(int argc, char **argv, const char *help) {
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -82,11 +104,15 @@ bool cli_wants_help(int argc, char **argv, const char *help) {
     return false;
 }
 
+/* The scene's warnings: "arbor: CMD: warning: FILE: ...". A load from standard input names
+   arbor_gltf_load_memory where a file would be: the input's name replaces it. */
 static void log_warning(void *user, arbor_log_level level, const char *message) {
     cli_file *f = user;
     if (level == ARBOR_LOG_INFO) return;
     if (level == ARBOR_LOG_WARN) f->warnings++;
-    fprintf(stderr, "arbor: %s: %s\n", level == ARBOR_LOG_WARN ? "warning" : "error", message);
+    const char *text = past_function(message);
+    cli_error("%s: %s%s%s", level == ARBOR_LOG_WARN ? "warning" : "error", text != message ? f->path : "",
+              text != message ? ": " : "", text);
 }
 
 static double seconds(void) {
@@ -134,18 +160,32 @@ static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
 bool cli_check_input(const char *path, const char *what) {
     struct stat st;
     if (stat(path, &st)) {
-        fprintf(stderr, "arbor: %s: %s\n", path, errno == ENOENT ? "no such file" : strerror(errno));
+        cli_error("%s: %s", path, errno == ENOENT ? "no such file" : strerror(errno));
         return false;
     }
-    if (S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "arbor: %s is a directory, not %s\n", path, what);
+    if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read: refused without opening it */
+        cli_error("%s is %s, not %s", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket or device",
+                  what);
         return false;
     }
     if (access(path, R_OK)) {
-        fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
+        cli_error("%s: cannot be read: %s", path, strerror(errno));
         return false;
     }
     return true;
+}
+
+FILE *cli_open(const char *path) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO: no wait for a writer */
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f) close(fd);
+    return f;
 }
 
 int cli_check_output(const char *cmd, const char *path) {
@@ -156,7 +196,7 @@ int cli_check_output(const char *cmd, const char *path) {
     if (!gltf && !glb) return cli_usage_error("%s: %s: the file's name must end in .gltf or .glb", cmd, path);
     struct stat st;
     if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "arbor: %s: %s is a directory, not a file to write\n", cmd, path);
+        cli_error("%s is a directory, not a file to write", path);
         return 1;
     }
     return 0;
@@ -166,18 +206,18 @@ int cli_check_output(const char *cmd, const char *path) {
 static bool read_input(cli_file *f, const char *path) {
     if (!strcmp(path, "-")) {
         if (read_all(stdin, &f->bytes, &f->size)) return true;
-        fputs("arbor: cannot read standard input\n", stderr);
+        cli_error("cannot read standard input");
         return false;
     }
     if (!cli_check_input(path, "a glTF file")) return false;
-    FILE *in = fopen(path, "rb");
+    FILE *in = cli_open(path);
     if (!in) {
-        fprintf(stderr, "arbor: %s: cannot be read: %s\n", path, strerror(errno));
+        cli_error("%s: cannot be read: %s", path, strerror(errno));
         return false;
     }
     bool ok = read_all(in, &f->bytes, &f->size);
     fclose(in);
-    if (!ok) fprintf(stderr, "arbor: %s: cannot be read\n", path);
+    if (!ok) cli_error("%s: cannot be read", path);
     return ok;
 }
 
@@ -188,7 +228,7 @@ int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
     if (!read_input(f, path)) return 1;
     if (!strcmp(path, "-")) f->path = "(standard input)";
     if (arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f }, &f->scene) != ARBOR_OK) {
-        fputs("arbor: out of memory\n", stderr);
+        cli_error("out of memory");
         cli_close(f);
         return 1;
     }
@@ -205,7 +245,9 @@ int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
                                        : arbor_gltf_load_memory(f->scene, f->bytes, f->size, ".", &options, &f->doc);
     cli_progress_end(&progress);
     if (r != ARBOR_OK) {
-        fprintf(stderr, "arbor: %s\n", arbor_last_error()[0] ? arbor_last_error() : arbor_result_string(arbor_last_error_info().code));
+        /* the message names the file (from memory: no file, so the input's name goes first) */
+        if (arbor_last_error_info().file[0]) cli_error("%s", cli_last_error());
+        else cli_error("%s: %s", f->path, cli_last_error());
         cli_close(f);
         return 1;
     }
@@ -235,7 +277,7 @@ int cli_print_json(json_t *j) {
     int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
     json_decref(j);
     if (!bad) bad = fputc('\n', stdout) == EOF || fflush(stdout);
-    if (bad) fputs("arbor: the JSON could not be written\n", stderr);
+    if (bad) cli_error("the JSON could not be written");
     return bad;
 }
 
@@ -357,7 +399,7 @@ int cli_pick_scene(const char *cmd, const cli_file *f, const cli_args *args, int
         *scene = (int32_t)index;
         return 0;
     }
-    fprintf(stderr, "arbor: %s: %s has no scene \"%s\"; its scenes:%s\n", cmd, f->path, args->scene, count ? "" : " none");
+    cli_error("%s has no scene \"%s\"; its scenes:%s", f->path, args->scene, count ? "" : " none");
     for (uint32_t i = 0; i < count; i++) {
         const char *name = arbor_gltf_scene_name(f->doc, i);
         fprintf(stderr, "  %u%s%s%s\n", i, name ? " \"" : "", name ? name : "", name ? "\"" : "");
@@ -461,8 +503,8 @@ int main(int argc, char **argv) {
             cli_command = name;
             return commands[i].run(argc - 2, argv + 2);
         }
-    fprintf(stderr, "arbor: unknown command '%s'; the commands:", name);
+    fprintf(stderr, "arbor: no command '%s'; the commands:", name); /* one line, the list in it */
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) fprintf(stderr, " %s", commands[i].name);
-    fputc('\n', stderr);
-    return cli_usage_error("no command '%s'", name);
+    fputs(" (see arbor --help)\n", stderr);
+    return 2;
 }
