@@ -860,7 +860,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
         if (in[i] && !arbor_node_is_none(n)) meshed[i] = add_mesh(f, c, n, &tris);
     }
     if (c->p->cr) raster_close(&image, c->p);
-    if (!c->p->cr) qsort(tris.t, tris.count, sizeof *tris.t, far_first); /* SVG: far to near */
+    if (!c->p->cr && tris.count) qsort(tris.t, tris.count, sizeof *tris.t, far_first); /* SVG: far to near (none: no array) */
     for (uint32_t t = 0; !c->p->cr && t < tris.count; t++) {
         double xy[6], rgba[4] = { tris.t[t].rgb[0], tris.t[t].rgb[1], tris.t[t].rgb[2], 1 };
         for (int k = 0; k < 6; k++) xy[k] = tris.t[t].xy[k];
