@@ -47,9 +47,32 @@ void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
     s->dirty_count += marked;
 }
 
+/* In tree order, top's subtree is the live slots after it up to the first one at top's depth or
+   above: one pass over flags and depths, no links followed. Nodes found out of date are marked
+   again but not counted (their subtrees are out of date already, by the invariant); the next
+   update computes all of the range, so the pass costs less than that update. */
+static void invalidate_range(arbor_scene *s, uint32_t top) {
+    uint8_t *flags = s->n.flags;
+    const uint32_t *depth = s->n.depth;
+    const uint32_t above = depth[top];
+    uint64_t marked = 1;
+    flags[top] |= ARBOR__WORLD_DIRTY;
+    for (uint32_t n = top + 1, end = s->slot_end; n < end; n++) {
+        uint8_t f = flags[n];
+        if (!(f & ARBOR__ALIVE)) continue;
+        if (depth[n] <= above) break;
+        marked += !(f & ARBOR__WORLD_DIRTY);
+        flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
+    }
+    s->stats.invalidated += marked;
+    s->dirty_count += marked;
+}
+
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
     uint8_t *flags = s->n.flags;
-    if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
+    if (!(flags[top] & ARBOR__WORLD_DIRTY) && s->tree_order_shape == s->shape && s->tree_order) {
+        invalidate_range(s, top); /* tree order known for this shape (not looked for here: a walk) */
+    } else if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
         /* Following links costs a cache miss a node where the tree's order is not memory's;
            past a share of the slots after top, one pass in slot order is cheaper. */
         bool in_order = s->order_inversions == 0;
@@ -103,6 +126,10 @@ static uint64_t take_version(compute_ctx *c) {
     return c->next_version++;
 }
 
+/* What computing a node's world matrix leaves in its flags: current, its children no longer
+   reached through it. */
+#define COMPUTED_CLEARS (ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED)
+
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
    local goes from its composition (one node, or four a lane in the sweep) to the product in
    registers: nothing caches it, so every world matrix of a TRS-driven node composes its local
@@ -114,10 +141,10 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local, b
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
                                                        : NULL;
-    arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
+    arbor__rows world = above ? arbor__rows_mul_mem(above, local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
-    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
+    s->n.flags[slot] &= (uint8_t)~COMPUTED_CLEARS;
     c->world_composed++;
 }
 
@@ -244,6 +271,32 @@ static inline bool four_plain_dirty(const uint8_t *flags) {
     memcpy(&four, flags, sizeof four);
     return (four & (FOUR_DIRTY | FOUR_MATRIX)) == FOUR_DIRTY;
 }
+
+/* finish_world for the four slots from slot, their locals a node a lane: the same products,
+   with their versions taken at once and their flags cleared a word at a time (a partly used
+   block of versions is left for a new one: versions need only be new). */
+ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local) {
+    arbor_scene *s = c->s;
+    if (c->end_version - c->next_version < 4) c->next_version = c->end_version;
+    const uint64_t version = take_version(c);
+    c->next_version += 3;
+    ARBOR__UNROLL
+    for (uint32_t k = 0; k < 4; k++) {
+        const arbor__rows l = {{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}};
+        uint32_t parent = s->n.parent[slot + k];
+        const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
+                                  : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot + k)
+                                                           : NULL;
+        arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, above ? arbor__rows_mul_mem(above, l) : l);
+        s->n.version[slot + k] = version + k;
+    }
+    uint32_t f;
+    memcpy(&f, s->n.flags + slot, sizeof f);
+    f &= ~(0x01010101u * COMPUTED_CLEARS);
+    memcpy(s->n.flags + slot, &f, sizeof f);
+    c->local_composed += 4;
+    c->world_composed += 4;
+}
 #endif
 
 /* Computes what is out of date in slots [first, end), in slot order. */
@@ -255,13 +308,14 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
     for (uint32_t slot = first; slot < end;) {
 #if ARBOR__SIMD
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
-            for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4 && k < end; k++)
-                arbor__prefetch_world(world, parent[k]);
+            if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
+                ARBOR__UNROLL
+                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4; k++)
+                    arbor__prefetch_world(world, parent[k]);
+            }
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
-            const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
-            for (int k = 0; k < 4; k++)
-                finish_world(c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}}, true);
+            finish4(c, slot, arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz));
             slot += 4;
             continue;
         }
@@ -410,10 +464,14 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
        the locals in parallel first gained nothing measurable. */
     bool ranges = parallel && sweep_pays(s, dirty) && arbor__in_tree_order(s);
     bool swept = ranges || (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS));
-    if (ranges)
+    if (ranges) {
         sweep_parallel(s, executor);
-    else if (swept)
+    } else if (swept) {
+        /* Known from now until the tree changes: writes then invalidate ranges of slots
+           (invalidate_range). Found once a shape, in a pass cheaper than the sweep. */
+        arbor__in_tree_order(s);
         sweep(s);
+    }
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
