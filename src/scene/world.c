@@ -17,6 +17,12 @@
  */
 #include <stdatomic.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#define ARBOR__YIELD 1
+#else
+#define ARBOR__YIELD 0
+#endif
 
 #include "scene/scene_internal.h"
 
@@ -74,9 +80,10 @@ void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
         invalidate_range(s, top); /* tree order known for this shape (not looked for here: a walk) */
     } else if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
         /* Following links costs a cache miss a node where the tree's order is not memory's;
-           past a share of the slots after top, one pass in slot order is cheaper. */
-        bool in_order = s->order_inversions == 0;
-        uint64_t steps = 0, limit = arbor__walk_limit(s), budget = 1024 + (s->slot_end - top) / 8;
+           past a share of the slots after top, one pass in slot order is cheaper: an eighth,
+           or a 64th where the scene is known not to be in tree order (links all over memory). */
+        bool in_order = s->order_inversions == 0, scattered = s->tree_order_shape == s->shape;
+        uint64_t steps = 0, limit = arbor__walk_limit(s), budget = 1024 + (s->slot_end - top) / (scattered ? 64 : 8);
         for (uint32_t n = top; n;) {
             bool current = !(flags[n] & ARBOR__WORLD_DIRTY);
             if (current) {
@@ -299,13 +306,20 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
 }
 #endif
 
-/* Computes what is out of date in slots [first, end), in slot order. */
-ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t end) {
+/* Computes what is out of date in slots [first, end), in slot order; with claims, the block
+   of claimed slots from first, waiting for parents in blocks before it and publishing its
+   progress. */
+ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t end, arbor__claims *claims, uint32_t *ready) {
     arbor_scene *s = c->s;
     uint8_t *flags = s->n.flags;
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
+    uint32_t publish = first + ARBOR__CLAIM_STEP;
     for (uint32_t slot = first; slot < end;) {
+        if (claims && slot >= publish) {
+            arbor__claim_publish(claims, first, slot);
+            publish = slot + ARBOR__CLAIM_STEP;
+        }
 #if ARBOR__SIMD
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
             if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
@@ -313,6 +327,8 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
                 for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4; k++)
                     arbor__prefetch_world(world, parent[k]);
             }
+            if (claims)
+                for (uint32_t k = slot; k < slot + 4; k++) arbor__claim_wait(claims, parent[k], first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             finish4(c, slot, arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz));
@@ -322,11 +338,52 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
 #endif
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
-        if (f & ARBOR__WORLD_DIRTY)
+        if (f & ARBOR__WORLD_DIRTY) {
+            if (claims) arbor__claim_wait(claims, parent[slot], first, ready);
             compute_world(c, slot);
-        else if (f & ARBOR__PARTIAL)
+        } else if (f & ARBOR__PARTIAL) {
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
+        }
         slot++;
+    }
+    if (claims) arbor__claim_publish(claims, first, end);
+}
+
+void arbor__claims_init(arbor__claims *c, uint32_t *progress, uint32_t base, uint32_t end) {
+    c->progress = progress;
+    c->base = base;
+    c->end = end;
+    c->blocks = (end - base + ARBOR__CLAIM_BLOCK - 1) / ARBOR__CLAIM_BLOCK;
+    for (uint32_t b = 0; b < c->blocks; b++) progress[b * ARBOR__CLAIM_PAD] = 0;
+    atomic_init(&c->next, 0);
+}
+
+bool arbor__claim(arbor__claims *c, uint32_t *first, uint32_t *stop) {
+    uint32_t b = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+    if (b >= c->blocks) return false;
+    *first = c->base + b * ARBOR__CLAIM_BLOCK;
+    *stop = c->end - *first < ARBOR__CLAIM_BLOCK ? c->end : *first + ARBOR__CLAIM_BLOCK;
+    return true;
+}
+
+void arbor__claim_wait_slow(arbor__claims *c, uint32_t at, uint32_t *ready) {
+    uint32_t b = (at - c->base) / ARBOR__CLAIM_BLOCK, first = c->base + b * ARBOR__CLAIM_BLOCK;
+    /* the block's task is running (it claimed it): spin a while, then give the core away, in
+       case that task waits for it (more threads than cores) */
+    for (uint32_t spins = 0; __atomic_load_n(&c->progress[b * ARBOR__CLAIM_PAD], __ATOMIC_ACQUIRE) <= at - first; spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+#if ARBOR__YIELD
+        if (spins >= 256) sched_yield();
+#endif
+    }
+    /* the blocks from *ready on that are done: no waiting for their items again */
+    for (b = (*ready - c->base) / ARBOR__CLAIM_BLOCK; b < c->blocks; b++) {
+        first = c->base + b * ARBOR__CLAIM_BLOCK;
+        uint32_t size = c->end - first < ARBOR__CLAIM_BLOCK ? c->end - first : ARBOR__CLAIM_BLOCK;
+        if (__atomic_load_n(&c->progress[b * ARBOR__CLAIM_PAD], __ATOMIC_ACQUIRE) != size) break;
+        *ready = first + size;
     }
 }
 
@@ -339,7 +396,7 @@ static void drop_pending(arbor_scene *s) {
 static void sweep(arbor_scene *s) {
     drop_pending(s);
     compute_ctx c = ctx_begin(s);
-    sweep_range(&c, 1, s->slot_end);
+    sweep_range(&c, 1, s->slot_end, NULL, NULL);
     ctx_end(&c);
 }
 
@@ -366,7 +423,8 @@ void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); 
 typedef struct update_job {
     arbor_scene *s;
     const uint32_t *roots; /* subtrees to compute, or NULL: */
-    const uint32_t *cut;   /* task i sweeps slots [cut[i], cut[i + 1]) */
+    const uint32_t *cut;   /* task i sweeps slots [cut[i], cut[i + 1]), or */
+    arbor__claims *claims; /* the tasks sweep the blocks they claim */
     uint32_t root_count, task_count;
     _Atomic uint64_t local_composed, world_composed;
 } update_job;
@@ -376,8 +434,11 @@ typedef struct update_job {
 static void update_task(void *user, uint32_t index) {
     update_job *job = user;
     compute_ctx c = ctx_begin(job->s);
-    if (job->cut) {
-        sweep_range(&c, job->cut[index], job->cut[index + 1]);
+    uint32_t first, stop, ready = job->claims ? job->claims->base : 0;
+    if (job->claims) {
+        while (arbor__claim(job->claims, &first, &stop)) sweep_range(&c, first, stop, job->claims, &ready);
+    } else if (job->cut) {
+        sweep_range(&c, job->cut[index], job->cut[index + 1], NULL, NULL);
     } else {
         uint32_t first = (uint32_t)((uint64_t)job->root_count * index / job->task_count);
         uint32_t end = (uint32_t)((uint64_t)job->root_count * (index + 1) / job->task_count);
@@ -423,6 +484,18 @@ static void sweep_parallel(arbor_scene *s, const arbor_executor *executor) {
     run_job(s, executor, &job);
 }
 
+/* One big tree (few roots) not in tree order, swept by tasks claiming blocks of slots
+   (arbor__claims, progress in scratch): the same computations as the sweep, the same bits. */
+#define CLAIM_TASKS 16u
+
+static void sweep_claimed(arbor_scene *s, const arbor_executor *executor) {
+    drop_pending(s);
+    arbor__claims claims;
+    arbor__claims_init(&claims, s->n.scratch, 1, s->slot_end);
+    update_job job = { .s = s, .claims = &claims, .task_count = CLAIM_TASKS };
+    run_job(s, executor, &job);
+}
+
 /* Computes the subtrees of the `count` roots in scratch. */
 static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool parallel, uint32_t count) {
     uint32_t head = 0, *roots = s->n.scratch;
@@ -459,9 +532,10 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     /* Parents first in slot order: one sweep in slot order (dependencies run anywhere
        backwards; it reads memory as it lies and asks ahead for the parents). In tree order it
        runs in ranges on many threads (sweep_parallel), which beats following links from many
-       roots. Otherwise one big tree (few roots) is swept on this thread: computing it level by
-       level in parallel was slower (a level's nodes are scattered over memory), and composing
-       the locals in parallel first gained nothing measurable. */
+       roots. Otherwise one big tree (few roots) is swept by tasks claiming blocks of slots in
+       order (sweep_claimed): computing it level by level in parallel was slower (a level's
+       nodes are scattered over memory), and composing the locals in parallel first gained
+       nothing measurable. */
     bool ranges = parallel && sweep_pays(s, dirty) && arbor__in_tree_order(s);
     bool swept = ranges || (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS));
     if (ranges) {
@@ -470,7 +544,10 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
         /* Known from now until the tree changes: writes then invalidate ranges of slots
            (invalidate_range). Found once a shape, in a pass cheaper than the sweep. */
         arbor__in_tree_order(s);
-        sweep(s);
+        if (parallel)
+            sweep_claimed(s, executor);
+        else
+            sweep(s);
     }
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
