@@ -1825,6 +1825,65 @@ static void test_version_own_write(void **state)
     arbor_scene_destroy(s);
 }
 
+/* A write in a scene known to be in tree order (each subtree one range of slots) marks its
+   subtree as a range: the live slots after it down to the next one at its depth or above. The
+   range here holds a freed slot whose last node sat at the written node's depth and a subtree
+   held by the journal; the nodes after the range keep their versions, those in it are
+   recomputed, and the last one's matrix is the product of the three locals (in double). */
+static void test_write_in_tree_order_marks_its_subtree(void **state)
+{
+    (void)state;
+    arbor_scene *s = NULL;
+    ASSERT_OK(arbor_scene_create(NULL, &s));
+    arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", V3(1, 2, 3), Q4(0.1, 0.2, 0.3, 0.9), V3(1, 2, 1));
+    arbor_node b = TEST_NODE(s, a, "b", V3(0, 1, 0), Q4(0.5, 0, 0, 0.8), V3(2, 2, 2));
+    arbor_node b1 = TEST_NODE(s, b, "b1", V3(1, 0, 0), NULL, NULL);
+    arbor_node x = TEST_NODE(s, a, "x", V3(5, 5, 5), NULL, NULL); /* a's child: b's range breaks here */
+    arbor_node b2 = TEST_NODE(s, b, "b2", V3(0, 0, 3), Q4(0, 0.6, 0, 0.8), V3(1, 0.5, 1));
+    arbor_node h = TEST_NODE(s, b, "h", V3(1, 1, 1), NULL, NULL);
+    TEST_NODE(s, h, "h1", V3(1, 1, 1), NULL, NULL);
+    arbor_node c = TEST_NODE(s, a, "c", V3(0, 0, -1), NULL, NULL);
+    arbor_node c1 = TEST_NODE(s, c, "c1", V3(2, 0, 0), NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, x)); /* now in tree order, with a hole of depth 1 inside b's range */
+    arbor_journal *j = NULL;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    ASSERT_OK(arbor_journal_destroy_node(j, h)); /* held: dead slots in b's range */
+    arbor_node live[] = { a, b, b1, b2, c, c1 };
+    uint64_t version[6];
+    /* Every node written: the update sweeps the slots, and finds the tree order. */
+    for (int i = 0; i < 6; i++) ASSERT_OK(arbor_node_set_scale(s, live[i], 1, 1, 1 + 0.5 * (i == 3)));
+    arbor_scene_update(s);
+    for (int i = 0; i < 6; i++) version[i] = arbor_node_world_version(s, live[i]);
+    arbor_scene_stats_reset(s);
+    ASSERT_OK(arbor_node_set_translation(s, b, 0, 4, 0));
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.invalidated, 3); /* b, b1, b2 */
+    arbor_scene_update(s);
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.world_composed, 3);
+    for (int i = 0; i < 6; i++) {
+        bool moved = i == 1 || i == 2 || i == 3;
+        if ((arbor_node_world_version(s, live[i]) != version[i]) != moved) fail_msg("node %d: version %s", i, moved ? "kept" : "changed");
+    }
+    double la[16], lb[16], lb2[16], ab[16], want[16];
+    const arbor_real r1 = (arbor_real)0.1, r2 = (arbor_real)0.2, r3 = (arbor_real)0.3, r5 = (arbor_real)0.5;
+    const arbor_real r6 = (arbor_real)0.6, r8 = (arbor_real)0.8, r9 = (arbor_real)0.9;
+    const arbor_trs ta = { { 1, 2, 3 }, { r1, r2, r3, r9 }, { 1, 1, 1 } }; /* the scales as last written */
+    const arbor_trs tb = { { 0, 4, 0 }, { r5, 0, 0, r8 }, { 1, 1, 1 } };
+    const arbor_trs tb2 = { { 0, 0, 3 }, { 0, r6, 0, r8 }, { 1, 1, (arbor_real)1.5 } };
+    test_ref_compose_trs(la, &ta);
+    test_ref_compose_trs(lb, &tb);
+    test_ref_compose_trs(lb2, &tb2);
+    test_ref_mul(ab, la, lb);
+    test_ref_mul(want, ab, lb2);
+    arbor_real got[16];
+    ASSERT_OK(arbor_node_world_matrix(s, b2, got));
+    ASSERT_MAT4_NEAR_D_REL(got, want, TEST_EPS);
+    arbor_journal_destroy(j);
+    arbor_scene_destroy(s);
+}
+
 /* Seed 000: "repeated ancestor movement through unread intermediates". */
 static void test_version_unread_intermediates(void **state)
 {
@@ -2639,6 +2698,7 @@ int main(void)
         cmocka_unit_test(test_last_error_is_thread_local),
 #endif
         cmocka_unit_test(test_version_own_write),
+        cmocka_unit_test(test_write_in_tree_order_marks_its_subtree),
         cmocka_unit_test(test_version_unread_intermediates),
         cmocka_unit_test(test_version_reparent_detach),
         cmocka_unit_test(test_version_never_stale),

@@ -89,7 +89,9 @@ ARBOR_API arbor_result arbor_pose_read(arbor_pose *pose);
    (see above), the work shared out on the executor when it pays (NULL: this thread; the same
    bits and versions for any number of threads): independent subtrees side by side, or one big
    tree in ranges of storage when the storage is in tree order (arbor_scene_update_parallel),
-   otherwise its locals composed in parallel and multiplied in order. Allocates only when the
+   otherwise its locals composed in parallel, then multiplied in order: for a pose of
+   consecutive slots (a pose of every node) in blocks the tasks take in order, a node waiting
+   for a parent in a block still under way. Allocates only when the
    tree changed since the last apply or read (ARBOR_ERR_OUT_OF_MEMORY then, nothing changed):
    the pose finds its nodes again, growing its lists when the tree needs longer ones, and,
    once a renumbering of the storage (scene.h's stats.relayouts) put its nodes out of the

@@ -298,7 +298,8 @@ typedef struct arbor_executor {
    (each subtree one range, as a scene created depth first or renumbered by an update has it;
    the ancestors of where the ranges meet are computed first), otherwise independent dirty
    subtrees (and the parts of one huge tree below its top levels). A huge tree stored in no
-   such order (created parents first but not depth first) is computed on the calling thread.
+   such order (created parents first but not depth first) is swept in blocks of storage that
+   the tasks take in order, a node whose parent's block is still under way waiting for it.
    executor NULL: serial. */
 ARBOR_API void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor);
 

@@ -22,6 +22,7 @@
 #include "arbor/pose.h"
 
 #define POSE_TASKS 64u
+#define CLAIM_TASKS 16u         /* tasks claiming the blocks of the products (one big tree) */
 #define POSE_PARALLEL_MIN 8192u /* fewer nodes: waking threads costs more than it saves */
 #define CHECK_BLOCK 256u        /* nodes a check reads at a time (the zero test reads them again, in cache) */
 #if ARBOR__SIMD && defined(__SSE2__) && defined(__x86_64__)
@@ -646,16 +647,25 @@ ARBOR__DISPATCH static void pose_locals(const arbor_pose *p, uint32_t first, uin
 
 /* The second half: world = parent's world * local, in slot order (parents first), asking ahead
    for the parents' matrices as scene/world.c's sweep does. The same product on the same values
-   as the whole pass: the same bits. */
-ARBOR__DISPATCH static void pose_products(const arbor_pose *p) {
+   as the whole pass: the same bits. With claims, positions [first, end) of a contiguous pose
+   (a pose parent's position is its slot less the first's), claimed by a task: a parent in a
+   block still under way is waited for (arbor__claims). */
+ARBOR__DISPATCH static void pose_products(const arbor_pose *p, uint32_t first, uint32_t end, arbor__claims *claims,
+                                          uint32_t *ready) {
     arbor_real *world = p->s->n.world;
-    const uint32_t *parent = p->s->n.parent, *slot = p->slot;
-    for (uint32_t k = 0, end = p->count; k < end; k++) {
+    const uint32_t *parent = p->s->n.parent, *slot = p->slot, slot0 = p->slot[0];
+    for (uint32_t k = first, publish = first + ARBOR__CLAIM_STEP; k < end; k++) {
+        if (claims && k >= publish) {
+            arbor__claim_publish(claims, first, k);
+            publish = k + ARBOR__CLAIM_STEP;
+        }
         if (k + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot[k + ARBOR__PREFETCH_AHEAD]]);
         uint32_t up = parent[slot[k]];
         arbor_real *w = world + (size_t)slot[k] * 12;
+        if (claims) arbor__claim_wait(claims, up - slot0, first, ready); /* outside the pose: past its end, no wait */
         if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));
     }
+    if (claims) arbor__claim_publish(claims, first, end);
 }
 
 /* Task i of the pass: positions [cut[i], cut[i + 1]) but the early ones, passed before. */
@@ -675,15 +685,19 @@ static void pose_cut(const arbor_pose *p, uint32_t task, uint64_t base) {
 typedef struct pose_job {
     const arbor_pose *p;
     uint64_t base;
-    enum { CHECKING, WRITING, LOCALS } phase;
+    enum { CHECKING, WRITING, LOCALS, PRODUCTS } phase;
     _Atomic bool refused;
+    arbor__claims *claims; /* PRODUCTS: the blocks of positions the tasks claim */
 } pose_job;
 
 static void pose_task(void *user, uint32_t task) {
     pose_job *job = user;
     const arbor_pose *p = job->p;
     uint32_t first = (uint32_t)((uint64_t)p->count * task / POSE_TASKS), end = (uint32_t)((uint64_t)p->count * (task + 1) / POSE_TASKS);
-    if (job->phase == WRITING)
+    uint32_t stop, ready = 0;
+    if (job->phase == PRODUCTS)
+        while (arbor__claim(job->claims, &first, &stop)) pose_products(p, first, stop, job->claims, &ready);
+    else if (job->phase == WRITING)
         pose_cut(p, task, job->base);
     else if (job->phase == LOCALS)
         pose_locals(p, first, end, job->base);
@@ -729,10 +743,18 @@ arbor_result arbor_pose_apply(arbor_pose *p, const arbor_executor *executor) {
     if (parallel && p->task_count > 1) {
         for (uint32_t i = 0; i < p->early_count; i++) pose_range(p, p->early[i], p->early[i] + 1, job.base);
         executor->parallel_for(executor->user, p->task_count, pose_task, &job);
-    } else if (parallel) { /* one big tree: the locals in parallel, the products in order */
+    } else if (parallel) { /* one big tree: the locals in parallel, then the products in order */
         job.phase = LOCALS;
         executor->parallel_for(executor->user, POSE_TASKS, pose_task, &job);
-        pose_products(p);
+        if (p->contiguous) { /* shared by claiming blocks of positions (progress in scratch) */
+            arbor__claims claims;
+            arbor__claims_init(&claims, s->n.scratch, 0, count);
+            job.phase = PRODUCTS;
+            job.claims = &claims;
+            executor->parallel_for(executor->user, CLAIM_TASKS, pose_task, &job);
+        } else {
+            pose_products(p, 0, count, NULL, NULL);
+        }
     } else {
         pose_range(p, 0, count, job.base);
     }

@@ -747,6 +747,7 @@ static inline uint32_t writable_trs(arbor_scene *s, arbor_node n, const char *fn
 /* Writes count values at offset of slot's TRS and marks what it invalidates. */
 static inline void store_trs(arbor_scene *s, uint32_t slot, int offset, const arbor_real *values, int count) {
     arbor_real *trs = s->n.trs + (size_t)slot * ARBOR__TRS + offset;
+    ARBOR__UNROLL
     for (int i = 0; i < count; i++) trs[i] = values[i]; /* count is a constant at each call: no memcpy call */
 }
 
@@ -756,13 +757,36 @@ static inline void write_trs(arbor_scene *s, uint32_t slot, int offset, const ar
     arbor__invalidate(s, slot);
 }
 
-static arbor_result set_vec3(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y, arbor_real z,
-                             const char *fn) {
+/* The setters' common case: a live, unlocked node and values that need no message. Each setter
+   tests it inline (no call, no stack frame for a message) and hands anything else to its
+   checked path, which says why (out of line: the label buffer of a message lives there). */
+static inline uint32_t quick_writable(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = arbor__live_slot(s, n);
+    return slot && !(s->n.flags[slot] & ARBOR__LOCKED) ? slot : 0;
+}
+#if defined(__GNUC__)
+#define CHECKED_PATH __attribute__((noinline, cold))
+#else
+#define CHECKED_PATH
+#endif
+
+CHECKED_PATH static arbor_result set_vec3_checked(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y,
+                                                  arbor_real z, const char *fn) {
+    const arbor_real v[3] = {x, y, z};
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
     if (!slot) return r;
+    if (!arbor__all_finite(v, 3))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "(%g, %g, %g) is not finite", (double)v[0], (double)v[1], (double)v[2]);
+    write_trs(s, slot, offset, v, 3);
+    return ARBOR_OK;
+}
+
+static inline arbor_result set_vec3(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y, arbor_real z,
+                                    const char *fn) {
     const arbor_real v[3] = {x, y, z};
-    if (!arbor__all_finite(v, 3)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "(%g, %g, %g) is not finite", (double)x, (double)y, (double)z);
+    uint32_t slot = quick_writable(s, n);
+    if (!slot || !arbor__all_finite(v, 3)) return set_vec3_checked(s, n, offset, x, y, z, fn);
     write_trs(s, slot, offset, v, 3);
     return ARBOR_OK;
 }
@@ -784,19 +808,27 @@ static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], cons
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z, arbor_real w) {
+CHECKED_PATH static arbor_result set_rotation_checked(arbor_scene *s, arbor_node n, const arbor_real q[4]) {
     static const char *const fn = "arbor_node_set_rotation";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
     if (!slot) return r;
-    const arbor_real q[4] = {x, y, z, w};
     arbor_real unit[4];
     if ((r = unit_rotation(q, unit, fn))) return r;
     write_trs(s, slot, ARBOR__R, unit, 4);
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
+arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x, arbor_real y, arbor_real z, arbor_real w) {
+    const arbor_real q[4] = {x, y, z, w};
+    arbor_real unit[4];
+    uint32_t slot = quick_writable(s, n);
+    if (!slot || !arbor__quat_normalize_fast(unit, q)) return set_rotation_checked(s, n, q);
+    write_trs(s, slot, ARBOR__R, unit, 4);
+    return ARBOR_OK;
+}
+
+CHECKED_PATH static arbor_result set_trs_checked(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
     static const char *const fn = "arbor_node_set_trs";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
@@ -808,6 +840,20 @@ arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *t
     if (!arbor__all_finite(v + ARBOR__T, 3) || !arbor__all_finite(v + ARBOR__S, 3))
         return arbor__fail(ARBOR_ERR_NONFINITE, fn, "the TRS holds a NaN or infinity");
     if ((r = unit_rotation(trs->rotation, v + ARBOR__R, fn))) return r;
+    write_trs(s, slot, 0, v, ARBOR__TRS);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_set_trs(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
+    arbor_real v[ARBOR__TRS];
+    uint32_t slot = trs ? quick_writable(s, n) : 0;
+    if (slot) {
+        memcpy(v + ARBOR__T, trs->translation, sizeof trs->translation);
+        memcpy(v + ARBOR__S, trs->scale, sizeof trs->scale);
+    }
+    if (!slot || !arbor__all_finite(v + ARBOR__T, 3) || !arbor__all_finite(v + ARBOR__S, 3) ||
+        !arbor__quat_normalize_fast(v + ARBOR__R, trs->rotation))
+        return set_trs_checked(s, n, trs);
     write_trs(s, slot, 0, v, ARBOR__TRS);
     return ARBOR_OK;
 }

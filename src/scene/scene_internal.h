@@ -405,6 +405,39 @@ static inline void arbor__resolve(arbor_scene *s, uint32_t slot) {
     if (s->n.flags[slot] & ARBOR__WORLD_DIRTY) arbor__resolve_dirty(s, slot);
 }
 
+/* ---- passes shared by claiming blocks in order (scene/world.c) ---- */
+/* A pass in slot order over a parents-first scene that is not in tree order (one big tree
+   built in any order, as WORKLOADS.md's `random`), shared by many tasks: its items (slots, or a
+   pose's positions) come in blocks the tasks claim in increasing order, each block publishing
+   its progress as it goes, and an item whose parent lies in an earlier block still under way
+   waits until that block has passed the parent. The lowest unfinished block never waits, so
+   the pass finishes on any executor (one thread, tasks in any order). */
+#define ARBOR__CLAIM_BLOCK 256u /* small: the item that waits is one whose parent lies in a block
+                                   under way, about BLOCK / i of item i in `random` */
+#define ARBOR__CLAIM_STEP 64u   /* items between two publications of a block's progress */
+#define ARBOR__CLAIM_PAD 16u    /* progress entries a block apart: one cache line each */
+typedef struct arbor__claims {
+    uint32_t *progress;    /* per block (every PAD-th entry): its items done, from its first */
+    uint32_t base, end;    /* the items: [base, end) */
+    uint32_t blocks;
+    _Atomic uint32_t next; /* the next block to claim */
+} arbor__claims;
+/* Items [base, end), progress in `progress` (PAD entries a block: the scene's scratch holds
+   them, one a slot, for any pass over at most its slots). */
+void arbor__claims_init(arbor__claims *c, uint32_t *progress, uint32_t base, uint32_t end);
+/* The next block's items [*first, *stop); false when none is left. */
+bool arbor__claim(arbor__claims *c, uint32_t *first, uint32_t *stop);
+/* The block from `first` has its items before `at` done. */
+static inline void arbor__claim_publish(arbor__claims *c, uint32_t first, uint32_t at) {
+    __atomic_store_n(&c->progress[(first - c->base) / ARBOR__CLAIM_BLOCK * ARBOR__CLAIM_PAD], at - first, __ATOMIC_RELEASE);
+}
+/* Returns once item `at` is done, when it lies before the caller's block (from `first`);
+   *ready: the items before it are known to be done (the task's own, from base at first). */
+void arbor__claim_wait_slow(arbor__claims *c, uint32_t at, uint32_t *ready);
+static inline void arbor__claim_wait(arbor__claims *c, uint32_t at, uint32_t first, uint32_t *ready) {
+    if (at >= *ready && at < first) arbor__claim_wait_slow(c, at, ready);
+}
+
 /* ---- storage (scene/scene.c) ---- */
 /* Makes room for `extra` more nodes; false on out of memory (nothing changed). */
 ARBOR__FOR_GLTF bool arbor__reserve(arbor_scene *s, uint32_t extra);

@@ -17,6 +17,12 @@
  */
 #include <stdatomic.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sched.h>
+#define ARBOR__YIELD 1
+#else
+#define ARBOR__YIELD 0
+#endif
 
 #include "scene/scene_internal.h"
 
@@ -47,13 +53,37 @@ void arbor__invalidate_in_order(arbor_scene *s, uint32_t from) {
     s->dirty_count += marked;
 }
 
+/* In tree order, top's subtree is the live slots after it up to the first one at top's depth or
+   above: one pass over flags and depths, no links followed. Nodes found out of date are marked
+   again but not counted (their subtrees are out of date already, by the invariant); the next
+   update computes all of the range, so the pass costs less than that update. */
+static void invalidate_range(arbor_scene *s, uint32_t top) {
+    uint8_t *flags = s->n.flags;
+    const uint32_t *depth = s->n.depth;
+    const uint32_t above = depth[top];
+    uint64_t marked = 1;
+    flags[top] |= ARBOR__WORLD_DIRTY;
+    for (uint32_t n = top + 1, end = s->slot_end; n < end; n++) {
+        uint8_t f = flags[n];
+        if (!(f & ARBOR__ALIVE)) continue;
+        if (depth[n] <= above) break;
+        marked += !(f & ARBOR__WORLD_DIRTY);
+        flags[n] = (uint8_t)(f | ARBOR__WORLD_DIRTY);
+    }
+    s->stats.invalidated += marked;
+    s->dirty_count += marked;
+}
+
 void arbor__invalidate_subtree(arbor_scene *s, uint32_t top) {
     uint8_t *flags = s->n.flags;
-    if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
+    if (!(flags[top] & ARBOR__WORLD_DIRTY) && s->tree_order_shape == s->shape && s->tree_order) {
+        invalidate_range(s, top); /* tree order known for this shape (not looked for here: a walk) */
+    } else if (!(flags[top] & ARBOR__WORLD_DIRTY)) {
         /* Following links costs a cache miss a node where the tree's order is not memory's;
-           past a share of the slots after top, one pass in slot order is cheaper. */
-        bool in_order = s->order_inversions == 0;
-        uint64_t steps = 0, limit = arbor__walk_limit(s), budget = 1024 + (s->slot_end - top) / 8;
+           past a share of the slots after top, one pass in slot order is cheaper: an eighth,
+           or a 64th where the scene is known not to be in tree order (links all over memory). */
+        bool in_order = s->order_inversions == 0, scattered = s->tree_order_shape == s->shape;
+        uint64_t steps = 0, limit = arbor__walk_limit(s), budget = 1024 + (s->slot_end - top) / (scattered ? 64 : 8);
         for (uint32_t n = top; n;) {
             bool current = !(flags[n] & ARBOR__WORLD_DIRTY);
             if (current) {
@@ -103,6 +133,10 @@ static uint64_t take_version(compute_ctx *c) {
     return c->next_version++;
 }
 
+/* What computing a node's world matrix leaves in its flags: current, its children no longer
+   reached through it. */
+#define COMPUTED_CLEARS (ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED)
+
 /* The one place a world matrix is computed, on every path: the results agree bit for bit. The
    local goes from its composition (one node, or four a lane in the sweep) to the product in
    registers: nothing caches it, so every world matrix of a TRS-driven node composes its local
@@ -114,10 +148,10 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local, b
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
                                                        : NULL;
-    arbor__rows world = above ? arbor__rows_mul(arbor__rows_load(above), local) : local;
+    arbor__rows world = above ? arbor__rows_mul_mem(above, local) : local;
     arbor__rows_store(s->n.world + (size_t)slot * 12, world);
     s->n.version[slot] = take_version(c);
-    s->n.flags[slot] &= (uint8_t)~(ARBOR__WORLD_DIRTY | ARBOR__PARTIAL | ARBOR__QUEUED);
+    s->n.flags[slot] &= (uint8_t)~COMPUTED_CLEARS;
     c->world_composed++;
 }
 
@@ -244,35 +278,112 @@ static inline bool four_plain_dirty(const uint8_t *flags) {
     memcpy(&four, flags, sizeof four);
     return (four & (FOUR_DIRTY | FOUR_MATRIX)) == FOUR_DIRTY;
 }
+
+/* finish_world for the four slots from slot, their locals a node a lane: the same products,
+   with their versions taken at once and their flags cleared a word at a time (a partly used
+   block of versions is left for a new one: versions need only be new). */
+ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local) {
+    arbor_scene *s = c->s;
+    if (c->end_version - c->next_version < 4) c->next_version = c->end_version;
+    const uint64_t version = take_version(c);
+    c->next_version += 3;
+    ARBOR__UNROLL
+    for (uint32_t k = 0; k < 4; k++) {
+        const arbor__rows l = {{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}};
+        uint32_t parent = s->n.parent[slot + k];
+        const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
+                                  : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot + k)
+                                                           : NULL;
+        arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, above ? arbor__rows_mul_mem(above, l) : l);
+        s->n.version[slot + k] = version + k;
+    }
+    uint32_t f;
+    memcpy(&f, s->n.flags + slot, sizeof f);
+    f &= ~(0x01010101u * COMPUTED_CLEARS);
+    memcpy(s->n.flags + slot, &f, sizeof f);
+    c->local_composed += 4;
+    c->world_composed += 4;
+}
 #endif
 
-/* Computes what is out of date in slots [first, end), in slot order. */
-ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t end) {
+/* Computes what is out of date in slots [first, end), in slot order; with claims, the block
+   of claimed slots from first, waiting for parents in blocks before it and publishing its
+   progress. */
+ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t end, arbor__claims *claims, uint32_t *ready) {
     arbor_scene *s = c->s;
     uint8_t *flags = s->n.flags;
     const uint32_t *parent = s->n.parent;
     const arbor_real *world = s->n.world;
+    uint32_t publish = first + ARBOR__CLAIM_STEP;
     for (uint32_t slot = first; slot < end;) {
+        if (claims && slot >= publish) {
+            arbor__claim_publish(claims, first, slot);
+            publish = slot + ARBOR__CLAIM_STEP;
+        }
 #if ARBOR__SIMD
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
-            for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4 && k < end; k++)
-                arbor__prefetch_world(world, parent[k]);
+            if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
+                ARBOR__UNROLL
+                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4; k++)
+                    arbor__prefetch_world(world, parent[k]);
+            }
+            if (claims)
+                for (uint32_t k = slot; k < slot + 4; k++) arbor__claim_wait(claims, parent[k], first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
-            const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
-            for (int k = 0; k < 4; k++)
-                finish_world(c, slot + (uint32_t)k, (arbor__rows){{local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2]}}, true);
+            finish4(c, slot, arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz));
             slot += 4;
             continue;
         }
 #endif
         if (slot + ARBOR__PREFETCH_AHEAD < end) arbor__prefetch_world(world, parent[slot + ARBOR__PREFETCH_AHEAD]);
         uint8_t f = flags[slot];
-        if (f & ARBOR__WORLD_DIRTY)
+        if (f & ARBOR__WORLD_DIRTY) {
+            if (claims) arbor__claim_wait(claims, parent[slot], first, ready);
             compute_world(c, slot);
-        else if (f & ARBOR__PARTIAL)
+        } else if (f & ARBOR__PARTIAL) {
             flags[slot] = (uint8_t)(f & ~ARBOR__PARTIAL);
+        }
         slot++;
+    }
+    if (claims) arbor__claim_publish(claims, first, end);
+}
+
+void arbor__claims_init(arbor__claims *c, uint32_t *progress, uint32_t base, uint32_t end) {
+    c->progress = progress;
+    c->base = base;
+    c->end = end;
+    c->blocks = (end - base + ARBOR__CLAIM_BLOCK - 1) / ARBOR__CLAIM_BLOCK;
+    for (uint32_t b = 0; b < c->blocks; b++) progress[b * ARBOR__CLAIM_PAD] = 0;
+    atomic_init(&c->next, 0);
+}
+
+bool arbor__claim(arbor__claims *c, uint32_t *first, uint32_t *stop) {
+    uint32_t b = atomic_fetch_add_explicit(&c->next, 1, memory_order_relaxed);
+    if (b >= c->blocks) return false;
+    *first = c->base + b * ARBOR__CLAIM_BLOCK;
+    *stop = c->end - *first < ARBOR__CLAIM_BLOCK ? c->end : *first + ARBOR__CLAIM_BLOCK;
+    return true;
+}
+
+void arbor__claim_wait_slow(arbor__claims *c, uint32_t at, uint32_t *ready) {
+    uint32_t b = (at - c->base) / ARBOR__CLAIM_BLOCK, first = c->base + b * ARBOR__CLAIM_BLOCK;
+    /* the block's task is running (it claimed it): spin a while, then give the core away, in
+       case that task waits for it (more threads than cores) */
+    for (uint32_t spins = 0; __atomic_load_n(&c->progress[b * ARBOR__CLAIM_PAD], __ATOMIC_ACQUIRE) <= at - first; spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+#if ARBOR__YIELD
+        if (spins >= 256) sched_yield();
+#endif
+    }
+    /* the blocks from *ready on that are done: no waiting for their items again */
+    for (b = (*ready - c->base) / ARBOR__CLAIM_BLOCK; b < c->blocks; b++) {
+        first = c->base + b * ARBOR__CLAIM_BLOCK;
+        uint32_t size = c->end - first < ARBOR__CLAIM_BLOCK ? c->end - first : ARBOR__CLAIM_BLOCK;
+        if (__atomic_load_n(&c->progress[b * ARBOR__CLAIM_PAD], __ATOMIC_ACQUIRE) != size) break;
+        *ready = first + size;
     }
 }
 
@@ -285,7 +396,7 @@ static void drop_pending(arbor_scene *s) {
 static void sweep(arbor_scene *s) {
     drop_pending(s);
     compute_ctx c = ctx_begin(s);
-    sweep_range(&c, 1, s->slot_end);
+    sweep_range(&c, 1, s->slot_end, NULL, NULL);
     ctx_end(&c);
 }
 
@@ -312,7 +423,8 @@ void arbor_scene_update(arbor_scene *s) { arbor_scene_update_parallel(s, NULL); 
 typedef struct update_job {
     arbor_scene *s;
     const uint32_t *roots; /* subtrees to compute, or NULL: */
-    const uint32_t *cut;   /* task i sweeps slots [cut[i], cut[i + 1]) */
+    const uint32_t *cut;   /* task i sweeps slots [cut[i], cut[i + 1]), or */
+    arbor__claims *claims; /* the tasks sweep the blocks they claim */
     uint32_t root_count, task_count;
     _Atomic uint64_t local_composed, world_composed;
 } update_job;
@@ -322,8 +434,11 @@ typedef struct update_job {
 static void update_task(void *user, uint32_t index) {
     update_job *job = user;
     compute_ctx c = ctx_begin(job->s);
-    if (job->cut) {
-        sweep_range(&c, job->cut[index], job->cut[index + 1]);
+    uint32_t first, stop, ready = job->claims ? job->claims->base : 0;
+    if (job->claims) {
+        while (arbor__claim(job->claims, &first, &stop)) sweep_range(&c, first, stop, job->claims, &ready);
+    } else if (job->cut) {
+        sweep_range(&c, job->cut[index], job->cut[index + 1], NULL, NULL);
     } else {
         uint32_t first = (uint32_t)((uint64_t)job->root_count * index / job->task_count);
         uint32_t end = (uint32_t)((uint64_t)job->root_count * (index + 1) / job->task_count);
@@ -369,6 +484,18 @@ static void sweep_parallel(arbor_scene *s, const arbor_executor *executor) {
     run_job(s, executor, &job);
 }
 
+/* One big tree (few roots) not in tree order, swept by tasks claiming blocks of slots
+   (arbor__claims, progress in scratch): the same computations as the sweep, the same bits. */
+#define CLAIM_TASKS 16u
+
+static void sweep_claimed(arbor_scene *s, const arbor_executor *executor) {
+    drop_pending(s);
+    arbor__claims claims;
+    arbor__claims_init(&claims, s->n.scratch, 1, s->slot_end);
+    update_job job = { .s = s, .claims = &claims, .task_count = CLAIM_TASKS };
+    run_job(s, executor, &job);
+}
+
 /* Computes the subtrees of the `count` roots in scratch. */
 static void compute_roots(arbor_scene *s, const arbor_executor *executor, bool parallel, uint32_t count) {
     uint32_t head = 0, *roots = s->n.scratch;
@@ -405,15 +532,23 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
     /* Parents first in slot order: one sweep in slot order (dependencies run anywhere
        backwards; it reads memory as it lies and asks ahead for the parents). In tree order it
        runs in ranges on many threads (sweep_parallel), which beats following links from many
-       roots. Otherwise one big tree (few roots) is swept on this thread: computing it level by
-       level in parallel was slower (a level's nodes are scattered over memory), and composing
-       the locals in parallel first gained nothing measurable. */
+       roots. Otherwise one big tree (few roots) is swept by tasks claiming blocks of slots in
+       order (sweep_claimed): computing it level by level in parallel was slower (a level's
+       nodes are scattered over memory), and composing the locals in parallel first gained
+       nothing measurable. */
     bool ranges = parallel && sweep_pays(s, dirty) && arbor__in_tree_order(s);
     bool swept = ranges || (sweep_pays(s, dirty) && (!parallel || s->root_count < PARALLEL_MIN_TASKS));
-    if (ranges)
+    if (ranges) {
         sweep_parallel(s, executor);
-    else if (swept)
-        sweep(s);
+    } else if (swept) {
+        /* Known from now until the tree changes: writes then invalidate ranges of slots
+           (invalidate_range). Found once a shape, in a pass cheaper than the sweep. */
+        arbor__in_tree_order(s);
+        if (parallel)
+            sweep_claimed(s, executor);
+        else
+            sweep(s);
+    }
     else
         compute_roots(s, executor, parallel, count = collect_roots(s));
     /* The roots are still in scratch: the parallel split only appends after them. */
