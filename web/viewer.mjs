@@ -28,8 +28,8 @@ const controls = new OrbitControls(camera, canvas);
 controls.enableDamping = false;
 // used when the file has no lights of its own
 const defaultLights = new THREE.Group();
-defaultLights.add(new THREE.HemisphereLight(0xffffff, 0x444444, 1.2));
-const sun = new THREE.DirectionalLight(0xffffff, 1.5);
+defaultLights.add(new THREE.HemisphereLight(0xffffff, 0x404040, 0.5));
+const sun = new THREE.DirectionalLight(0xffffff, 1.0);
 sun.position.set(0.5, 1, 0.7);
 defaultLights.add(sun);
 world.add(defaultLights);
@@ -54,15 +54,31 @@ function release() {
   state.scene = null;
 }
 
+// A mesh the file gives no material gets GLTFLoader's default (white, fully metallic): shown
+// instead in a plain matte blue-grey, so that its faces read under the lights.
+const plain = new THREE.MeshStandardMaterial({ color: 0x8aa4c8, metalness: 0.05, roughness: 0.7 });
+const plainFlat = plain.clone();
+plainFlat.flatShading = true;
+function plainMaterials(bridge) {
+  const assoc = bridge.gltf.parser.associations;
+  bridge.object.traverse((o) => {
+    if (o.isMesh && o.material && !Array.isArray(o.material) && !assoc.get(o.material)) {
+      o.material = o.material.flatShading ? plainFlat : plain;
+    }
+  });
+}
+
 // Shows a loaded bridge: the old one goes; returns the Scene (rest pose).
 function show(name, bridge) {
   release();
   const scene = bridge.scene;
   Object.assign(state, { bridge, scene, name, selected: -1, frozen: null });
   world.add(bridge.object);
+  plainMaterials(bridge);
   const lit = bridge.object.getObjectByProperty('isLight', true);
   defaultLights.visible = !lit;
   world.environment = environment;
+  world.environmentIntensity = lit ? 0.4 : 0.5;
   $('freeze').checked = false;
   $('filename').textContent = `${name}: ${scene.nodeCount} nodes`;
   buildTree();
@@ -237,10 +253,10 @@ for (const [id, path, axis] of JOINTS) {
 
 // ---- Camera: framed on the meshes -------------------------------------------------------------
 
-// The box of the meshes' world boxes; without meshes, of the nodes' origins. A mesh far larger
-// than the others (a sky dome, a ground plane) would leave the camera outside it looking at its
-// back: meshes whose box holds the centre of all the others and is 8 times their size are left
-// out of the framing.
+// The box of the meshes' world boxes; without meshes, of the nodes' origins. In a file of many
+// meshes, a few far larger than the typical one (a sky in pieces around a town, the ground under
+// it) would leave the camera outside them looking at their backs: meshes over 20 times the
+// median size are left out of the framing when they are under a quarter of the file's.
 function frameScene() {
   const boxes = [];
   state.bridge.object.traverse((o) => {
@@ -249,20 +265,12 @@ function frameScene() {
       if (!b.isEmpty()) boxes.push(b);
     }
   });
+  const size = (b) => b.getSize(new THREE.Vector3()).length();
+  const sizes = boxes.map(size).sort((x, y) => x - y), median = sizes[sizes.length >> 1];
+  const typical = boxes.filter((b) => size(b) <= 20 * median);
+  const framed = boxes.length >= 8 && typical.length >= 0.75 * boxes.length ? typical : boxes;
   const all = new THREE.Box3();
-  for (const b of boxes) all.union(b);
-  if (boxes.length > 2) {
-    const size = (b) => b.getSize(new THREE.Vector3()).length();
-    const rest = new THREE.Box3();
-    const sizes = boxes.map(size).sort((x, y) => x - y), median = sizes[sizes.length >> 1];
-    for (const b of boxes) if (size(b) <= 8 * median || size(b) < 8 * size(all) / boxes.length) rest.union(b);
-    const centre = rest.getCenter(new THREE.Vector3());
-    const big = boxes.filter((b) => size(b) > 8 * size(rest) && b.containsPoint(centre));
-    if (!rest.isEmpty() && big.length && big.length < boxes.length) {
-      all.makeEmpty();
-      for (const b of boxes) if (!big.includes(b)) all.union(b);
-    }
-  }
+  for (const b of framed) all.union(b);
   if (all.isEmpty()) {
     const w = state.scene.worldMatrices();
     for (let i = 0; i < state.scene.nodeCount; i++) all.expandByPoint(new THREE.Vector3(w[16 * i + 12], w[16 * i + 13], w[16 * i + 14]));
