@@ -96,7 +96,7 @@ export class ArborThree {
     /** GLTFLoader's result (animations, cameras, userData, parser). */
     this.gltf = gltf;
     /** The file's default scene as three.js objects: add it to yours. */
-    this.object = gltf.scene;
+    this.object = gltf.scene || new THREE.Group(); // a file without scenes draws nothing
     this.time = 0;
     this.playing = false;
     this.loop = true;
@@ -202,10 +202,13 @@ export class ArborThree {
       rm[12] === 0 && rm[13] === 0 && rm[14] === 0);
     const objects = this._objects;
     for (let k = 0; k < objects.length; k++) {
-      const [obj, i] = objects[k];
-      const m = obj.matrixWorld;
-      if (placed) m.multiplyMatrices(root.matrixWorld, this._world.fromArray(world, 16 * i));
-      else m.fromArray(world, 16 * i);
+      const obj = objects[k][0], o = 16 * objects[k][1];
+      if (placed) {
+        obj.matrixWorld.multiplyMatrices(root.matrixWorld, this._world.fromArray(world, o));
+      } else {
+        const e = obj.matrixWorld.elements; // a plain copy: Matrix4.fromArray is slower here
+        for (let c = 0; c < 16; c++) e[c] = world[o + c];
+      }
     }
     for (const obj of this._derived) obj.matrixWorld.multiplyMatrices(obj.parent.matrixWorld, obj.matrix);
     for (const cam of this._cameras) cam.matrixWorldInverse.copy(cam.matrixWorld).invert();

@@ -313,9 +313,9 @@ class Scene {
    * each), skin after skin, for the current pose: a view as worldMatrices().
    */
   skinMatrices() {
-    const a = this._a, total = this.skins.reduce((t, k) => t + k.count, 0), p = a._c.skin_matrices(this._ptr());
+    const a = this._a, skins = this.skins, last = skins[skins.length - 1], p = a._c.skin_matrices(this._ptr());
     if (!p) a._check(1);
-    return new Float32Array(a._core.HEAPF32.buffer, p, 16 * total);
+    return new Float32Array(a._core.HEAPF32.buffer, p, last ? 16 * (last.first + last.count) : 0);
   }
 
   /** Frees the scene, its clips and players; the scene and its nodes cannot be used after. */

@@ -47,9 +47,7 @@ if (driver === 'arbor') {
   for (let k = 0; k < n; k++) {
     const b = k === 0 ? base : base.clone();
     if (k) b.play(clipName);
-    // placed through arbor: a new root node above the file's roots
-    const holder = b.scene.addNode({ name: 'crowd place', translation: place(k) });
-    for (const r of b.scene.roots) if (r !== holder) r.setParent(holder);
+    b.object.position.set(...place(k)); // placed as three.js objects are (arbor's scene stays the file's)
     b.time = offset(k, clip.duration);
     b.update(0);
     world.add(b.object);
@@ -161,5 +159,6 @@ window.crowd = {
     return { time: f.time() % clip.duration, joints: out };
   },
   get count() { return foxes.length; },
+  foxes,
 };
 document.body.dataset.ready = 'true';

@@ -253,10 +253,10 @@ for (const [id, path, axis] of JOINTS) {
 
 // ---- Camera: framed on the meshes -------------------------------------------------------------
 
-// The box of the meshes' world boxes; without meshes, of the nodes' origins. In a file of many
-// meshes, a few far larger than the typical one (a sky in pieces around a town, the ground under
-// it) would leave the camera outside them looking at their backs: meshes over 20 times the
-// median size are left out of the framing when they are under a quarter of the file's.
+// The box of the meshes' world boxes; without meshes, of the nodes' origins. A file whose
+// meshes include one 30 times the median size or more (a sky around a town, the ground under
+// it) would put the camera outside it, looking at its back: there the framing takes only the
+// meshes up to 4 times the median size, when they are three quarters of the file's or more.
 function frameScene() {
   const boxes = [];
   state.bridge.object.traverse((o) => {
@@ -267,10 +267,10 @@ function frameScene() {
   });
   const size = (b) => b.getSize(new THREE.Vector3()).length();
   const sizes = boxes.map(size).sort((x, y) => x - y), median = sizes[sizes.length >> 1];
-  const typical = boxes.filter((b) => size(b) <= 20 * median);
-  const framed = boxes.length >= 8 && typical.length >= 0.75 * boxes.length ? typical : boxes;
+  const typical = boxes.filter((b) => size(b) <= 4 * median);
+  const enclosed = boxes.length >= 8 && sizes[sizes.length - 1] >= 30 * median && typical.length >= 0.75 * boxes.length;
   const all = new THREE.Box3();
-  for (const b of framed) all.union(b);
+  for (const b of enclosed ? typical : boxes) all.union(b);
   if (all.isEmpty()) {
     const w = state.scene.worldMatrices();
     for (let i = 0; i < state.scene.nodeCount; i++) all.expandByPoint(new THREE.Vector3(w[16 * i + 12], w[16 * i + 13], w[16 * i + 14]));

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, launch } from './browser.mjs';
+import { threeChecks } from './three.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cliArg = process.argv.indexOf('--cli');
@@ -55,7 +56,9 @@ async function countPixels(page, kind) {
     let n = 0;
     for (let i = 0; i < px.length; i += 4) {
       const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
-      if (kind === 'yellow' ? r > 180 && g > 180 && b < 120 : Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
+      if (kind === 'yellow' ? r > 180 && g > 180 && b < 120
+        : kind === 'drawn' ? Math.max(r, g, b) > 100 || Math.max(r, g, b) - Math.min(r, g, b) > 30 // not background or grid
+          : Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
     }
     return n;
   }, kind);
@@ -118,7 +121,7 @@ try {
     arm.tree.join(' '));
   check('no console error on opening', errors.length === 0, errors.join(' | '));
   await page.screenshot({ path: path.join(shots, 'robot_arm.png') });
-  check('robot arm picture is not blank', (await countPixels(page, 'coloured')) > 1000);
+  check('robot arm picture is not blank', (await countPixels(page, 'drawn')) > 1000);
 
   // The hierarchy panel: select shows the node's TRS, the toggle collapses its children.
   const panel = await page.evaluate(() => {
@@ -233,9 +236,14 @@ try {
       check(`${name}: ${got.count} world matrices equal arbor dump's`, got.count === dump.nodes.length && worst <= TOLERANCE,
         `max difference ${worst.toExponential(2)}`);
       await frames(page);
-      const coloured = await countPixels(page, 'coloured');
+      const drawn = await countPixels(page, 'drawn');
+      const meshes = await page.evaluate(() => {
+        let n = 0;
+        window.viewer.bridge.object.traverse((o) => { if (o.isMesh) n++; });
+        return n;
+      });
       await page.screenshot({ path: path.join(shots, `${folder}.png`) });
-      check(`${name}: picture not blank`, coloured >= 20, `${coloured} coloured pixels`);
+      if (meshes) check(`${name}: its meshes are drawn`, drawn >= 200, `${drawn} drawn pixels, ${meshes} meshes`);
       check(`${name}: no console error`, errors.length === before, errors.slice(before).join(' | '));
     }
 
@@ -262,6 +270,9 @@ try {
     check('BoxAnimated loads in its rest pose', anim.clips.length > 0 && restDiff <= TOLERANCE, `${restDiff}`);
     check('scrubbing to 1.2 s poses it as `arbor animate --time 1.2`', scrubDiff <= TOLERANCE, `${scrubDiff}`);
     check('play moves it on', maxDiff(anim.played, anim.scrubbed) > 0, anim.label);
+
+    // 5b. three.js through the bridge: skinning, materials, textures, framing, the crowd, ?src=.
+    await threeChecks({ browser, page, server, errors, check, cli, samples, shots, root });
   }
 
   // 6. ?src=URL, drag and drop, the file picker.
