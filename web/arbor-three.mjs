@@ -158,8 +158,6 @@ export class ArborThree {
       // a skinned mesh's box moves with its joints: three.js's bounds would cull it wrongly
       if (obj.isSkinnedMesh) obj.frustumCulled = false;
     });
-    this._rootMatrix = new this.THREE.Matrix4();
-    this._world = new this.THREE.Matrix4();
     this.update(0);
   }
 
@@ -193,20 +191,32 @@ export class ArborThree {
   update(dt = 0) {
     if (this.playing && this._player) this.time += dt;
     const scene = this.scene;
-    const world = scene.frame(this._player, this.time, { loop: this.loop }); // one call into the module
+    const view = scene.frame(this._player, this.time, this.loop); // one call into the module
+    // read from a copy: element reads of a view into the module's memory run slower
+    if (!this._copy || this._copy.length !== view.length) this._copy = new Float32Array(view.length);
+    const world = this._copy;
+    world.set(view);
     const root = this.object;
     root.updateWorldMatrix(true, false);
     const rm = root.matrixWorld.elements;
+    // affine (three.js's object transforms are): the last row is 0 0 0 1
     const placed = !(rm[0] === 1 && rm[5] === 1 && rm[10] === 1 && rm[15] === 1 && rm[1] === 0 && rm[2] === 0 &&
       rm[3] === 0 && rm[4] === 0 && rm[6] === 0 && rm[7] === 0 && rm[8] === 0 && rm[9] === 0 && rm[11] === 0 &&
       rm[12] === 0 && rm[13] === 0 && rm[14] === 0);
     const objects = this._objects;
+    const r0 = rm[0], r1 = rm[1], r2 = rm[2], r4 = rm[4], r5 = rm[5], r6 = rm[6], r8 = rm[8], r9 = rm[9], r10 = rm[10];
+    const r12 = rm[12], r13 = rm[13], r14 = rm[14];
     for (let k = 0; k < objects.length; k++) {
-      const obj = objects[k][0], o = 16 * objects[k][1];
-      if (placed) {
-        obj.matrixWorld.multiplyMatrices(root.matrixWorld, this._world.fromArray(world, o));
+      const e = objects[k][0].matrixWorld.elements, o = 16 * objects[k][1];
+      if (placed) { // this.object's (affine) matrix times arbor's, written out: Matrix4 calls cost more here
+        for (let c = 0; c < 16; c += 4) {
+          const x = world[o + c], y = world[o + c + 1], z = world[o + c + 2], w = world[o + c + 3];
+          e[c] = r0 * x + r4 * y + r8 * z + r12 * w;
+          e[c + 1] = r1 * x + r5 * y + r9 * z + r13 * w;
+          e[c + 2] = r2 * x + r6 * y + r10 * z + r14 * w;
+          e[c + 3] = w;
+        }
       } else {
-        const e = obj.matrixWorld.elements; // a plain copy: Matrix4.fromArray is slower here
         for (let c = 0; c < 16; c++) e[c] = world[o + c];
       }
     }

@@ -274,11 +274,12 @@ class Scene {
   }
 
   /**
-   * One frame in one call: player (a Player or null) poses the nodes at time, then every world
+   * One frame in one call: player (a Player or null) poses the nodes at time (looping unless
+   * loop is false), then every world
    * matrix is brought up to date and, once `skins` was read, every joint matrix. Returns
    * worldMatrices() (a view: see there); skinMatrices() holds the joints' matrices.
    */
-  frame(player, time = 0, { loop = true } = {}) {
+  frame(player, time = 0, loop = true) {
     const a = this._a, p = a._c.frame(this._ptr(), player ? player._ptr() : 0, time, loop ? 1 : 0);
     if (!p && this.nodeCount) a._check(1);
     return new Float32Array(a._core.HEAPF32.buffer, p, 16 * this.nodeCount);

@@ -144,16 +144,18 @@ window.crowd = {
     return t[t.length >> 1];
   },
   pause() { paused = true; },
-  /** Fox k's clip time and every joint matrix J = W_mesh^-1 * W_joint * IBM of its skin (16 per joint). */
+  /** Fox k's clip time and every joint matrix J = W_mesh^-1 * W_joint * IBM of its skin (16 per
+      joint): the bridge's for arbor; for three.js, Skeleton.update's product in the mesh's frame
+      (taken before its float32 store, whose rounding at the Fox's place in the grid would hide
+      what is compared). */
   joints(k) {
     const f = foxes[k], mesh = f.skinned[0];
     updateAll(0);
     const out = [];
-    const inv = driver === 'three' ? mesh.matrixWorld.clone().invert() : null; // three's are in the world
-    const m = new THREE.Matrix4();
-    for (let j = 0; j < mesh.skeleton.bones.length; j++) {
-      m.fromArray(mesh.skeleton.boneMatrices, 16 * j);
-      if (inv) m.premultiply(inv);
+    const m = new THREE.Matrix4(), inv = mesh.matrixWorld.clone().invert(), s = mesh.skeleton;
+    for (let j = 0; j < s.bones.length; j++) {
+      if (driver === 'arbor') m.fromArray(s.boneMatrices, 16 * j); // arbor's J, as the bridge wrote it
+      else m.multiplyMatrices(s.bones[j].matrixWorld, s.boneInverses[j]).premultiply(inv); // Skeleton.update's, in doubles
       out.push(...m.elements);
     }
     return { time: f.time() % clip.duration, joints: out };

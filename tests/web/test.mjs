@@ -9,9 +9,14 @@
 //   - the module: node access, paths, bulk writes, worldMatrices, errors with arbor's message;
 //   - the joint sliders pose the arm as a double-precision product computed here says;
 //   - drag and drop, and the file picker, load a .glb and a .gltf with its .bin;
-//   - animation: the rest pose at load, play and scrub move the animated node.
+//   - animation: the rest pose at load, play and scrub move the animated node;
+//   - three.js through the bridge (three.mjs): the Fox running (pixels, bone and joint matrices
+//     against the native CLI), texture and material colours on screen, VC's default view, no
+//     horizontal scroll, `scripts/web serve` with ?src=, arbor's message for a README, and the
+//     crowd page's joint matrices for each driver.
 //
-// Usage: node tests/web/test.mjs [--cli PATH]    (default CLI: build/web-native/arbor)
+// Usage: node tests/web/test.mjs [--cli PATH] [--cli-double PATH]
+//        (default CLIs: build/web-native/arbor, and build/web-native-double/arbor built with ARBOR_DOUBLE)
 // Without ../shared the sample checks fail when CI=true, and are reported skipped otherwise.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,6 +28,8 @@ import { threeChecks } from './three.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cliArg = process.argv.indexOf('--cli');
 const cli = cliArg > 0 ? process.argv[cliArg + 1] : path.join(root, 'build/web-native/arbor');
+const doubleArg = process.argv.indexOf('--cli-double');
+const cliDouble = doubleArg > 0 ? process.argv[doubleArg + 1] : path.join(root, 'build/web-native-double/arbor');
 const samples = path.resolve(root, '../shared/gltf/samples');
 const shots = path.join(root, 'build/web-test');
 const TOLERANCE = 1e-5;
@@ -272,7 +279,7 @@ try {
     check('play moves it on', maxDiff(anim.played, anim.scrubbed) > 0, anim.label);
 
     // 5b. three.js through the bridge: skinning, materials, textures, framing, the crowd, ?src=.
-    await threeChecks({ browser, page, server, errors, check, cli, samples, shots, root });
+    await threeChecks({ browser, page, server, errors, check, cli, cliDouble, samples, shots, root });
   }
 
   // 6. ?src=URL, drag and drop, the file picker.

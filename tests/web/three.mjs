@@ -134,7 +134,7 @@ function freePort() {
   });
 }
 
-export async function threeChecks({ browser, page, server, errors, check, cli, samples, shots, root }) {
+export async function threeChecks({ browser, page, server, errors, check, cli, cliDouble, samples, shots, root }) {
   const foxFile = path.join(samples, 'Fox/Fox.glb');
   const fox = readGlb(foxFile);
   const foxMesh = fox.json.nodes.findIndex((n) => n.skin !== undefined && n.mesh !== undefined);
@@ -261,10 +261,10 @@ export async function threeChecks({ browser, page, server, errors, check, cli, s
     return { inSky: skyBox.containsPoint(cam), onScreen, buildings: buildings.length };
   });
   const vcDrawn = await readPixels(page);
-  let lit = 0;
-  for (let i = 0; i < vcDrawn.px.length; i += 4) if (Math.max(vcDrawn.px[i], vcDrawn.px[i + 1], vcDrawn.px[i + 2]) > 60) lit++;
+  let lit = 0; // pixels that are not the page's background (0x262626)
+  for (let i = 0; i < vcDrawn.px.length; i += 4) if (Math.max(...[0, 1, 2].map((c) => Math.abs(vcDrawn.px[i + c] - 0x26))) > 8) lit++;
   check("VC: the default camera stands inside its sky, its buildings on screen and filling the view",
-    vc.inSky && vc.onScreen > vc.buildings / 2 && lit > 0.5 * vcDrawn.w * vcDrawn.h,
+    vc.inSky && vc.onScreen > vc.buildings / 2 && lit > 0.9 * vcDrawn.w * vcDrawn.h,
     `${JSON.stringify(vc)}, ${(100 * lit / (vcDrawn.w * vcDrawn.h)).toFixed(0)}% of the view drawn`);
 
   // ---- No horizontal scroll at 1280x800 and 1024x768 -------------------------------------------
@@ -319,7 +319,11 @@ export async function threeChecks({ browser, page, server, errors, check, cli, s
 
   // ---- The crowd: n = 100 per driver, every Fox's joint matrices against arbor native --------
   const nativeCache = new Map();
-  for (const driver of ['arbor', 'three']) {
+  // Each driver against arbor native at the precision it computes in: arbor's WebAssembly module
+  // is a float build (as `cli`), within 1e-5; three.js multiplies in doubles (as `cliDouble`,
+  // ARBOR_DOUBLE) but samples its own way (its interpolants write float32 buffers): measured up to
+  // 5.5e-5 apart from arbor's at the Fox's outer joints (~20 units out), so within 1e-4 there.
+  for (const [driver, native, tolerance] of [['arbor', cli, TOLERANCE], ['three', cliDouble, 1e-4]]) {
     const p = await browser.newPage();
     const errs = [];
     p.on('pageerror', (e) => errs.push(e.message));
@@ -333,8 +337,8 @@ export async function threeChecks({ browser, page, server, errors, check, cli, s
     let worst = 0, count = 0, where = '';
     for (let k = 0; k < 100; k++) {
       const { time, joints } = await p.evaluate((k) => window.crowd.joints(k), k);
-      const key = time.toFixed(9);
-      if (!nativeCache.has(key)) nativeCache.set(key, jointMatrices(fox, nativeWorld(cli, foxFile, time, 'Run'), foxMesh));
+      const key = `${driver} ${time.toFixed(9)}`;
+      if (!nativeCache.has(key)) nativeCache.set(key, jointMatrices(fox, nativeWorld(native, foxFile, time, 'Run'), foxMesh));
       nativeCache.get(key).forEach((j, b) => {
         const d = maxDiff(joints.slice(16 * b, 16 * b + 16), j);
         if (d > worst) { worst = d; where = `fox ${k} at ${time.toFixed(4)} s, joint ${b}: ${joints.slice(16 * b + 12, 16 * b + 15).map((x) => x.toFixed(5))} against ${j.slice(12, 15).map((x) => x.toFixed(5))}`; }
@@ -342,8 +346,8 @@ export async function threeChecks({ browser, page, server, errors, check, cli, s
       count++;
     }
     await p.screenshot({ path: path.join(shots, `crowd_${driver}.png`) });
-    check(`crowd, driver ${driver}: 100 Foxes' joint matrices equal arbor native's (animate + IBM, double) within 1e-5`,
-      count === 100 && worst <= TOLERANCE && stats.driver === driver && stats.n === 100 && stats.updateMs >= 0,
+    check(`crowd, driver ${driver}: 100 Foxes' joint matrices equal arbor native's (${driver === 'arbor' ? 'float' : 'double'} build's animate, IBM product in double) within ${tolerance}`,
+      count === 100 && worst <= tolerance && stats.driver === driver && stats.n === 100 && stats.updateMs >= 0,
       `max ${worst.toExponential(2)} (${where}); stats ${JSON.stringify(stats)}`);
     check(`crowd, driver ${driver}: no console error`, errs.length === 0, errs.join(' | '));
     await p.close();
