@@ -229,8 +229,12 @@ export class ArborThree {
         if (skeleton.boneTexture) skeleton.boneTexture.needsUpdate = true;
       }
     }
-    if (scene.structureVersion !== this._structure) { // a node hidden or shown through arbor
+    if (scene.structureVersion !== this._structure) { // a node reparented, hidden or shown through arbor
       this._structure = scene.structureVersion;
+      for (const [obj, i] of objects) { // three.js's tree follows arbor's: its visibility is inherited
+        const p = scene.node(i).parent, parent = (p && this._byNode.get(p.index)) || this.object;
+        if (obj.parent !== parent) parent.add(obj);
+      }
       const shown = scene.visibility();
       for (const [obj, i] of objects) obj.visible = shown[i] === 1;
     }

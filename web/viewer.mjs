@@ -342,7 +342,8 @@ function resize() {
   }
 }
 
-function frame(now) {
+function frame() {
+  const now = performance.now(); // the clock setPlaying started from (a frame's timestamp may be older)
   try {
     resize();
     if (state.bridge) {

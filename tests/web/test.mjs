@@ -231,8 +231,10 @@ try {
       let got;
       try {
         got = await page.evaluate(async (url) => {
-          const scene = await window.viewer.load(url);
-          return { count: scene.nodeCount, world: Array.from(scene.worldMatrices()) };
+          const scene = await window.viewer.load(url), b = window.viewer.bridge;
+          const objects = [];
+          for (let i = 0; i < scene.nodeCount; i++) { const o = b.objectOf(i); if (o) objects.push([i, Array.from(o.matrixWorld.elements)]); }
+          return { count: scene.nodeCount, world: Array.from(scene.worldMatrices()), objects };
         }, `/samples/${encodeURIComponent(folder)}/${encodeURIComponent(file)}`);
       } catch (e) {
         check(`${name} loads`, false, e.message.split('\n')[0]);
@@ -242,6 +244,11 @@ try {
       for (const n of dump.nodes) worst = Math.max(worst, maxDiff(got.world.slice(16 * n.index, 16 * n.index + 16), n.world));
       check(`${name}: ${got.count} world matrices equal arbor dump's`, got.count === dump.nodes.length && worst <= TOLERANCE,
         `max difference ${worst.toExponential(2)}`);
+      let worstObject = 0;
+      const byIndex = new Map(dump.nodes.map((n) => [n.index, n.world]));
+      for (const [i, m] of got.objects) worstObject = Math.max(worstObject, maxDiff(m, byIndex.get(i)));
+      check(`${name}: the ${got.objects.length} three.js objects' matrixWorld equal arbor dump's`, worstObject <= TOLERANCE,
+        `max difference ${worstObject.toExponential(2)}`);
       await frames(page);
       const drawn = await countPixels(page, 'drawn');
       const meshes = await page.evaluate(() => {
@@ -264,7 +271,10 @@ try {
       scrub.dispatchEvent(new Event('input'));
       const scrubbed = Array.from(scene.worldMatrices());
       document.getElementById('play').click();
-      await new Promise((r) => setTimeout(r, 400));
+      for (let k = 0; k < 60 && document.getElementById('time').textContent === '1.20 s'; k++) {
+        await new Promise((r) => setTimeout(r, 50)); // a few frames (a loaded machine draws slowly)
+      }
+      await new Promise((r) => setTimeout(r, 200));
       document.getElementById('play').click();
       return { rest, clips, scrubbed, played: Array.from(scene.worldMatrices()), label: document.getElementById('time').textContent };
     });

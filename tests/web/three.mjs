@@ -140,6 +140,26 @@ export async function threeChecks({ browser, page, server, errors, check, cli, c
   const foxMesh = fox.json.nodes.findIndex((n) => n.skin !== undefined && n.mesh !== undefined);
   const foxJoints = fox.json.skins[fox.json.nodes[foxMesh].skin].joints;
 
+  // ---- Edits through arbor show at the next update (the robot arm) ---------------------------
+  const edits = await page.evaluate(async () => {
+    await window.viewer.load('robot_arm.gltf');
+    const b = window.viewer.bridge, s = b.scene, hand = s.find('/base/joint/arm/hand'), arm = s.find('/base/joint/arm');
+    hand.setParent(null);              // a root now: its world is its local, T(0, 0.7, 0)
+    s.node(0).setTranslation(1, 2, 3); // the base moved
+    arm.setVisible(false);             // the arm hidden
+    b.update(0);
+    return {
+      hand: Array.from(b.objectOf(hand).matrixWorld.elements),
+      base: Array.from(b.objectOf(0).matrixWorld.elements).slice(12, 15),
+      armShown: b.objectOf(arm).visible, handShown: b.objectOf(hand).visible,
+      nodeOf: b.nodeOf(b.objectOf(hand)) === hand,
+      handUnderRoot: b.objectOf(hand).parent === b.object, // three.js's tree follows (visibility is inherited there)
+    };
+  });
+  check('edits through arbor show at the next update: reparented, moved, hidden',
+    maxDiff(edits.hand, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.7, 0, 1]) <= TOLERANCE && maxDiff(edits.base, [1, 2, 3]) === 0 &&
+    edits.armShown === false && edits.handShown === true && edits.nodeOf && edits.handUnderRoot, JSON.stringify(edits));
+
   // ---- Fox playing Run: the picture moves, bones and skeleton carry arbor's matrices ----------
   await page.setViewport({ width: 1280, height: 800 });
   const before = errors.length;
