@@ -80,6 +80,20 @@ export interface Scene {
   readonly clips: Clip[];
   /** A player of a clip (by Clip, index or name) on this scene's nodes. */
   player(clip: Clip | number | string): Player;
+  /** One frame in one call: player (or null) poses the nodes at time seconds (looping unless
+      loop is false), every world matrix is brought up to date and, once `skins` was read, every
+      joint matrix (skinMatrices). Returns worldMatrices() (a view, as there). */
+  frame(player: Player | null, time?: number, loop?: boolean): Float32Array;
+  /** Every node's effective visibility (1: it and its ancestors shown), a view as worldMatrices. */
+  visibility(): Uint8Array;
+  /** The file's skins, each node with a skin and a mesh in node index order: joint j of a skin
+      is matrix first + j of skinMatrices(). */
+  readonly skins: { mesh: Node; first: number; count: number }[];
+  /** Every skin's joint matrices J = W_mesh^-1 * W_joint * IBM (16 floats each, column-major),
+      skin after skin, for the current pose: a view as worldMatrices. */
+  skinMatrices(): Float32Array;
+  /** Counts reparents and visibility changes made through this module (ArborThree reads it). */
+  readonly structureVersion: number;
   /** Frees the scene, its clips and players. */
   dispose(): void;
 }
@@ -94,6 +108,11 @@ export interface Node {
   setTranslation(x: number, y: number, z: number): void;
   setRotation(x: number, y: number, z: number, w: number): void;
   setScale(x: number, y: number, z: number): void;
+  /** Moves the node under parent (null: a root), after its siblings; keepWorld keeps its world
+      matrix (its local changes), otherwise its local is kept. */
+  setParent(parent: Node | null, options?: { keepWorld?: boolean }): void;
+  /** Shows or hides the node (a hidden node hides its subtree). */
+  setVisible(visible: boolean): void;
   /** A copy of the world matrix (16 floats, column-major), current without an update. */
   readonly worldMatrix: Float32Array;
   /** The local transform. */

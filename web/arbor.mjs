@@ -141,6 +141,8 @@ class Scene {
     this._nodes = [];
     this._clips = null;
     this._players = new Set();
+    this._skins = null;
+    this.structureVersion = 0; // counts reparents and visibility changes (ArborThree reads it)
   }
 
   _ptr() {
@@ -271,6 +273,52 @@ class Scene {
     return p;
   }
 
+  /**
+   * One frame in one call: player (a Player or null) poses the nodes at time (looping unless
+   * loop is false), then every world
+   * matrix is brought up to date and, once `skins` was read, every joint matrix. Returns
+   * worldMatrices() (a view: see there); skinMatrices() holds the joints' matrices.
+   */
+  frame(player, time = 0, loop = true) {
+    const a = this._a, p = a._c.frame(this._ptr(), player ? player._ptr() : 0, time, loop ? 1 : 0);
+    if (!p && this.nodeCount) a._check(1);
+    return new Float32Array(a._core.HEAPF32.buffer, p, 16 * this.nodeCount);
+  }
+
+  /** Every node's effective visibility (1: it and its ancestors are shown), a view as worldMatrices. */
+  visibility() {
+    const a = this._a, p = a._c.visibility(this._ptr());
+    if (!p && this.nodeCount) a._check(1);
+    return new Uint8Array(a._core.HEAPU8.buffer, p, this.nodeCount);
+  }
+
+  /**
+   * The file's skins: [{ mesh: Node, first, count }], each node with a skin and a mesh in node
+   * index order; joint j of a skin is matrix first + j of skinMatrices().
+   */
+  get skins() {
+    if (!this._skins) {
+      const a = this._a, n = a._c.skins(this._ptr()), s = a._scratch >> 2;
+      if (n < 0) a._check(1);
+      this._skins = [];
+      for (let k = 0; k < n; k++) {
+        a._check(a._c.skin(this._p, k, a._scratch));
+        this._skins.push({ mesh: this.node(a._i32[s]), first: a._i32[s + 1], count: a._i32[s + 2] });
+      }
+    }
+    return this._skins;
+  }
+
+  /**
+   * Every skin's joint matrices J = W_mesh^-1 * W_joint * IBM (glTF's, 16 floats column-major
+   * each), skin after skin, for the current pose: a view as worldMatrices().
+   */
+  skinMatrices() {
+    const a = this._a, skins = this.skins, last = skins[skins.length - 1], p = a._c.skin_matrices(this._ptr());
+    if (!p) a._check(1);
+    return new Float32Array(a._core.HEAPF32.buffer, p, last ? 16 * (last.first + last.count) : 0);
+  }
+
   /** Frees the scene, its clips and players; the scene and its nodes cannot be used after. */
   dispose() {
     if (!this._p) return;
@@ -311,6 +359,21 @@ class Node {
   setTranslation(x, y, z) { const a = this.scene._a; a._check(a._c.set_translation(this.scene._ptr(), this.index, x, y, z)); }
   setRotation(x, y, z, w) { const a = this.scene._a; a._check(a._c.set_rotation(this.scene._ptr(), this.index, x, y, z, w)); }
   setScale(x, y, z) { const a = this.scene._a; a._check(a._c.set_scale(this.scene._ptr(), this.index, x, y, z)); }
+
+  /** Moves the node under parent (a Node, or null for a root), after its siblings; keepWorld
+      keeps its world matrix (its local changes), otherwise its local is kept. */
+  setParent(parent, { keepWorld = false } = {}) {
+    const a = this.scene._a;
+    a._check(a._c.set_parent(this.scene._ptr(), this.index, parent ? parent.index : -1, keepWorld ? 1 : 0));
+    this.scene.structureVersion++;
+  }
+
+  /** Shows or hides the node (a hidden node hides its subtree). */
+  setVisible(visible) {
+    const a = this.scene._a;
+    a._check(a._c.set_visible(this.scene._ptr(), this.index, visible ? 1 : 0));
+    this.scene.structureVersion++;
+  }
 
   /** The world matrix (Float32Array of 16, column-major), current without an update. */
   get worldMatrix() {
@@ -370,11 +433,15 @@ class Player {
     this._p = ptr;
   }
 
+  _ptr() {
+    if (!this._p) throw new ArborError('the player was disposed', 1);
+    return this._p;
+  }
+
   /** Poses the nodes at time (seconds), looping (default) or holding the clip's ends. */
   apply(time, { loop = true } = {}) {
-    if (!this._p) throw new ArborError('the player was disposed', 1);
     const a = this.scene._a;
-    a._check(a._c.player_apply(this._p, time, loop ? 1 : 0));
+    a._check(a._c.player_apply(this._ptr(), time, loop ? 1 : 0));
   }
 
   dispose() {

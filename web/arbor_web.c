@@ -36,6 +36,9 @@ typedef struct aw_scene {
     int32_t *visible;     /* node indices: aw_cull */
     arbor_node *visible_handles;
     uint32_t visible_cap;
+    arbor_skins *skins;   /* the file's skins: aw_skins, NULL until asked */
+    float *joints;        /* 16 per joint of every skin: aw_skin_matrices */
+    uint8_t *shown;       /* per node, effectively visible: aw_visibility */
 } aw_scene;
 
 /* ---- Messages ------------------------------------------------------------------------------ */
@@ -93,6 +96,9 @@ AW_API void aw_dispose(aw_scene *sc) {
     free(sc->staging);
     free(sc->visible);
     free(sc->visible_handles);
+    arbor_skins_destroy(sc->skins);
+    free(sc->joints);
+    free(sc->shown);
     free(sc);
 }
 
@@ -325,6 +331,76 @@ AW_API int aw_set_scales(aw_scene *sc, uint32_t first, uint32_t count) {
     return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
 }
 
+/* Node i under node parent (-1: a root), after its siblings; keep_world keeps its world matrix
+   (its local changes), otherwise its local is kept. */
+AW_API int aw_set_parent(aw_scene *sc, int32_t i, int32_t parent, int keep_world) {
+    arbor_node n, p = ARBOR_NONE;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    if (parent >= 0 && !node_at(sc, parent, &p)) return fail_index(sc, parent);
+    arbor_result r = arbor_node_set_parent(sc->scene, n, p, ARBOR_NONE, keep_world ? ARBOR_KEEP_WORLD : ARBOR_KEEP_LOCAL);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+/* Node i's own visibility (a hidden node hides its subtree). */
+AW_API int aw_set_visible(aw_scene *sc, int32_t i, int visible) {
+    arbor_node n;
+    if (!node_at(sc, i, &n)) return fail_index(sc, i);
+    arbor_result r = arbor_node_set_visible(sc->scene, n, visible != 0);
+    return r == ARBOR_OK ? ARBOR_OK : fail_last(r);
+}
+
+/* Every node's effective visibility (1: it and its ancestors are visible), one byte per node in
+   index order; NULL when out of memory. */
+AW_API uint8_t *aw_visibility(aw_scene *sc) {
+    if (!sc->shown) sc->shown = malloc(sc->count ? sc->count : 1);
+    if (!sc->shown) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+    for (uint32_t i = 0; i < sc->count; i++) sc->shown[i] = arbor_node_effectively_visible(sc->scene, sc->nodes[i]);
+    return sc->shown;
+}
+
+/* ---- Skins --------------------------------------------------------------------------------- */
+
+/* The file's skins (every node with a skin and a mesh, in node index order), made on the first
+   call; returns how many, or -1 with the message. A scene built in code has none. */
+AW_API int32_t aw_skins(aw_scene *sc) {
+    if (!sc->skins && sc->doc) {
+        arbor_skins *skins = NULL;
+        arbor_result r = arbor_skins_create(sc->scene, &skins);
+        if (r == ARBOR_OK) r = arbor_gltf_add_skins(sc->doc, skins, NULL);
+        float *joints = r == ARBOR_OK ? malloc(((size_t)arbor_skins_joint_total(skins) + 1) * 16 * sizeof *joints) : NULL;
+        if (r == ARBOR_OK && !joints) r = ARBOR_ERR_OUT_OF_MEMORY;
+        if (r != ARBOR_OK) {
+            arbor_skins_destroy(skins);
+            return fail_last(r), -1;
+        }
+        sc->skins = skins;
+        sc->joints = joints;
+    }
+    return sc->skins ? (int32_t)arbor_skins_count(sc->skins) : 0;
+}
+
+/* Skin k's mesh node index into out[0], its first matrix in aw_skin_matrices into out[1], its
+   joint count into out[2]. */
+AW_API int aw_skin(aw_scene *sc, uint32_t k, int32_t *out) {
+    arbor_node mesh;
+    uint32_t count = 0;
+    if (!sc->skins) return fail(ARBOR_ERR_INVALID_ARGUMENT, "the scene's skins were not made (aw_skins)");
+    arbor_result r = arbor_skins_skin(sc->skins, k, &mesh, NULL, NULL, 0, &count);
+    if (r != ARBOR_OK) return fail_last(r);
+    out[0] = index_of(sc, mesh);
+    out[1] = (int32_t)arbor_skins_first_joint(sc->skins, k);
+    out[2] = (int32_t)count;
+    return ARBOR_OK;
+}
+
+/* Every skin's joint matrices J = W_mesh^-1 * W_joint * IBM (16 floats, column-major), skin
+   after skin, for the current pose; NULL with the message on failure (or before aw_skins). */
+AW_API float *aw_skin_matrices(aw_scene *sc) {
+    if (!sc->skins) return fail(ARBOR_ERR_INVALID_ARGUMENT, "the scene's skins were not made (aw_skins)"), NULL;
+    arbor_result r = arbor_skins_compute(sc->skins, ARBOR_LAYOUT_MAT4, sc->joints, arbor_skins_joint_total(sc->skins), NULL);
+    return r == ARBOR_OK ? sc->joints : (fail_last(r), NULL);
+}
+
 /* ---- Cameras and culling ------------------------------------------------------------------- */
 
 /* The view-projection of the file's camera at node i into out[16]. */
@@ -395,3 +471,13 @@ AW_API int aw_player_apply(arbor_player *p, double time, int loop) {
 }
 
 AW_API void aw_player_dispose(arbor_player *p) { arbor_player_destroy(p); }
+
+/* A frame in one call: player p (NULL: none) poses the rig at time, then every world matrix
+   (aw_world_matrices) and, when the skins were made, every joint matrix (aw_skin_matrices) are
+   written. Returns the world matrices, or NULL with the message. */
+AW_API float *aw_frame(aw_scene *sc, arbor_player *p, double time, int loop) {
+    if (p && aw_player_apply(p, time, loop) != ARBOR_OK) return NULL;
+    float *world = aw_world_matrices(sc);
+    if (world && sc->skins && !aw_skin_matrices(sc)) return NULL;
+    return world;
+}

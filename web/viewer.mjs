@@ -1,246 +1,46 @@
 // SPDX-License-Identifier: MIT
-// The viewer page (index.html): loads a glTF into arbor's WebAssembly module and shows its
-// hierarchy, its meshes (WebGL2), its animations and what a camera's frustum sees.
-// window.viewer.load(url) and window.viewer.scene are for scripts and tests.
+// The viewer page (index.html): a glTF drawn by three.js and moved by arbor through the bridge
+// (arbor-three.mjs): its hierarchy, the selected node's TRS, its animations, the robot arm's
+// joints, and what a camera's frustum sees (arbor's culling). window.viewer is for scripts and
+// tests: load(url), scene (the arbor Scene), bridge (the ArborThree), play(name), pause(),
+// seek(seconds), three ({ renderer, scene, camera }).
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 import { createArbor } from './arbor.mjs';
+import { ArborThree } from './arbor-three.mjs';
 
 const $ = (id) => document.getElementById(id);
 const arbor = await createArbor();
 
-// ---- Small matrix helpers (column-major 4x4, Float32Array) ----------------------------------
-
-function mul(a, b) {
-  const o = new Float32Array(16);
-  for (let c = 0; c < 4; c++) {
-    for (let r = 0; r < 4; r++) {
-      o[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
-    }
-  }
-  return o;
-}
-
-function perspective(fovy, aspect, near, far) {
-  const f = 1 / Math.tan(fovy / 2), o = new Float32Array(16);
-  o[0] = f / aspect; o[5] = f; o[10] = (far + near) / (near - far); o[11] = -1; o[14] = (2 * far * near) / (near - far);
-  return o;
-}
-
-function lookAt(eye, target, up) {
-  let zx = eye[0] - target[0], zy = eye[1] - target[1], zz = eye[2] - target[2];
-  let l = Math.hypot(zx, zy, zz) || 1; zx /= l; zy /= l; zz /= l;
-  let xx = up[1] * zz - up[2] * zy, xy = up[2] * zx - up[0] * zz, xz = up[0] * zy - up[1] * zx;
-  l = Math.hypot(xx, xy, xz) || 1; xx /= l; xy /= l; xz /= l;
-  const yx = zy * xz - zz * xy, yy = zz * xx - zx * xz, yz = zx * xy - zy * xx;
-  return new Float32Array([xx, yx, zx, 0, xy, yy, zy, 0, xz, yz, zz, 0,
-    -(xx * eye[0] + xy * eye[1] + xz * eye[2]), -(yx * eye[0] + yy * eye[1] + yz * eye[2]),
-    -(zx * eye[0] + zy * eye[1] + zz * eye[2]), 1]);
-}
-
-function invert(m) {
-  const a = Array.from(m), inv = new Float32Array(16);
-  // Gauss-Jordan on [a | I], column-major indexing a[c * 4 + r]
-  const I = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-  for (let c = 0; c < 4; c++) {
-    let p = c;
-    for (let r = c + 1; r < 4; r++) if (Math.abs(a[c * 4 + r]) > Math.abs(a[c * 4 + p])) p = r;
-    for (let k = 0; k < 4; k++) {
-      [a[k * 4 + c], a[k * 4 + p]] = [a[k * 4 + p], a[k * 4 + c]];
-      [I[k * 4 + c], I[k * 4 + p]] = [I[k * 4 + p], I[k * 4 + c]];
-    }
-    const d = a[c * 4 + c] || 1e-30;
-    for (let k = 0; k < 4; k++) { a[k * 4 + c] /= d; I[k * 4 + c] /= d; }
-    for (let r = 0; r < 4; r++) {
-      if (r === c) continue;
-      const f = a[c * 4 + r];
-      for (let k = 0; k < 4; k++) { a[k * 4 + r] -= f * a[k * 4 + c]; I[k * 4 + r] -= f * I[k * 4 + c]; }
-    }
-  }
-  inv.set(I);
-  return inv;
-}
-
-function transformPoint(m, x, y, z) {
-  const w = m[3] * x + m[7] * y + m[11] * z + m[15];
-  return [(m[0] * x + m[4] * y + m[8] * z + m[12]) / w, (m[1] * x + m[5] * y + m[9] * z + m[13]) / w,
-    (m[2] * x + m[6] * y + m[10] * z + m[14]) / w];
-}
-
-// ---- glTF vertex data (the file's own bytes) ------------------------------------------------
-
-const GLB_MAGIC = 0x46546c67;
-
-function splitGlb(bytes) {
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let json = null, bin = null;
-  for (let o = 12; o + 8 <= bytes.length;) {
-    const len = dv.getUint32(o, true), type = dv.getUint32(o + 4, true);
-    const chunk = bytes.subarray(o + 8, o + 8 + len);
-    if (type === 0x4e4f534a && !json) json = JSON.parse(new TextDecoder().decode(chunk));
-    else if (type === 0x004e4942 && !bin) bin = chunk;
-    o += 8 + len + ((4 - (len % 4)) % 4);
-  }
-  return { json, bin };
-}
-
-function isGlb(bytes) {
-  return bytes.length >= 12 && new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true) === GLB_MAGIC;
-}
-
-function parseDocument(bytes) {
-  if (isGlb(bytes)) return splitGlb(bytes);
-  return { json: JSON.parse(new TextDecoder().decode(bytes)), bin: null };
-}
-
-function dataUri(uri) {
-  const comma = uri.indexOf(',');
-  const s = atob(uri.slice(comma + 1));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
-
-const COMPRESSED = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'KHR_meshopt_compression'];
-const COMPONENTS = { 5121: Uint8Array, 5123: Uint16Array, 5125: Uint32Array, 5126: Float32Array };
-
-// Triangles of each mesh as { positions: Float32Array, indices: Uint32Array } per primitive, or
-// null for a mesh whose vertex data is compressed or not plain floats (drawn as its box).
-function extractMeshes(doc, resources) {
-  const { json, bin } = doc;
-  const buffers = (json.buffers || []).map((b, i) => {
-    if (b.uri === undefined) return i === 0 ? bin : null;
-    if (b.uri.startsWith('data:')) return dataUri(b.uri);
-    return resources[decodeURIComponent(b.uri)] || resources[b.uri] || null;
-  });
-  const view = (accessorIndex) => {
-    const acc = json.accessors?.[accessorIndex];
-    if (!acc || acc.sparse || acc.bufferView === undefined) return null;
-    const bv = json.bufferViews[acc.bufferView];
-    if (!bv || bv.extensions && COMPRESSED.some((e) => bv.extensions[e])) return null;
-    const buf = buffers[bv.buffer];
-    const Type = COMPONENTS[acc.componentType];
-    if (!buf || !Type) return null;
-    const size = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4 }[acc.type] || 0;
-    const stride = bv.byteStride || size * Type.BYTES_PER_ELEMENT;
-    const start = buf.byteOffset + (bv.byteOffset || 0) + (acc.byteOffset || 0);
-    const out = new Type(acc.count * size);
-    const dv = new DataView(buf.buffer);
-    const read = { 5121: 'getUint8', 5123: 'getUint16', 5125: 'getUint32', 5126: 'getFloat32' }[acc.componentType];
-    for (let i = 0; i < acc.count; i++) {
-      for (let k = 0; k < size; k++) out[i * size + k] = dv[read](start + i * stride + k * Type.BYTES_PER_ELEMENT, true);
-    }
-    return { acc, data: out };
-  };
-  return (json.meshes || []).map((mesh) => {
-    const prims = [];
-    for (const p of mesh.primitives || []) {
-      if ((p.mode ?? 4) !== 4) continue;
-      if (p.extensions && COMPRESSED.some((e) => p.extensions[e])) return null;
-      const pos = p.attributes && view(p.attributes.POSITION);
-      if (!pos || pos.acc.componentType !== 5126 || pos.acc.type !== 'VEC3') return null;
-      let indices;
-      if (p.indices !== undefined) {
-        const ix = view(p.indices);
-        if (!ix) return null;
-        indices = Uint32Array.from(ix.data);
-      } else {
-        indices = Uint32Array.from({ length: pos.acc.count }, (_, i) => i);
-      }
-      prims.push({ positions: pos.data, indices });
-    }
-    return prims.length ? prims : null;
-  });
-}
-
-// ---- WebGL2 ---------------------------------------------------------------------------------
+// ---- three.js: renderer, scene, camera, default light and environment ------------------------
 
 const canvas = $('canvas');
-const gl = canvas.getContext('webgl2', { antialias: true, preserveDrawingBuffer: true });
-if (!gl) throw new Error('this browser has no WebGL2');
-
-function program(vs, fs) {
-  const p = gl.createProgram();
-  for (const [type, src] of [[gl.VERTEX_SHADER, vs], [gl.FRAGMENT_SHADER, fs]]) {
-    const s = gl.createShader(type);
-    gl.shaderSource(s, src);
-    gl.compileShader(s);
-    if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(s));
-    gl.attachShader(p, s);
-  }
-  gl.linkProgram(p);
-  if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(p));
-  return p;
-}
-
-// Lit triangles: flat normals from the screen-space derivatives of the world position.
-const meshProgram = program(`#version 300 es
-  layout(location = 0) in vec3 position;
-  uniform mat4 viewProjection, model;
-  out vec3 world;
-  void main() { vec4 w = model * vec4(position, 1.0); world = w.xyz; gl_Position = viewProjection * w; }`,
-`#version 300 es
-  precision highp float;
-  in vec3 world;
-  uniform vec3 color;
-  out vec4 fragColor;
-  void main() {
-    vec3 n = normalize(cross(dFdx(world), dFdy(world)));
-    float light = 0.35 + 0.65 * abs(dot(n, normalize(vec3(0.4, 0.8, 0.45))));
-    fragColor = vec4(color * light, 1.0);
-  }`);
-const lineProgram = program(`#version 300 es
-  layout(location = 0) in vec3 position;
-  uniform mat4 viewProjection, model;
-  void main() { gl_Position = viewProjection * model * vec4(position, 1.0); }`,
-`#version 300 es
-  precision highp float;
-  uniform vec3 color;
-  out vec4 fragColor;
-  void main() { fragColor = vec4(color, 1.0); }`);
-
-function geometry(positions, indices) {
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  const vb = gl.createBuffer();
-  gl.bindBuffer(gl.ARRAY_BUFFER, vb);
-  gl.bufferData(gl.ARRAY_BUFFER, positions, gl.STATIC_DRAW);
-  gl.enableVertexAttribArray(0);
-  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
-  const ib = gl.createBuffer();
-  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, ib);
-  gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, indices, gl.STATIC_DRAW);
-  gl.bindVertexArray(null);
-  return { vao, count: indices.length, buffers: [vb, ib] };
-}
-
-const unitBox = geometry(new Float32Array([0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1]),
-  new Uint32Array([0, 1, 1, 2, 2, 3, 3, 0, 4, 5, 5, 6, 6, 7, 7, 4, 0, 4, 1, 5, 2, 6, 3, 7]));
-const dynamicLines = { vao: gl.createVertexArray(), vb: gl.createBuffer() };
-gl.bindVertexArray(dynamicLines.vao);
-gl.bindBuffer(gl.ARRAY_BUFFER, dynamicLines.vb);
-gl.enableVertexAttribArray(0);
-gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
-gl.bindVertexArray(null);
-
-const IDENTITY = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
-
-function drawLines(points, color, viewProjection) {
-  gl.useProgram(lineProgram);
-  gl.uniformMatrix4fv(gl.getUniformLocation(lineProgram, 'viewProjection'), false, viewProjection);
-  gl.uniformMatrix4fv(gl.getUniformLocation(lineProgram, 'model'), false, IDENTITY);
-  gl.uniform3fv(gl.getUniformLocation(lineProgram, 'color'), color);
-  gl.bindVertexArray(dynamicLines.vao);
-  gl.bindBuffer(gl.ARRAY_BUFFER, dynamicLines.vb);
-  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(points), gl.STREAM_DRAW);
-  gl.drawArrays(gl.LINES, 0, points.length / 3);
-}
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(window.devicePixelRatio || 1);
+const world = new THREE.Scene();
+world.background = new THREE.Color(0x262626);
+const pmrem = new THREE.PMREMGenerator(renderer);
+const environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
+const camera = new THREE.PerspectiveCamera(45, 1, 0.01, 1000);
+const controls = new OrbitControls(camera, canvas);
+controls.enableDamping = false;
+// used when the file has no lights of its own
+const defaultLights = new THREE.Group();
+defaultLights.add(new THREE.HemisphereLight(0xffffff, 0x404040, 0.5));
+const sun = new THREE.DirectionalLight(0xffffff, 1.0);
+sun.position.set(0.5, 1, 0.7);
+defaultLights.add(sun);
+world.add(defaultLights);
+const helpers = new THREE.Group(); // grid, selection box, frozen frustum
+world.add(helpers);
 
 // ---- State ----------------------------------------------------------------------------------
 
 const state = {
-  scene: null, name: '', meshes: [], gpu: [], selected: -1,
-  clip: -1, player: null, playing: false, time: 0, last: 0,
-  orbit: { yaw: 0.6, pitch: 0.45, distance: 5, target: [0, 0, 0] },
-  frozen: null, cull: { tests: 0, visible: 0, ms: 0, nodes: new Int32Array(0) },
+  bridge: null, scene: null, name: '', selected: -1, radius: 1,
+  frozen: null, cull: { tests: 0, nodes: new Int32Array(0) }, cullMs: undefined, last: 0,
 };
 
 function setStatus(text, error = false) {
@@ -249,27 +49,37 @@ function setStatus(text, error = false) {
 }
 
 function release() {
-  for (const g of state.gpu) for (const p of g || []) { gl.deleteVertexArray(p.vao); p.buffers.forEach((b) => gl.deleteBuffer(b)); }
-  state.gpu = [];
-  if (state.player) state.player.dispose();
-  state.player = null;
-  if (state.scene) state.scene.dispose();
+  if (state.bridge) state.bridge.dispose();
+  state.bridge = null;
   state.scene = null;
 }
 
-// Loads file bytes and its resources into arbor and the page; returns the Scene (rest pose).
-function show(name, bytes, resources) {
-  const scene = arbor.loadGltf(bytes, { resources }); // throws arbor's message: the old scene stays
-  let meshes = [];
-  try {
-    meshes = extractMeshes(parseDocument(bytes), resources);
-  } catch (e) {
-    meshes = [];
-  }
+// A mesh the file gives no material gets GLTFLoader's default (white, fully metallic): shown
+// instead in a plain matte blue-grey, so that its faces read under the lights.
+const plain = new THREE.MeshStandardMaterial({ color: 0x8aa4c8, metalness: 0.05, roughness: 0.7 });
+const plainFlat = plain.clone();
+plainFlat.flatShading = true;
+function plainMaterials(bridge) {
+  const assoc = bridge.gltf.parser.associations;
+  bridge.object.traverse((o) => {
+    if (o.isMesh && o.material && !Array.isArray(o.material) && !assoc.get(o.material)) {
+      o.material = o.material.flatShading ? plainFlat : plain;
+    }
+  });
+}
+
+// Shows a loaded bridge: the old one goes; returns the Scene (rest pose).
+function show(name, bridge) {
   release();
-  Object.assign(state, { scene, name, meshes, selected: -1, playing: false, time: 0, clip: -1, frozen: null });
+  const scene = bridge.scene;
+  Object.assign(state, { bridge, scene, name, selected: -1, frozen: null });
+  world.add(bridge.object);
+  plainMaterials(bridge);
+  const lit = bridge.object.getObjectByProperty('isLight', true);
+  defaultLights.visible = !lit;
+  world.environment = environment;
+  world.environmentIntensity = lit ? 0.4 : 0.5;
   $('freeze').checked = false;
-  state.gpu = meshes.map((prims) => prims && prims.map((p) => geometry(p.positions, p.indices)));
   $('filename').textContent = `${name}: ${scene.nodeCount} nodes`;
   buildTree();
   showDetails();
@@ -358,38 +168,56 @@ function buildClips() {
   $('time').textContent = '0.00 s';
 }
 
+// The bridge's player of the clip the list shows (made on first use, at time 0, paused).
 function ensurePlayer() {
-  const index = Number($('clip').value);
-  if (!state.player || state.clip !== index) {
-    if (state.player) state.player.dispose();
-    state.player = state.scene.player(index);
-    state.clip = index;
-    $('scrub').max = Math.max(state.player.clip.duration, 0.001);
+  const b = state.bridge, index = Number($('clip').value);
+  if (!b.clip || b.clip.index !== index) {
+    b.play(index);
+    b.pause();
+    $('scrub').max = Math.max(b.clip.duration, 0.001);
   }
-  return state.player;
+  return b;
 }
 
-function applyTime(t) {
-  const p = ensurePlayer();
-  const d = p.clip.duration || 1;
-  state.time = ((t % d) + d) % d;
-  p.apply(state.time);
-  $('scrub').value = state.time;
-  $('time').textContent = `${state.time.toFixed(2)} s`;
+function showTime() {
+  const b = state.bridge, d = b.clip.duration || 1;
+  const t = ((b.time % d) + d) % d;
+  $('scrub').value = t;
+  $('time').textContent = `${t.toFixed(2)} s`;
+}
+
+function seek(t) {
+  ensurePlayer().seek(t);
+  showTime();
   if (state.selected >= 0) showDetails();
 }
 
-$('play').addEventListener('click', () => {
+function setPlaying(on) {
   if (!state.scene || !state.scene.clips.length) return;
-  state.playing = !state.playing;
-  $('play').textContent = state.playing ? 'Pause' : 'Play';
-  if (state.playing) { ensurePlayer(); state.last = performance.now(); }
-});
-$('scrub').addEventListener('input', () => { if (state.scene) applyTime(Number($('scrub').value)); });
+  const b = ensurePlayer();
+  b.playing = on;
+  state.last = performance.now();
+  $('play').textContent = on ? 'Pause' : 'Play';
+}
+
+// Plays the clip of that name (or index) from the start.
+function play(name) {
+  const clips = state.scene.clips;
+  const clip = clips.find((c) => c.name === name) || (typeof name === 'number' ? clips[name] : clips[0]);
+  if (!clip) throw new Error(`no animation ${JSON.stringify(name)} in ${state.name}`);
+  $('clip').value = clip.index;
+  ensurePlayer().seek(0);
+  setPlaying(true);
+  return clip;
+}
+
+$('play').addEventListener('click', () => setPlaying(!(state.bridge && state.bridge.playing)));
+$('scrub').addEventListener('input', () => { if (state.scene) seek(Number($('scrub').value)); });
 $('clip').addEventListener('change', () => {
-  state.time = 0;
-  $('scrub').max = Math.max(state.scene.clips[Number($('clip').value)].duration, 0.001);
-  if (state.playing) applyTime(0);
+  const playing = state.bridge.playing;
+  ensurePlayer().seek(0);
+  setPlaying(playing);
+  showTime();
 });
 
 // ---- Robot arm joints -------------------------------------------------------------------------
@@ -423,178 +251,132 @@ for (const [id, path, axis] of JOINTS) {
   });
 }
 
-// ---- Camera ---------------------------------------------------------------------------------
+// ---- Camera: framed on the meshes -------------------------------------------------------------
 
-// Frames the scene: the box of the nodes' world boxes, or of their origins when none has a box.
+// The box of the meshes' world boxes; without meshes, of the nodes' origins. A file whose
+// meshes include one 30 times the median size or more (a sky around a town, the ground under
+// it) would put the camera outside it, looking at its back: there the framing takes only the
+// meshes up to 4 times the median size, when they are three quarters of the file's or more.
 function frameScene() {
-  const scene = state.scene, n = scene.nodeCount;
-  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-  const grow = (p) => { for (let k = 0; k < 3; k++) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); } };
-  for (let i = 0; i < n; i++) {
-    const b = scene.node(i).worldBounds;
-    if (b) { grow(b.min); grow(b.max); }
+  const boxes = [];
+  state.bridge.object.traverse((o) => {
+    if (o.isMesh && o.visible) {
+      const b = new THREE.Box3().setFromObject(o);
+      if (!b.isEmpty()) boxes.push(b);
+    }
+  });
+  const size = (b) => b.getSize(new THREE.Vector3()).length();
+  const sizes = boxes.map(size).sort((x, y) => x - y), median = sizes[sizes.length >> 1];
+  const typical = boxes.filter((b) => size(b) <= 4 * median);
+  const enclosed = boxes.length >= 8 && sizes[sizes.length - 1] >= 30 * median && typical.length >= 0.75 * boxes.length;
+  const all = new THREE.Box3();
+  for (const b of enclosed ? typical : boxes) all.union(b);
+  if (all.isEmpty()) {
+    const w = state.scene.worldMatrices();
+    for (let i = 0; i < state.scene.nodeCount; i++) all.expandByPoint(new THREE.Vector3(w[16 * i + 12], w[16 * i + 13], w[16 * i + 14]));
   }
-  if (!Number.isFinite(lo[0])) {
-    const world = scene.worldMatrices();
-    for (let i = 0; i < n; i++) grow([world[16 * i + 12], world[16 * i + 13], world[16 * i + 14]]);
-  }
-  if (!Number.isFinite(lo[0])) { lo.fill(-1); hi.fill(1); }
-  const radius = Math.max(Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]) / 2, 0.5);
-  state.orbit.target = [(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2];
-  state.orbit.distance = radius * 2.6;
-  state.orbit.radius = radius;
+  if (all.isEmpty()) all.set(new THREE.Vector3(-1, -1, -1), new THREE.Vector3(1, 1, 1));
+  const centre = all.getCenter(new THREE.Vector3());
+  const radius = Math.max(all.getSize(new THREE.Vector3()).length() / 2, 1e-3);
+  state.radius = radius;
+  const distance = radius / Math.sin(THREE.MathUtils.degToRad(camera.fov / 2)) * 1.05;
+  const dir = new THREE.Vector3(Math.sin(0.6) * Math.cos(0.35), Math.sin(0.35), Math.cos(0.6) * Math.cos(0.35));
+  camera.position.copy(centre).addScaledVector(dir, distance);
+  camera.near = Math.max(distance / 1000, radius / 1000);
+  camera.far = distance + 40 * radius;
+  camera.updateProjectionMatrix();
+  controls.target.copy(centre);
+  controls.update();
+  // the grid at the bottom of the box, its cells a power of ten
+  helpers.clear();
+  const step = 10 ** Math.floor(Math.log10(radius)), cells = Math.ceil((4 * radius) / step);
+  const grid = new THREE.GridHelper(cells * step, cells, 0x555555, 0x3a3a3a);
+  grid.position.set(centre.x, all.min.y, centre.z);
+  helpers.add(grid);
 }
 
-function camera(aspect) {
-  const o = state.orbit;
-  const eye = [o.target[0] + o.distance * Math.cos(o.pitch) * Math.sin(o.yaw), o.target[1] + o.distance * Math.sin(o.pitch),
-    o.target[2] + o.distance * Math.cos(o.pitch) * Math.cos(o.yaw)];
-  const r = o.radius || 1;
-  const near = Math.max(o.distance - 4 * r, o.distance / 1000, 1e-4), far = o.distance + 4 * r;
-  return mul(perspective(Math.PI / 4, aspect, near, far), lookAt(eye, o.target, [0, 1, 0]));
-}
-
-let drag = null;
-canvas.addEventListener('pointerdown', (e) => { drag = { x: e.clientX, y: e.clientY }; canvas.setPointerCapture(e.pointerId); });
-canvas.addEventListener('pointerup', () => { drag = null; });
-canvas.addEventListener('pointermove', (e) => {
-  if (!drag) return;
-  state.orbit.yaw -= (e.clientX - drag.x) * 0.01;
-  state.orbit.pitch = Math.max(-1.55, Math.min(1.55, state.orbit.pitch + (e.clientY - drag.y) * 0.01));
-  drag = { x: e.clientX, y: e.clientY };
-});
-canvas.addEventListener('wheel', (e) => {
-  e.preventDefault();
-  state.orbit.distance *= Math.exp(e.deltaY * 0.001);
-}, { passive: false });
 $('freeze').addEventListener('change', () => { state.frozen = null; });
 
-// ---- Drawing --------------------------------------------------------------------------------
+// ---- Culling overlay ------------------------------------------------------------------------
 
-function frustumLines(viewProjection) {
-  const inv = invert(viewProjection), c = [];
-  for (const z of [-1, 1]) for (const y of [-1, 1]) for (const x of [-1, 1]) c.push(transformPoint(inv, x, y, z));
+const viewProjection = new THREE.Matrix4();
+const frustum = new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({ color: 0xf0f040 }));
+frustum.frustumCulled = false;
+world.add(frustum);
+const selection = new THREE.Box3Helper(new THREE.Box3(), 0xf0b040);
+world.add(selection);
+
+// The 12 edges of the frustum of a view-projection (its clip cube taken back into the world).
+function frustumEdges(vp) {
+  const inv = vp.clone().invert(), c = [];
+  for (const z of [-1, 1]) for (const y of [-1, 1]) for (const x of [-1, 1]) c.push(new THREE.Vector3(x, y, z).applyMatrix4(inv));
   const edges = [[0, 1], [2, 3], [4, 5], [6, 7], [0, 2], [1, 3], [4, 6], [5, 7], [0, 4], [1, 5], [2, 6], [3, 7]];
-  return edges.flatMap(([a, b]) => [...c[a], ...c[b]]);
+  return new Float32Array(edges.flatMap(([a, b]) => [...c[a].toArray(), ...c[b].toArray()]));
 }
 
-function gridLines() {
-  const r = state.orbit.radius || 1, step = 10 ** Math.floor(Math.log10(r)), n = Math.ceil((2 * r) / step);
-  const y = 0, pts = [];
-  for (let k = -n; k <= n; k++) {
-    pts.push(k * step, y, -n * step, k * step, y, n * step, -n * step, y, k * step, n * step, y, k * step);
-  }
-  return pts;
-}
-
-function draw() {
-  const dpr = window.devicePixelRatio || 1;
-  const w = Math.max(1, Math.floor(canvas.clientWidth * dpr)), h = Math.max(1, Math.floor(canvas.clientHeight * dpr));
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  gl.viewport(0, 0, w, h);
-  gl.clearColor(0.16, 0.16, 0.16, 1);
-  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-  gl.enable(gl.DEPTH_TEST);
+function cull() {
   const scene = state.scene;
-  if (!scene) return;
-  const vp = camera(w / h);
-  if ($('freeze').checked && !state.frozen) state.frozen = vp;
+  camera.updateMatrixWorld();
+  viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
+  if ($('freeze').checked && !state.frozen) {
+    state.frozen = viewProjection.clone();
+    frustum.geometry.setAttribute('position', new THREE.BufferAttribute(frustumEdges(state.frozen), 3));
+  }
   if (!$('freeze').checked) state.frozen = null;
-  const cullVp = state.frozen || vp;
-
-  drawLines(gridLines(), [0.3, 0.3, 0.3], vp);
-  state.cull = scene.cull(cullVp);
+  frustum.visible = !!state.frozen;
+  state.cull = scene.cull((state.frozen || viewProjection).elements);
   // performance.now() is coarse (0.1 ms without cross-origin isolation): average over frames
   state.cullMs = state.cullMs === undefined ? state.cull.ms : 0.95 * state.cullMs + 0.05 * state.cull.ms;
-  const visible = new Uint8Array(scene.nodeCount);
-  for (const i of state.cull.nodes) visible[i] = 1;
-
-  const world = scene.worldMatrices(); // one view, read before anything else writes
-  const locView = gl.getUniformLocation(meshProgram, 'viewProjection');
-  const locModel = gl.getUniformLocation(meshProgram, 'model');
-  const locColor = gl.getUniformLocation(meshProgram, 'color');
-  const boxes = [];
-  const links = [];
-  const markers = [];
-  for (let i = 0; i < scene.nodeCount; i++) {
-    const m = world.subarray(16 * i, 16 * i + 16);
-    const mesh = scene.node(i).mesh;
-    const prims = mesh >= 0 ? state.gpu[mesh] : null;
-    if (prims && visible[i]) {
-      gl.useProgram(meshProgram);
-      gl.uniformMatrix4fv(locView, false, vp);
-      gl.uniformMatrix4fv(locModel, false, m);
-      gl.uniform3fv(locColor, i === state.selected ? [0.95, 0.75, 0.3] : [0.45, 0.62, 0.85]);
-      for (const p of prims) {
-        gl.bindVertexArray(p.vao);
-        gl.drawElements(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, 0);
-      }
-    } else if (mesh >= 0 || !visible[i]) {
-      const b = scene.node(i).localBounds;
-      if (b) boxes.push([m, b, visible[i]]);
-    }
-    const p = scene.node(i).parent;
-    if (p) links.push(world[16 * p.index + 12], world[16 * p.index + 13], world[16 * p.index + 14], m[12], m[13], m[14]);
-    if (mesh >= 0) continue; // a node without a mesh is drawn as a cross at its origin
-    const s = 0.03 * (state.orbit.radius || 1);
-    markers.push(m[12] - s, m[13], m[14], m[12] + s, m[13], m[14], m[12], m[13] - s, m[14], m[12], m[13] + s, m[14],
-      m[12], m[13], m[14] - s, m[12], m[13], m[14] + s);
-  }
-  gl.useProgram(lineProgram);
-  gl.uniformMatrix4fv(gl.getUniformLocation(lineProgram, 'viewProjection'), false, vp);
-  for (const [m, b, vis] of boxes) {
-    const box = new Float32Array([b.max[0] - b.min[0], 0, 0, 0, 0, b.max[1] - b.min[1], 0, 0, 0, 0, b.max[2] - b.min[2], 0,
-      b.min[0], b.min[1], b.min[2], 1]);
-    gl.uniformMatrix4fv(gl.getUniformLocation(lineProgram, 'model'), false, mul(m, box));
-    gl.uniform3fv(gl.getUniformLocation(lineProgram, 'color'), vis ? [0.45, 0.85, 0.55] : [0.85, 0.3, 0.3]);
-    gl.bindVertexArray(unitBox.vao);
-    gl.drawElements(gl.LINES, unitBox.count, gl.UNSIGNED_INT, 0);
-  }
-  if (links.length) drawLines(links, [0.6, 0.45, 0.25], vp);
-  drawLines(markers, [1.0, 0.55, 0.1], vp);
-  if (state.frozen) drawLines(frustumLines(state.frozen), [0.9, 0.9, 0.3], vp);
-  gl.bindVertexArray(null);
-
   $('overlay').textContent = `${state.name}\nnodes tested ${state.cull.tests}\nvisible ${state.cull.nodes.length}` +
     ` of ${scene.nodeCount}\ncull time ${(state.cullMs * 1000).toFixed(1)} us (average)`;
 }
 
-function frame(now) {
+// ---- Drawing --------------------------------------------------------------------------------
+
+function resize() {
+  const w = Math.max(1, canvas.clientWidth), h = Math.max(1, canvas.clientHeight);
+  if (canvas.width !== Math.floor(w * renderer.getPixelRatio()) || canvas.height !== Math.floor(h * renderer.getPixelRatio())) {
+    renderer.setSize(w, h, false);
+    camera.aspect = w / h;
+    camera.updateProjectionMatrix();
+  }
+}
+
+function frame() {
+  const now = performance.now(); // the clock setPlaying started from (a frame's timestamp may be older)
   try {
-    if (state.playing && state.scene) {
-      applyTime(state.time + (now - state.last) / 1000);
+    resize();
+    if (state.bridge) {
+      const b = state.bridge;
+      b.update(b.playing ? (now - state.last) / 1000 : 0);
       state.last = now;
+      if (b.playing) {
+        showTime();
+        if (state.selected >= 0) showDetails();
+      }
+      const box = state.selected >= 0 && state.scene.node(state.selected).worldBounds;
+      selection.visible = !!box;
+      if (box) selection.box.set(new THREE.Vector3(...box.min), new THREE.Vector3(...box.max));
+      cull();
     }
-    draw();
+    renderer.render(world, camera);
   } catch (e) {
     setStatus(e.message, true);
-    state.playing = false;
+    if (state.bridge) state.bridge.playing = false;
   }
-  requestAnimationFrame(frame);
 }
 
 // ---- Loading: URL, file picker, drag and drop -------------------------------------------------
 
-async function fetchBytes(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-  return new Uint8Array(await r.arrayBuffer());
-}
+const three = { THREE, GLTFLoader };
 
-// A .glb or .gltf by URL, with the .gltf's external buffers and images beside it.
+// A .glb or .gltf by URL, with the .gltf's external buffers and images beside it; a file arbor
+// refuses shows arbor's message (and the shown file stays).
 async function load(url) {
   const abs = new URL(url, location.href);
   const name = decodeURIComponent(abs.pathname.split('/').pop());
   try {
-    const bytes = await fetchBytes(abs);
-    const resources = {};
-    if (!isGlb(bytes)) {
-      const json = JSON.parse(new TextDecoder().decode(bytes));
-      const uris = [...(json.buffers || []), ...(json.images || [])].map((b) => b.uri)
-        .filter((u) => u && !u.startsWith('data:') && !/^[a-z][a-z0-9+.-]*:/i.test(u));
-      await Promise.all(uris.map(async (u) => { resources[decodeURIComponent(u)] = await fetchBytes(new URL(u, abs)); }));
-    }
-    return show(name, bytes, resources);
+    return show(name, await ArborThree.load(arbor, abs.href, three));
   } catch (e) {
     setStatus(`${name}: ${e.message}`, true);
     throw e;
@@ -614,7 +396,8 @@ async function loadFiles(files) {
     if (rel.includes('/')) resources[rel.slice(rel.indexOf('/') + 1)] = bytes;
   }
   try {
-    return show(main.name, new Uint8Array(await main.arrayBuffer()), resources);
+    const bytes = new Uint8Array(await main.arrayBuffer());
+    return show(main.name, await ArborThree.fromBytes(arbor, bytes, { ...three, resources }));
   } catch (e) {
     setStatus(`${main.name}: ${e.message}`, true);
     return null;
@@ -633,10 +416,15 @@ view.addEventListener('drop', (e) => {
 
 window.viewer = {
   load,
-  get scene() { return state.scene; },
   loadFiles,
+  get scene() { return state.scene; },
+  get bridge() { return state.bridge; },
+  play,
+  pause: () => setPlaying(false),
+  seek,
+  three: { renderer, scene: world, camera },
 };
 
 const src = new URLSearchParams(location.search).get('src') || 'robot_arm.gltf';
-requestAnimationFrame(frame);
+renderer.setAnimationLoop(frame);
 load(src).then(() => document.body.setAttribute('data-ready', 'true'), () => document.body.setAttribute('data-ready', 'error'));

@@ -9,19 +9,27 @@
 //   - the module: node access, paths, bulk writes, worldMatrices, errors with arbor's message;
 //   - the joint sliders pose the arm as a double-precision product computed here says;
 //   - drag and drop, and the file picker, load a .glb and a .gltf with its .bin;
-//   - animation: the rest pose at load, play and scrub move the animated node.
+//   - animation: the rest pose at load, play and scrub move the animated node;
+//   - three.js through the bridge (three.mjs): the Fox running (pixels, bone and joint matrices
+//     against the native CLI), texture and material colours on screen, VC's default view, no
+//     horizontal scroll, `scripts/web serve` with ?src=, arbor's message for a README, and the
+//     crowd page's joint matrices for each driver.
 //
-// Usage: node tests/web/test.mjs [--cli PATH]    (default CLI: build/web-native/arbor)
+// Usage: node tests/web/test.mjs [--cli PATH] [--cli-double PATH]
+//        (default CLIs: build/web-native/arbor, and build/web-native-double/arbor built with ARBOR_DOUBLE)
 // Without ../shared the sample checks fail when CI=true, and are reported skipped otherwise.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, launch } from './browser.mjs';
+import { threeChecks } from './three.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cliArg = process.argv.indexOf('--cli');
 const cli = cliArg > 0 ? process.argv[cliArg + 1] : path.join(root, 'build/web-native/arbor');
+const doubleArg = process.argv.indexOf('--cli-double');
+const cliDouble = doubleArg > 0 ? process.argv[doubleArg + 1] : path.join(root, 'build/web-native-double/arbor');
 const samples = path.resolve(root, '../shared/gltf/samples');
 const shots = path.join(root, 'build/web-test');
 const TOLERANCE = 1e-5;
@@ -55,7 +63,9 @@ async function countPixels(page, kind) {
     let n = 0;
     for (let i = 0; i < px.length; i += 4) {
       const [r, g, b] = [px[i], px[i + 1], px[i + 2]];
-      if (kind === 'yellow' ? r > 180 && g > 180 && b < 120 : Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
+      if (kind === 'yellow' ? r > 180 && g > 180 && b < 120
+        : kind === 'drawn' ? Math.max(r, g, b) > 100 || Math.max(r, g, b) - Math.min(r, g, b) > 30 // not background or grid
+          : Math.max(r, g, b) - Math.min(r, g, b) > 40) n++;
     }
     return n;
   }, kind);
@@ -118,7 +128,7 @@ try {
     arm.tree.join(' '));
   check('no console error on opening', errors.length === 0, errors.join(' | '));
   await page.screenshot({ path: path.join(shots, 'robot_arm.png') });
-  check('robot arm picture is not blank', (await countPixels(page, 'coloured')) > 1000);
+  check('robot arm picture is not blank', (await countPixels(page, 'drawn')) > 1000);
 
   // The hierarchy panel: select shows the node's TRS, the toggle collapses its children.
   const panel = await page.evaluate(() => {
@@ -221,8 +231,10 @@ try {
       let got;
       try {
         got = await page.evaluate(async (url) => {
-          const scene = await window.viewer.load(url);
-          return { count: scene.nodeCount, world: Array.from(scene.worldMatrices()) };
+          const scene = await window.viewer.load(url), b = window.viewer.bridge;
+          const objects = [];
+          for (let i = 0; i < scene.nodeCount; i++) { const o = b.objectOf(i); if (o) objects.push([i, Array.from(o.matrixWorld.elements)]); }
+          return { count: scene.nodeCount, world: Array.from(scene.worldMatrices()), objects };
         }, `/samples/${encodeURIComponent(folder)}/${encodeURIComponent(file)}`);
       } catch (e) {
         check(`${name} loads`, false, e.message.split('\n')[0]);
@@ -232,10 +244,20 @@ try {
       for (const n of dump.nodes) worst = Math.max(worst, maxDiff(got.world.slice(16 * n.index, 16 * n.index + 16), n.world));
       check(`${name}: ${got.count} world matrices equal arbor dump's`, got.count === dump.nodes.length && worst <= TOLERANCE,
         `max difference ${worst.toExponential(2)}`);
+      let worstObject = 0;
+      const byIndex = new Map(dump.nodes.map((n) => [n.index, n.world]));
+      for (const [i, m] of got.objects) worstObject = Math.max(worstObject, maxDiff(m, byIndex.get(i)));
+      check(`${name}: the ${got.objects.length} three.js objects' matrixWorld equal arbor dump's`, worstObject <= TOLERANCE,
+        `max difference ${worstObject.toExponential(2)}`);
       await frames(page);
-      const coloured = await countPixels(page, 'coloured');
+      const drawn = await countPixels(page, 'drawn');
+      const meshes = await page.evaluate(() => {
+        let n = 0;
+        window.viewer.bridge.object.traverse((o) => { if (o.isMesh) n++; });
+        return n;
+      });
       await page.screenshot({ path: path.join(shots, `${folder}.png`) });
-      check(`${name}: picture not blank`, coloured >= 20, `${coloured} coloured pixels`);
+      if (meshes) check(`${name}: its meshes are drawn`, drawn >= 200, `${drawn} drawn pixels, ${meshes} meshes`);
       check(`${name}: no console error`, errors.length === before, errors.slice(before).join(' | '));
     }
 
@@ -249,7 +271,10 @@ try {
       scrub.dispatchEvent(new Event('input'));
       const scrubbed = Array.from(scene.worldMatrices());
       document.getElementById('play').click();
-      await new Promise((r) => setTimeout(r, 400));
+      for (let k = 0; k < 60 && document.getElementById('time').textContent === '1.20 s'; k++) {
+        await new Promise((r) => setTimeout(r, 50)); // a few frames (a loaded machine draws slowly)
+      }
+      await new Promise((r) => setTimeout(r, 200));
       document.getElementById('play').click();
       return { rest, clips, scrubbed, played: Array.from(scene.worldMatrices()), label: document.getElementById('time').textContent };
     });
@@ -262,6 +287,9 @@ try {
     check('BoxAnimated loads in its rest pose', anim.clips.length > 0 && restDiff <= TOLERANCE, `${restDiff}`);
     check('scrubbing to 1.2 s poses it as `arbor animate --time 1.2`', scrubDiff <= TOLERANCE, `${scrubDiff}`);
     check('play moves it on', maxDiff(anim.played, anim.scrubbed) > 0, anim.label);
+
+    // 5b. three.js through the bridge: skinning, materials, textures, framing, the crowd, ?src=.
+    await threeChecks({ browser, page, server, errors, check, cli, cliDouble, samples, shots, root });
   }
 
   // 6. ?src=URL, drag and drop, the file picker.
