@@ -17,7 +17,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <jansson.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "test_util.h"
 #include "arbor/urdf.h"
@@ -348,6 +350,14 @@ static const hostile hostiles[] = {
       6, "lower limit 2 is above upper limit 1" },
 };
 
+static const char *hostile_text(const char *name)
+{
+    for (size_t h = 0; h < sizeof hostiles / sizeof hostiles[0]; h++)
+        if (!strcmp(hostiles[h].name, name)) return hostiles[h].text;
+    fail_msg("no hostile file '%s'", name);
+    return NULL;
+}
+
 static void write_file(const char *path, const char *text, size_t n)
 {
     FILE *f = fopen(path, "wb");
@@ -534,7 +544,7 @@ static void test_memory_messages_name_the_line(void **state)
     (void)state;
     arbor_scene *s;
     assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    const char *text = hostiles[6].text; /* two_parents */
+    const char *text = hostile_text("two_parents");
     arbor_urdf *r = NULL;
     assert_int_equal(arbor_urdf_load_memory(s, text, strlen(text), NULL, NULL, &r), ARBOR_ERR_PARSE);
     arbor_error_info info = arbor_last_error_info();
@@ -547,6 +557,132 @@ static void test_memory_messages_name_the_line(void **state)
     arbor_scene_destroy(s);
 }
 
+
+/* ---- the CLI ---------------------------------------------------------------------------------- */
+
+#ifdef ARBOR_CLI_PATH
+/* Runs `arbor ARGS`, stdout into out (malloc'ed), stderr's first line into err: the exit code. */
+static int run_cli(const char *args, char **out, char err[512])
+{
+    char cmd[2048], errpath[600];
+    snprintf(errpath, sizeof errpath, "%s/urdf_cli_err.txt", OUT_DIR);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", ARBOR_CLI_PATH, args, errpath);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, p)) > 0;) {
+        n += got;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2), assert_non_null(buf);
+    }
+    buf[n] = 0;
+    int status = pclose(p);
+    *out = buf;
+    char *e = slurp(errpath);
+    snprintf(err, 512, "%s", e);
+    free(e);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+#endif
+
+/* arbor dump ROBOT.urdf --json at positions given by --joint and --joints: the glTF dump's shape,
+   every link's world matrix KDL's at those positions (the oracle given the same values); a mimic
+   joint given directly, a value outside limits, an unknown joint and a hostile file refused with
+   one line. */
+static void test_cli_dump_equals_kdl(void **state)
+{
+    (void)state;
+#ifndef ARBOR_CLI_PATH
+    TEST_SKIP("the CLI is not built");
+#else
+    files F;
+    need_files(&F, __func__);
+    NEED_ORACLE();
+    const char *panda = NULL;
+    for (int f = 0; f < F.count; f++)
+        if (strstr(F.path[f], "/panda.urdf")) panda = F.path[f];
+    assert_non_null(panda);
+    char configs[600], joints[600], kdl_out[600], args[2400], err[512], *out;
+    snprintf(configs, sizeof configs, "%s/urdf_cli_config.txt", OUT_DIR);
+    snprintf(joints, sizeof joints, "%s/urdf_cli_joints.json", OUT_DIR);
+    snprintf(kdl_out, sizeof kdl_out, "%s/urdf_cli_kdl.txt", OUT_DIR);
+    /* joint4 is left at its load position, its upper limit -0.0698 (0 is outside its limits) */
+    static const char config[] = "panda_joint1=0.5 panda_joint2=-0.25 panda_joint3=1 panda_joint4=-0.0698 panda_joint5=0.75 "
+                                 "panda_joint6=2 panda_joint7=-1.5 panda_finger_joint1=0.03\n";
+    write_file(configs, config, strlen(config));
+    static const char json[] = "{\"panda_joint5\": 0.75, \"panda_joint6\": 2, \"panda_joint7\": -1.5, \"panda_joint1\": 9}";
+    write_file(joints, json, strlen(json));
+    snprintf(args, sizeof args, "fk '%s' '%s' '%s'", panda, configs, kdl_out);
+    run_oracle(args);
+    snprintf(args, sizeof args, "dump '%s' --json --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", panda, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    json_error_t jerr;
+    json_t *doc = json_loads(out, 0, &jerr);
+    if (!doc) fail_msg("dump --json: %s", jerr.text);
+    free(out);
+    json_t *nodes = json_object_get(doc, "nodes");
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_array_get(json_object_get(doc, "scenes"), 0), "nodes"), 0)), 0);
+    char *text = slurp(kdl_out);
+    uint32_t seen = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "config", 6)) continue;
+        char name[256];
+        int used = 0;
+        assert_int_equal(sscanf(line, "%255s%n", name, &used), 1);
+        char *p = line + used;
+        json_t *node = NULL;
+        for (size_t i = 0; i < json_array_size(nodes); i++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "name")), name)) node = json_array_get(nodes, i);
+        if (!node) fail_msg("dump has no node '%s'", name);
+        json_t *parent = json_object_get(node, "parent");
+        if (json_is_integer(parent)) { /* the parent lists it among its children */
+            json_t *kids = json_object_get(json_array_get(nodes, (size_t)json_integer_value(parent)), "children");
+            bool listed = false;
+            for (size_t c = 0; c < json_array_size(kids); c++)
+                listed |= json_integer_value(json_array_get(kids, c)) == json_integer_value(json_object_get(node, "index"));
+            assert_true(listed);
+        }
+        json_t *world = json_object_get(node, "world");
+        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
+        seen++;
+    }
+    assert_int_equal(seen, json_array_size(nodes));
+    free(text);
+    json_decref(doc);
+
+    struct { const char *args, *says; } refused[] = {
+        { "--joint panda_finger_joint2=0.01", "arbor: dump: " },
+        { "--joint panda_finger_joint2=0.01", "is a mimic of 'panda_finger_joint1'" },
+        { "--joint panda_joint1=3", "joint 'panda_joint1' (position 0): 3 is outside its limits [-2.8973, 2.8973]" },
+        { "--joint no_such_joint=0", "has no joint 'no_such_joint'" },
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(args, sizeof args, "dump '%s' --json %s", panda, refused[k].args);
+        assert_int_equal(run_cli(args, &out, err), 1);
+        free(out);
+        if (!strstr(err, refused[k].says)) fail_msg("%s: '%s' lacks '%s'", refused[k].args, err, refused[k].says);
+        assert_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL); /* one line */
+    }
+    char hostile[600];
+    snprintf(hostile, sizeof hostile, "%s/urdf_cli_two_roots.urdf", OUT_DIR);
+    write_file(hostile, hostile_text("two_roots"), strlen(hostile_text("two_roots")));
+    snprintf(args, sizeof args, "tree '%s'", hostile);
+    assert_int_equal(run_cli(args, &out, err), 1);
+    free(out);
+    assert_non_null(strstr(err, "line 3: two root links"));
+    snprintf(args, sizeof args, "info '%s' --json", panda);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    doc = json_loads(out, 0, &jerr);
+    free(out);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "dof")), 8); /* 7 arm joints and a finger; the other mimics it */
+    assert_int_equal(json_array_size(json_object_get(doc, "joints")), 12);
+    json_decref(doc);
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_memory_messages_name_the_line),
+        cmocka_unit_test(test_cli_dump_equals_kdl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,9 @@ static const char usage[] =
     "scene); dump, animate and diff also take all, every node of the file. Nodes are named by\n"
     "path (base/joint/arm) or #INDEX.\n"
     "\n"
+    "Robots: tree, info and dump also read a URDF file (ROBOT.urdf), at joint positions given by\n"
+    "--joint NAME=VALUE... or --joints FILE.json (see arbor dump robot.urdf --help).\n"
+    "\n"
     "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
     "edit failed), 2 usage (diff: 0 same, 1 different, 2 error).\n"
     "\n"
@@ -501,6 +504,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(name, commands[i].name)) {
             cli_command = name;
+            if (cli_urdf_operand(argc - 2, argv + 2)) return cmd_urdf(name, argc - 2, argv + 2);
             return commands[i].run(argc - 2, argv + 2);
         }
     fprintf(stderr, "arbor: no command '%s'; the commands:", name); /* one line, the list in it */
