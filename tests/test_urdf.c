@@ -539,6 +539,46 @@ static void test_lifetimes_and_memory(void **state)
     assert_int_equal(counter.size_mismatches, 0);
 }
 
+/* Every allocation of a load, a set_position and a batch refused in turn: each refusal leaves
+   the scene's node count and the allocator's live blocks as they were. */
+static void test_failed_allocations_change_nothing(void **state)
+{
+    (void)state;
+    test_counting_allocator counter = { 0 };
+    arbor_scene_desc d = { .allocator = test_counting_allocator_hooks(&counter, true) };
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        int64_t blocks = counter.live_blocks;
+        counter.calls = 0, counter.fail_at = k;
+        arbor_result res = arbor_urdf_load_memory(s, arm_urdf, sizeof arm_urdf - 1, NULL, NULL, &r);
+        counter.fail_at = 0;
+        if (res == ARBOR_OK) break;
+        assert_int_equal(res, ARBOR_ERR_OUT_OF_MEMORY);
+        assert_int_equal(arbor_scene_node_count(s), 0);
+        assert_int_equal(counter.live_blocks, blocks);
+        refused++;
+    }
+    assert_non_null(r);
+    assert_true(refused >= 3); /* the model, the robot, the pose at least */
+    double q[2] = { 0.25, 0.2 }, before[2];
+    arbor_real out[4 * 16];
+    assert_int_equal(arbor_urdf_positions(r, before, 2), ARBOR_OK);
+    counter.calls = 0, counter.fail_at = 1;
+    assert_int_equal(arbor_urdf_set_position(r, "slide", 0.2), ARBOR_ERR_OUT_OF_MEMORY);
+    counter.calls = 0, counter.fail_at = 1;
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q, 1, out), ARBOR_ERR_OUT_OF_MEMORY);
+    counter.fail_at = 0;
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_memory_equal(q, before, sizeof q);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+    assert_int_equal(counter.live_blocks, 0);
+    assert_int_equal(counter.size_mismatches, 0);
+}
+
 static void test_memory_messages_name_the_line(void **state)
 {
     (void)state;
@@ -691,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_lifetimes_and_memory),
+        cmocka_unit_test(test_failed_allocations_change_nothing),
         cmocka_unit_test(test_memory_messages_name_the_line),
         cmocka_unit_test(test_cli_dump_equals_kdl),
     };
