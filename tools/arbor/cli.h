@@ -137,6 +137,9 @@ json_t *cli_json(cli_file *f);
 
 /* Writes j to stdout, indented, with a newline: 0, or 1 after saying why not. */
 int cli_print_json(json_t *j);
+/* The same with every real printed to read back exactly (9 digits in float builds, 17 in double
+   ones), as `arbor dump --json` prints matrices. */
+int cli_print_json_exact(json_t *j);
 
 /* A number as JSON, without float noise (cli_tidy, 7 significant digits as files carry). */
 json_t *cli_json_real(double v);

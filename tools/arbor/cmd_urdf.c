@@ -172,7 +172,7 @@ static int dump(robot *r) {
                                                "children", children, "local", matrix_json(local), "world", matrix_json(world),
                                                "visible", 1));
     }
-    return cli_print_json(json_pack("{s:[{s:i, s:s, s:[i]}], s:o}", "scenes", "index", 0, "name", arbor_urdf_name(r->urdf),
+    return cli_print_json_exact(json_pack("{s:[{s:i, s:s, s:[i]}], s:o}", "scenes", "index", 0, "name", arbor_urdf_name(r->urdf),
                                     "nodes", 0, "nodes", nodes));
 }
 

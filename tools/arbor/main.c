@@ -276,13 +276,16 @@ json_t *cli_json(cli_file *f) {
     return f->json;
 }
 
-int cli_print_json(json_t *j) {
-    int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
+static int print_json(json_t *j, int precision) {
+    int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(precision));
     json_decref(j);
     if (!bad) bad = fputc('\n', stdout) == EOF || fflush(stdout);
     if (bad) cli_error("the JSON could not be written");
     return bad;
 }
+
+int cli_print_json(json_t *j) { return print_json(j, 7); }
+int cli_print_json_exact(json_t *j) { return print_json(j, sizeof(arbor_real) == sizeof(double) ? 17 : 9); }
 
 json_t *cli_json_real(double v) {
     v = cli_tidy((arbor_real)v);
