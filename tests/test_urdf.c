@@ -294,6 +294,8 @@ typedef struct hostile {
 } hostile;
 
 #define LINK(n) "<link name=\"" n "\"/>\n"
+/* The start of joint 'j' of type from link base to link a, after those links: lines 1 to 4. */
+#define JOINT_J(type) "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"" type "\"><parent link=\"base\"/><child link=\"a\"/>\n"
 #define JOINT(n, type, p, c, extra) \
     "<joint name=\"" n "\" type=\"" type "\"><parent link=\"" p "\"/><child link=\"" c "\"/>" extra "</joint>\n"
 
@@ -333,19 +335,19 @@ static const hostile hostiles[] = {
       "child link 'ghost' is not a link" },
     { "two_roots", "<robot name=\"r\">\n" LINK("base") LINK("other") "</robot>\n", 3, "two root links" },
     { "nan_origin",
-      "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"fixed\"><parent link=\"base\"/><child link=\"a\"/>\n"
+      JOINT_J("fixed")
       "<origin xyz=\"0 nan 0\"/></joint>\n</robot>\n",
       5, "NaN or infinity" },
     { "inf_axis",
-      "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>\n\n"
-      "<axis xyz=\"0 0 inf\"/></joint>\n</robot>\n",
+      JOINT_J("continuous")
+      "\n<axis xyz=\"0 0 inf\"/></joint>\n</robot>\n",
       6, "NaN or infinity" },
     { "zero_axis",
-      "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>\n"
+      JOINT_J("continuous")
       "<axis xyz=\"0 0 0\"/></joint>\n</robot>\n",
       5, "axis is zero" },
     { "lower_above_upper",
-      "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"revolute\"><parent link=\"base\"/><child link=\"a\"/>\n"
+      JOINT_J("revolute")
       "\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>\n",
       6, "lower limit 2 is above upper limit 1" },
 };

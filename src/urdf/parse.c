@@ -409,18 +409,9 @@ static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlN
             link_parent[i] = link_joint[i] >= 0 ? (int32_t)joints[link_joint[i]].parent : -1;
         sort_names(link_name, sizeof *link_name, by_name, L);
         memcpy(joint_by_name, jorder, sizeof(uint32_t) * J);
-        m->block = block;
-        m->bytes = bytes;
-        m->link_count = L;
-        m->joint_count = J;
-        m->dof = dof;
-        m->link_name = link_name;
-        m->link_parent = link_parent;
-        m->link_joint = link_joint;
-        m->by_name = by_name;
-        m->joint_by_name = joint_by_name;
-        m->joints = joints;
-        m->start = start;
+        *m = (arbor__urdf_model){ .block = block, .bytes = bytes, .name = m->name, .link_count = L, .joint_count = J,
+                                  .dof = dof, .link_name = link_name, .link_parent = link_parent, .link_joint = link_joint,
+                                  .by_name = by_name, .joint_by_name = joint_by_name, .joints = joints, .start = start };
     } else {
         arbor__free_with(a, block, bytes);
     }
