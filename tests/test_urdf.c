@@ -626,12 +626,43 @@ static int run_cli(const char *args, char **out, char err[512])
     free(e);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+/* Every node of a dump (by name) has KDL's pose of its link (the oracle's output at kdl_out,
+   one configuration), and each node is in its parent's children. */
+static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
+{
+    char *text = slurp(kdl_out);
+    uint32_t seen = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "config", 6)) continue;
+        char name[256];
+        int used = 0;
+        assert_int_equal(sscanf(line, "%255s%n", name, &used), 1);
+        char *p = line + used;
+        json_t *node = NULL;
+        for (size_t i = 0; i < json_array_size(nodes); i++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "name")), name)) node = json_array_get(nodes, i);
+        if (!node) fail_msg("dump has no node '%s'", name);
+        json_t *parent = json_object_get(node, "parent");
+        if (json_is_integer(parent)) {
+            json_t *kids = json_object_get(json_array_get(nodes, (size_t)json_integer_value(parent)), "children");
+            bool listed = false;
+            for (size_t c = 0; c < json_array_size(kids); c++)
+                listed |= json_integer_value(json_array_get(kids, c)) == json_integer_value(json_object_get(node, "index"));
+            assert_true(listed);
+        }
+        json_t *world = json_object_get(node, "world");
+        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
+        seen++;
+    }
+    assert_int_equal(seen, json_array_size(nodes));
+    free(text);
+}
 #endif
 
 /* arbor dump ROBOT.urdf --json at positions given by --joint and --joints: the glTF dump's shape,
-   every link's world matrix KDL's at those positions (the oracle given the same values); a mimic
-   joint given directly, a value outside limits, an unknown joint and a hostile file refused with
-   one line. */
+   every link's world matrix KDL's at those positions (the oracle given the same values), and so
+   are the nodes of `arbor convert ROBOT.urdf OUT.glb` at them; a mimic joint given directly, a
+   value outside limits, an unknown joint and a hostile file refused with one line. */
 static void test_cli_dump_equals_kdl(void **state)
 {
     (void)state;
@@ -664,34 +695,22 @@ static void test_cli_dump_equals_kdl(void **state)
     json_t *doc = json_loads(out, 0, &jerr);
     if (!doc) fail_msg("dump --json: %s", jerr.text);
     free(out);
-    json_t *nodes = json_object_get(doc, "nodes");
     assert_int_equal(json_integer_value(json_array_get(json_object_get(json_array_get(json_object_get(doc, "scenes"), 0), "nodes"), 0)), 0);
-    char *text = slurp(kdl_out);
-    uint32_t seen = 0;
-    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        if (!strncmp(line, "config", 6)) continue;
-        char name[256];
-        int used = 0;
-        assert_int_equal(sscanf(line, "%255s%n", name, &used), 1);
-        char *p = line + used;
-        json_t *node = NULL;
-        for (size_t i = 0; i < json_array_size(nodes); i++)
-            if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "name")), name)) node = json_array_get(nodes, i);
-        if (!node) fail_msg("dump has no node '%s'", name);
-        json_t *parent = json_object_get(node, "parent");
-        if (json_is_integer(parent)) { /* the parent lists it among its children */
-            json_t *kids = json_object_get(json_array_get(nodes, (size_t)json_integer_value(parent)), "children");
-            bool listed = false;
-            for (size_t c = 0; c < json_array_size(kids); c++)
-                listed |= json_integer_value(json_array_get(kids, c)) == json_integer_value(json_object_get(node, "index"));
-            assert_true(listed);
-        }
-        json_t *world = json_object_get(node, "world");
-        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
-        seen++;
-    }
-    assert_int_equal(seen, json_array_size(nodes));
-    free(text);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    json_decref(doc);
+    /* convert: the links as the nodes of a .glb, whose glTF dump holds the same poses */
+    char glb[600];
+    snprintf(glb, sizeof glb, "%s/urdf_cli_panda.glb", OUT_DIR);
+    snprintf(args, sizeof args, "convert '%s' '%s' --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", panda, glb, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    snprintf(args, sizeof args, "dump '%s' --json", glb);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    doc = json_loads(out, 0, &jerr);
+    free(out);
+    assert_non_null(doc);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
     json_decref(doc);
 
     struct { const char *args, *says; } refused[] = {

@@ -25,7 +25,7 @@ int cmd_render(int argc, char **argv);
 int cmd_animate(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
-/* tree, info and dump of a URDF file (cmd_urdf.c): main.c runs it for a command whose operands
+/* tree, info, dump and convert of a URDF file (cmd_urdf.c): main.c runs it for a command whose operands
    name a .urdf file (cli_urdf_operand). */
 int cmd_urdf(const char *cmd, int argc, char **argv);
 bool cli_urdf_operand(int argc, char **argv);

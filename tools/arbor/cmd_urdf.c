@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-/* arbor tree|info|dump on a URDF file (libarbor-urdf): the robot's links and joints, at the
-   joint positions the command line gives. main.c sends a command here when its file ends in
-   .urdf. */
+/* arbor tree|info|dump|convert on a URDF file (libarbor-urdf): the robot's links and joints, at
+   the joint positions the command line gives. main.c sends a command here when its file ends
+   in .urdf. */
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <arbor/gltf.h>
 #include <arbor/urdf.h>
 
 #include "cli.h"
 
 static const char help[] =
     "usage: arbor tree|info|dump ROBOT.urdf [--json] [--joint NAME=VALUE]... [--joints FILE.json]\n"
+    "       arbor convert ROBOT.urdf OUT.glb|OUT.gltf [--joint NAME=VALUE]... [--joints FILE.json]\n"
     "\n"
     "A robot of a URDF file, one node a link (in tree order: the root link first, then depth first),\n"
     "at its joint positions: every joint at 0, or at its nearest limit when 0 is outside them,\n"
@@ -28,6 +30,8 @@ static const char help[] =
     "         {\"scenes\":[{\"index\":0,\"name\":ROBOT,\"nodes\":[0]}],\"nodes\":[{\"index\":0,\"name\":...,\n"
     "         \"parent\":null,\"children\":[1],\"local\":[16],\"world\":[16],\"visible\":true}]},\n"
     "         indices in link order, matrices column-major relative to the root link\n"
+    "  convert  the links as the nodes of a glTF file (names, TRS at the joint positions; no\n"
+    "         meshes: the URDF's geometry is not read yet)\n"
     "\n"
     "  --joint NAME=VALUE  a joint's position (repeatable)\n"
     "  --joints FILE.json  an object of joint names to positions ({\"elbow\": 0.5}); --joint\n"
@@ -46,7 +50,7 @@ bool cli_urdf_operand(int argc, char **argv) {
 }
 
 typedef struct robot {
-    const char *path;
+    const char *path, *output; /* output: convert's OUT */
     arbor_scene *scene;
     arbor_urdf *urdf;
     double *q;
@@ -104,9 +108,13 @@ static int open_robot(const char *cmd, int argc, char **argv, robot *r, bool *js
         else if (!strcmp(argv[i], "--joint") || !strcmp(argv[i], "--joints")) {
             if (++i == argc) return cli_usage_error("%s needs a value", argv[i - 1]);
         } else if (argv[i][0] == '-' && argv[i][1]) return cli_usage_error("%s: not an option of %s on a URDF file", argv[i], cmd);
-        else if (r->path) return cli_usage_error("one URDF file, not '%s' too", argv[i]);
-        else r->path = argv[i];
+        else if (!r->path) r->path = argv[i];
+        else if (!strcmp(cmd, "convert") && !r->output) r->output = argv[i];
+        else return cli_usage_error("one URDF file, not '%s' too", argv[i]);
     }
+    if (!strcmp(cmd, "convert") && !r->output) return cli_usage_error("convert: ROBOT.urdf and OUT.glb or OUT.gltf");
+    int checked = r->output ? cli_check_output("convert", r->output) : 0;
+    if (checked) return checked;
     if (!strcmp(cmd, "dump") && !*json) *json = true; /* the only format, as for glTF */
     if (!cli_check_input(r->path, "a URDF file")) return 1;
     if (arbor_scene_create(NULL, &r->scene) != ARBOR_OK) return cli_error("no memory");
@@ -251,13 +259,17 @@ static int tree(robot *r) {
 
 int cmd_urdf(const char *cmd, int argc, char **argv) {
     if (cli_wants_help(argc, argv, help)) return 0;
-    if (strcmp(cmd, "tree") && strcmp(cmd, "info") && strcmp(cmd, "dump"))
-        return cli_usage_error("%s does not read URDF files (tree, info and dump do)", cmd);
+    if (strcmp(cmd, "tree") && strcmp(cmd, "info") && strcmp(cmd, "dump") && strcmp(cmd, "convert"))
+        return cli_usage_error("%s does not read URDF files (tree, info, dump and convert do)", cmd);
     robot r;
     bool json;
     int status = open_robot(cmd, argc, argv, &r, &json);
     if (status) return status;
-    status = !strcmp(cmd, "dump") || (json && !strcmp(cmd, "tree")) ? dump(&r) : !strcmp(cmd, "info") ? info(&r, json) : tree(&r);
+    if (!strcmp(cmd, "convert")) {
+        if (arbor_gltf_save(r.scene, NULL, r.output, NULL) != ARBOR_OK) status = cli_error("%s", cli_last_error());
+    } else {
+        status = !strcmp(cmd, "dump") || (json && !strcmp(cmd, "tree")) ? dump(&r) : !strcmp(cmd, "info") ? info(&r, json) : tree(&r);
+    }
     close_robot(&r);
     return status;
 }
