@@ -154,10 +154,10 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->m = *m;
     R->bytes = bytes;
     R->clamp = options && options->clamp;
-    R->link_node = (arbor_node *)(block + sizeof *R);
-    R->pose_link = (uint32_t *)(R->link_node + L);
-    R->q = (double *)(block + sizeof *R + (sizeof(arbor_node) + sizeof(uint32_t)) * L);
+    R->link_node = (arbor_node *)(block + sizeof *R); /* 8-byte members first, then the 4-byte ones */
+    R->q = (double *)(R->link_node + L);
     R->work = R->q + m->dof;
+    R->pose_link = (uint32_t *)(R->work + m->dof);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
     arbor_trs *trs = (arbor_trs *)(desc + L);
@@ -176,12 +176,12 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
         if (r) arbor_node_destroy(s, R->link_node[0]);
     }
     if (r) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", arbor_last_error());
+        char why[512]; /* before the model's block, which holds the name, is freed */
+        snprintf(why, sizeof why, "robot '%s': %s", m->name, arbor_last_error());
         arbor__free_with(a, scratch, scratch_bytes);
         arbor__free_with(a, m->block, m->bytes);
         arbor__free_with(a, block, bytes);
-        return arbor__fail(r, func, "robot '%s': %s", m->name, why);
+        return arbor__fail(r, func, "%s", why);
     }
     if (R->pose) { /* each entry's link: the entries and the links sorted by handle, side by side */
         const arbor_node *entry = arbor_pose_nodes(R->pose);
