@@ -29,12 +29,17 @@ static double now() {
 
 // The median over 5 rounds of the seconds one call of f takes (each round repeats f for about 0.2 s).
 template <class F> static double median_seconds(F f) {
-    int reps = 1;
-    for (double t0 = now(); now() - t0 < 0.05; reps *= 2) f();
+    long reps = 1;
+    for (;; reps *= 2) { // the repetitions that take about 0.05 s
+        double t0 = now();
+        for (long i = 0; i < reps; i++) f();
+        if (now() - t0 >= 0.05) break;
+    }
+    reps *= 4;
     std::vector<double> rounds;
     for (int r = 0; r < 5; r++) {
         double t0 = now();
-        for (int i = 0; i < reps; i++) f();
+        for (long i = 0; i < reps; i++) f();
         rounds.push_back((now() - t0) / reps);
     }
     std::sort(rounds.begin(), rounds.end());

@@ -188,6 +188,7 @@ static arbor_result read_joint(const ps *P, const xmlNode *x, arbor__urdf_joint 
     j->rot[1] = cr * sp * cy + sr * cp * sy;
     j->rot[2] = cr * cp * sy - sr * sp * cy;
     j->rot[3] = cr * cp * cy + sr * sp * sy;
+    arbor__urdf_rows(j->origin, j->rot, j->xyz);
     if (j->type == ARBOR_URDF_PLANAR) { /* u = y x n (n = z: x), else n x x; v = n x u */
         const double *n = j->axis;
         double u[3] = { n[2], 0, -n[0] };

@@ -351,6 +351,33 @@ typedef struct fk_job {
     double *scratch; /* per task: link_count * 12 world rows, then dof checked values */
 } fk_job;
 
+/* The rows of joint j's local matrix at values v: the origin's rows times the motion's, in
+   closed form for the joints of one value (Rodrigues' rotation about the unit axis). */
+static void fk_local(const arbor__urdf_joint *j, const double *v, double l[12]) {
+    const double *o = j->origin, *a = j->axis;
+    if (j->type == ARBOR_URDF_FIXED) {
+        memcpy(l, o, sizeof(double) * 12);
+    } else if (j->type == ARBOR_URDF_PRISMATIC) {
+        memcpy(l, o, sizeof(double) * 12);
+        for (int row = 0; row < 3; row++)
+            l[row * 4 + 3] += (o[row * 4] * a[0] + o[row * 4 + 1] * a[1] + o[row * 4 + 2] * a[2]) * v[0];
+    } else if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) {
+        double c = cos(v[0]), s = sin(v[0]), u = 1 - c;
+        double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - s * a[2], u * a[0] * a[2] + s * a[1],
+                        u * a[1] * a[0] + s * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - s * a[0],
+                        u * a[2] * a[0] - s * a[1], u * a[2] * a[1] + s * a[0], c + u * a[2] * a[2] };
+        for (int row = 0; row < 3; row++) {
+            for (int col = 0; col < 3; col++)
+                l[row * 4 + col] = o[row * 4] * m[col] + o[row * 4 + 1] * m[3 + col] + o[row * 4 + 2] * m[6 + col];
+            l[row * 4 + 3] = o[row * 4 + 3];
+        }
+    } else {
+        double t[3], r[4];
+        joint_local(j, v, t, r);
+        arbor__urdf_rows(l, r, t);
+    }
+}
+
 static void fk_task(void *user, uint32_t task) {
     const fk_job *J = user;
     const arbor_urdf *R = J->R;
@@ -362,13 +389,10 @@ static void fk_task(void *user, uint32_t task) {
         arbor_real *o = J->out + (size_t)c * L * 16;
         for (uint32_t i = 0; i < L; i++) {
             double *m = w + (size_t)i * 12; /* rows of the 3x4 world matrix */
-            double t[3] = { 0, 0, 0 }, r[4] = { 0, 0, 0, 1 }, one = 0;
+            double l[12], one = 0;
             int32_t k = R->m.link_joint[i];
-            if (k >= 0) joint_local(&R->m.joints[k], joint_values(R, (uint32_t)k, v, &one), t, r);
-            double x = r[0], y = r[1], z = r[2], ww = r[3];
-            double l[12] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * ww), 2 * (x * z + y * ww), t[0],
-                             2 * (x * y + z * ww), 1 - 2 * (x * x + z * z), 2 * (y * z - x * ww), t[1],
-                             2 * (x * z - y * ww), 2 * (y * z + x * ww), 1 - 2 * (x * x + y * y), t[2] };
+            if (k >= 0) fk_local(&R->m.joints[k], joint_values(R, (uint32_t)k, v, &one), l);
+            else arbor__urdf_rows(l, (const double[4]){ 0, 0, 0, 1 }, (const double[3]){ 0, 0, 0 });
             if (k < 0) {
                 memcpy(m, l, sizeof l);
             } else {

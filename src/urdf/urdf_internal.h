@@ -15,6 +15,7 @@ typedef struct arbor__urdf_joint {
     double axis[3];            /* unit */
     double xyz[3], rpy[3];
     double rot[4];             /* the origin's rotation, x y z w (urdfdom's setFromRPY) */
+    double origin[12];         /* the origin as the rows of a 3x4 matrix (rot, xyz) */
     bool has_limits;
     double lower, upper;
     uint32_t parent, child;    /* link indices, tree order */
@@ -24,6 +25,15 @@ typedef struct arbor__urdf_joint {
     int32_t position_index;
     double plane[2][3];        /* a planar joint's two directions */
 } arbor__urdf_joint;
+
+/* The rows of the 3x4 matrix of rotation q (unit, x y z w) and translation t. */
+static inline void arbor__urdf_rows(double m[12], const double q[4], const double t[3]) {
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[12] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), t[0],
+                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), t[1],
+                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), t[2] };
+    for (int i = 0; i < 12; i++) m[i] = r[i];
+}
 
 /* What parse.c reads, in memory of its own (one block, `bytes` long, through the allocator): the
    links in tree order, each with its parent link (-1: the root) and the joint that makes it
