@@ -102,8 +102,9 @@ typedef struct arbor_urdf_joint {
    arbor_urdf_destroy. options may be NULL. */
 ARBOR_API arbor_result arbor_urdf_load(arbor_scene *s, const char *path, const arbor_urdf_options *options,
                                        arbor_urdf **out);
-/* The same from size bytes of URDF in memory. base_dir is where its mesh files would be found
-   (kept for them; NULL: none). Messages name this call and the line, and no file. */
+/* The same from size bytes of URDF in memory. base_dir is where its mesh files would be found;
+   it is not read yet (geometry is not), and may be NULL. Messages name this call and the line,
+   and no file. */
 ARBOR_API arbor_result arbor_urdf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
                                               const arbor_urdf_options *options, arbor_urdf **out);
 ARBOR_API void arbor_urdf_destroy(arbor_urdf *robot); /* NULL is allowed */
