@@ -27,7 +27,7 @@
  * entities: a file with a DOCTYPE is refused, and so are depths beyond libxml2's 256. What is
  * read equals urdfdom's reading (tests/test_urdf.c compares every file of the shared robots
  * against urdfdom and KDL). Visual and collision geometry, materials, transmissions and
- * <gazebo> are not read yet. A refused file names the file, the line and the reason
+ * `<gazebo>` are not read yet. A refused file names the file, the line and the reason
  * (arbor_last_error_info's file and line): "arbor_urdf_load: arm.urdf: line 12: joint 'elbow':
  * lower limit 2 is above upper limit 1". Refusals: ARBOR_ERR_IO (the file cannot be read; only a
  * regular file is opened), ARBOR_ERR_PARSE (not well-formed XML, a DOCTYPE, a missing or
@@ -109,7 +109,7 @@ ARBOR_API arbor_result arbor_urdf_load_memory(arbor_scene *s, const void *data, 
                                               const arbor_urdf_options *options, arbor_urdf **out);
 ARBOR_API void arbor_urdf_destroy(arbor_urdf *robot); /* NULL is allowed */
 
-/* The robot's name (the file's <robot name>); "" for NULL. */
+/* The robot's name (the file's `<robot name>`); "" for NULL. */
 ARBOR_API const char *arbor_urdf_name(const arbor_urdf *robot);
 
 /* Links: how many; link i's node (ARBOR_NONE for i out of range); link i's name (NULL out of
