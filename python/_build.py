@@ -21,6 +21,7 @@ SHIMS = r"""
 #include <string.h>
 #include <arbor/arbor.h>
 #include <arbor/gltf.h>
+#include <arbor/urdf.h>
 
 #define AP static
 #define H(id) ((arbor_node){ (id) })
@@ -243,6 +244,40 @@ AP int ap_skins_skin(const arbor_skins *k, uint32_t skin, uint64_t *mesh, uint64
     return r;
 }
 AP int ap_skins_compute(arbor_skins *k, bool mat3x4, float *out, uint32_t cap) { return arbor_skins_compute(k, mat3x4 ? ARBOR_LAYOUT_MAT3X4 : ARBOR_LAYOUT_MAT4, out, cap, NULL); }
+
+/* ---- robots (libarbor-urdf) ---- */
+AP int ap_urdf_load(arbor_scene *s, const char *path, bool clamp, arbor_urdf **out) { return arbor_urdf_load(s, path, &(arbor_urdf_options){ .clamp = clamp }, out); }
+AP void ap_urdf_free(arbor_urdf *r) { arbor_urdf_destroy(r); }
+AP const char *ap_urdf_name(const arbor_urdf *r) { return arbor_urdf_name(r); }
+AP uint32_t ap_urdf_link_count(const arbor_urdf *r) { return arbor_urdf_link_count(r); }
+AP uint64_t ap_urdf_link_node(const arbor_urdf *r, uint32_t i) { return arbor_urdf_link_node(r, i).id; }
+AP const char *ap_urdf_link_name(const arbor_urdf *r, uint32_t i) { return arbor_urdf_link_name(r, i); }
+AP int32_t ap_urdf_link_parent(const arbor_urdf *r, uint32_t i) { return arbor_urdf_link_parent(r, i); }
+AP uint32_t ap_urdf_joint_count(const arbor_urdf *r) { return arbor_urdf_joint_count(r); }
+AP int32_t ap_urdf_find_joint(const arbor_urdf *r, const char *name) { return arbor_urdf_find_joint(r, name); }
+AP uint32_t ap_urdf_dof(const arbor_urdf *r) { return arbor_urdf_dof(r); }
+/* Joint i: its name and type into *name and *type; nums: axis (3), lower, upper, multiplier,
+   offset, has_limits (0 or 1); ints: mimic, position_index, position_count, parent link, child link. */
+AP int ap_urdf_joint(const arbor_urdf *r, uint32_t i, const char **name, int *type, double *nums, int32_t *ints) {
+    arbor_urdf_joint j;
+    arbor_result res = arbor_urdf_joint_info(r, i, &j);
+    if (res) return res;
+    *name = j.name;
+    *type = (int)j.type;
+    double v[8] = { j.axis[0], j.axis[1], j.axis[2], j.lower, j.upper, j.multiplier, j.offset, j.has_limits };
+    memcpy(nums, v, sizeof v);
+    int32_t w[5] = { j.mimic, j.position_index, (int32_t)j.position_count, (int32_t)j.parent_link, (int32_t)j.child_link };
+    memcpy(ints, w, sizeof w);
+    return ARBOR_OK;
+}
+AP int ap_urdf_positions(const arbor_urdf *r, double *out, uint32_t cap) { return arbor_urdf_positions(r, out, cap); }
+AP int ap_urdf_set_positions(arbor_urdf *r, const double *q, uint32_t count) { return arbor_urdf_set_positions(r, q, count); }
+/* pool NULL: this thread. */
+AP int ap_urdf_forward_kinematics(const arbor_urdf *r, const double *q, uint32_t configs, arbor_real *out, arbor_pool *pool) {
+    if (!pool) return arbor_urdf_forward_kinematics(r, q, configs, out);
+    arbor_executor e = arbor_pool_executor(pool);
+    return arbor_urdf_forward_kinematics_parallel(r, q, configs, out, &e);
+}
 """
 
 TYPES = """
@@ -254,6 +289,7 @@ typedef struct arbor_player arbor_player;
 typedef struct arbor_skins arbor_skins;
 typedef struct arbor_pose arbor_pose;
 typedef struct arbor_pool arbor_pool;
+typedef struct arbor_urdf arbor_urdf;
 typedef enum { ARBOR_CAMERA_PERSPECTIVE, ARBOR_CAMERA_ORTHOGRAPHIC } arbor_camera_type;
 typedef struct { arbor_camera_type type; arbor_real yfov, aspect, xmag, ymag, znear, zfar; } arbor_camera;
 typedef enum {

@@ -2,7 +2,7 @@
 """Builds the arbor Python package: arbor's static library from the source tree this folder
 sits in (CMake, Release, into python/build/libarbor[-HASH of ARBOR_CMAKE_ARGS]), then the cffi extension module
 arbor._arbor_cffi with that library linked in, so the installed package carries what it needs
-(only Debian's libjansson and libmeshoptimizer are loaded beside it).
+(only Debian's libjansson, libmeshoptimizer and libxml2 are loaded beside it).
 
 Install (README.md): /usr/bin/python3 -m venv --system-site-packages .venv &&
 .venv/bin/pip install --no-build-isolation --no-index ./python
@@ -47,19 +47,19 @@ class BuildWithLibrary(build_ext):
                                "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG", "-DARBOR_BUILD_TESTS=OFF",
                                "-DARBOR_BUILD_TOOLS=OFF"] + EXTRA_CMAKE_ARGS)
         subprocess.check_call(["cmake", "--build", LIBRARY_BUILD, "-j", jobs])
-        # Every libarbor*.a (libarbor-gltf.a beside libarbor.a once glTF has its own library; 64 in
-        # their names in a double build): the core last, since the glTF one calls into it.
+        # Every libarbor*.a (libarbor-gltf.a and libarbor-urdf.a beside libarbor.a; 64 in their
+        # names in a double build): the core last, since the others call into it.
         archives = sorted(glob.glob(os.path.join(LIBRARY_BUILD, "libarbor*.a")),
-                          key=lambda p: "gltf" not in os.path.basename(p))
+                          key=lambda p: os.path.basename(p) in ("libarbor.a", "libarbor64.a"))
         if not archives:
             raise RuntimeError("arbor: the CMake build made no libarbor*.a in " + LIBRARY_BUILD)
-        jansson = subprocess.check_output(["pkg-config", "--libs", "jansson"], text=True).split()
+        packages = subprocess.check_output(["pkg-config", "--libs", "jansson", "libxml-2.0"], text=True).split()
         # The headers see arbor_real as the library does through ARBOR_REAL_IS_DOUBLE (a double
         # build writes arbor64.pc); the other precision's library would not link.
         double = os.path.exists(os.path.join(LIBRARY_BUILD, "arbor64.pc"))
         for ext in self.extensions:
             ext.extra_objects = archives
-            ext.extra_link_args = jansson + ["-lmeshoptimizer", "-lm", "-lpthread"]
+            ext.extra_link_args = packages + ["-lmeshoptimizer", "-lm", "-lpthread"]
             ext.define_macros = [("ARBOR_REAL_IS_DOUBLE", "1" if double else "0")]
         # Always compiled and linked again (seconds): the build folder setuptools keeps is the
         # same for every library build, and its timestamps cannot tell a float one from a double.

@@ -15,6 +15,7 @@
 
 #include "test_samples.h" /* read_file */
 #include "arbor/gltf.h"
+#include "arbor/urdf.h"
 
 #define INVALID(call) assert_int_equal((call), ARBOR_ERR_INVALID_ARGUMENT)
 
@@ -676,6 +677,51 @@ ROW(arbor_gltf_add_skins) {
     INVALID(arbor_gltf_add_skins(DOC, NULL, NULL));
 }
 
+/* urdf.h */
+ROW(arbor_urdf_load) {
+    arbor_urdf *r;
+    INVALID(arbor_urdf_load(NULL, "x.urdf", NULL, &r));
+    INVALID(arbor_urdf_load(S, NULL, NULL, &r));
+    INVALID(arbor_urdf_load(S, "x.urdf", NULL, NULL));
+}
+ROW(arbor_urdf_load_memory) {
+    arbor_urdf *r;
+    INVALID(arbor_urdf_load_memory(NULL, "<robot/>", 8, NULL, NULL, &r));
+    INVALID(arbor_urdf_load_memory(S, NULL, 8, NULL, NULL, &r));
+    INVALID(arbor_urdf_load_memory(S, "<robot/>", 8, NULL, NULL, NULL));
+}
+ROW(arbor_urdf_destroy) { arbor_urdf_destroy(NULL); }
+ROW(arbor_urdf_name) { assert_string_equal(arbor_urdf_name(NULL), ""); }
+ROW(arbor_urdf_link_count) { assert_int_equal(arbor_urdf_link_count(NULL), 0); }
+ROW(arbor_urdf_link_node) { assert_true(arbor_node_is_none(arbor_urdf_link_node(NULL, 0))); }
+ROW(arbor_urdf_link_name) { assert_null(arbor_urdf_link_name(NULL, 0)); }
+ROW(arbor_urdf_link_parent) { assert_int_equal(arbor_urdf_link_parent(NULL, 0), -1); }
+ROW(arbor_urdf_find_link) { assert_true(arbor_node_is_none(arbor_urdf_find_link(NULL, "x"))); }
+ROW(arbor_urdf_joint_count) { assert_int_equal(arbor_urdf_joint_count(NULL), 0); }
+ROW(arbor_urdf_joint_info) {
+    arbor_urdf_joint j;
+    INVALID(arbor_urdf_joint_info(NULL, 0, &j));
+}
+ROW(arbor_urdf_find_joint) { assert_int_equal(arbor_urdf_find_joint(NULL, "x"), -1); }
+ROW(arbor_urdf_dof) { assert_int_equal(arbor_urdf_dof(NULL), 0); }
+ROW(arbor_urdf_positions) {
+    double q[1];
+    INVALID(arbor_urdf_positions(NULL, q, 1));
+}
+ROW(arbor_urdf_set_positions) {
+    double q[1] = { 0 };
+    INVALID(arbor_urdf_set_positions(NULL, q, 1));
+}
+ROW(arbor_urdf_set_position) { INVALID(arbor_urdf_set_position(NULL, "x", 0)); }
+ROW(arbor_urdf_forward_kinematics) {
+    double q[1] = { 0 };
+    INVALID(arbor_urdf_forward_kinematics(NULL, q, 1, OUT));
+}
+ROW(arbor_urdf_forward_kinematics_parallel) {
+    double q[1] = { 0 };
+    INVALID(arbor_urdf_forward_kinematics_parallel(NULL, q, 1, OUT, NULL));
+}
+
 /* instances.h, visibility, levels of detail, and the rest of 1.0 */
 ROW(arbor_last_error_info) { (void)arbor_last_error_info(); }
 ROW(arbor_simd_path) { assert_non_null(arbor_simd_path()); }
@@ -815,6 +861,24 @@ static const row rows[] = {
     E(arbor_gltf_scene_name), E(arbor_gltf_scene_roots), E(arbor_gltf_counts_get), E(arbor_gltf_node_skin),
     E(arbor_gltf_skin), E(arbor_gltf_animation_name), E(arbor_gltf_animation_find), E(arbor_gltf_clip),
     E(arbor_gltf_add_skins),
+    E(arbor_urdf_load),
+    E(arbor_urdf_load_memory),
+    E(arbor_urdf_destroy),
+    E(arbor_urdf_name),
+    E(arbor_urdf_link_count),
+    E(arbor_urdf_link_node),
+    E(arbor_urdf_link_name),
+    E(arbor_urdf_link_parent),
+    E(arbor_urdf_find_link),
+    E(arbor_urdf_joint_count),
+    E(arbor_urdf_joint_info),
+    E(arbor_urdf_find_joint),
+    E(arbor_urdf_dof),
+    E(arbor_urdf_positions),
+    E(arbor_urdf_set_positions),
+    E(arbor_urdf_set_position),
+    E(arbor_urdf_forward_kinematics),
+    E(arbor_urdf_forward_kinematics_parallel),
     E(arbor_last_error_info), E(arbor_simd_path), E(arbor_journal_set_visible), E(arbor_journal_set_instances),
     E(arbor_journal_set_instance), E(arbor_gltf_lod_count), E(arbor_gltf_lod_group), E(arbor_gltf_select_lods),
     E(arbor_gltf_apply_visibility), E(arbor_node_set_instances), E(arbor_node_instance_count), E(arbor_node_get_instance), E(arbor_node_instance),

@@ -125,6 +125,7 @@ from ._lowlevel import ffi as _ffi
 from ._lowlevel import lib as _lib
 from ._pose import Pose
 from ._scene import Camera, Node, NodeList, Scene, load
+from ._urdf import Joint, Robot, load_urdf
 
 #: The version of the arbor C library the package carries ("1.2.3").
 version = _ffi.string(_lib.ap_version()).decode()
@@ -133,6 +134,7 @@ __version__ = version
 
 __all__ = [
     "Scene", "Node", "NodeList", "Pose", "Camera", "Clip", "Player", "Skins", "load", "apply_players", "real", "version",
+    "Robot", "Joint", "load_urdf",
     "Error", "InvalidArgumentError", "DeadNodeError", "CycleError", "NotAChildError", "LockedError", "SingularError",
     "NonFiniteError", "DepthLimitError", "OutOfMemoryError", "FileError", "ParseError", "UnsupportedError",
     "ClosedError",

@@ -2,7 +2,7 @@
 # Type stubs of the arbor package (the docstrings are in the modules).
 import builtins
 import os
-from typing import Any, Iterator, Literal, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, Iterator, Literal, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -223,4 +223,37 @@ class Scene:
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None: ...
 
 def load(path: Union[str, "os.PathLike[str]"], scene: Optional[Scene] = ..., lenient: bool = ...) -> Scene: ...
+
+class Joint(NamedTuple):
+    name: str
+    type: str
+    axis: npt.NDArray[np.float64]
+    lower: Optional[float]
+    upper: Optional[float]
+    parent: str
+    child: str
+    mimic: Optional[str]
+    multiplier: float
+    offset: float
+    position_index: Optional[int]
+    position_count: int
+
+class Robot:
+    joints: Tuple[Joint, ...]
+    links: Tuple[str, ...]
+    position_names: Tuple[str, ...]
+    @property
+    def scene(self) -> Scene: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def dof(self) -> int: ...
+    def link(self, name: str) -> Node: ...
+    @property
+    def positions(self) -> npt.NDArray[np.float64]: ...
+    def set_positions(self, q: Union[ArrayLike, Dict[str, float]]) -> None: ...
+    def forward_kinematics(self, q: ArrayLike) -> RealArray: ...
+    def close(self) -> None: ...
+
+def load_urdf(path: Union[str, "os.PathLike[str]"], scene: Optional[Scene] = ..., clamp: bool = ...) -> Robot: ...
 def apply_players(players: Sequence[Player], times: ArrayLike, loop: bool = ...) -> None: ...

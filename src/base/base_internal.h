@@ -8,7 +8,7 @@
 
 #include "arbor/base.h"
 
-/* The internals libarbor-gltf calls in libarbor: exported by libarbor.so, and listed in
+/* The internals libarbor-gltf and libarbor-urdf call in libarbor: exported by libarbor.so, and listed in
    cmake/gltf_uses.txt (the export check allows those arbor__ names and no other). */
 #define ARBOR__FOR_GLTF ARBOR_API
 

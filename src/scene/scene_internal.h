@@ -335,8 +335,8 @@ static inline void arbor__notify_stale(arbor_scene *s, uint32_t slot) {
 ARBOR__FOR_GLTF void arbor__on_destroy(arbor_scene *s, void (*fn)(arbor_scene *s));
 /* d joins s's dependents (detach: what s's destroy calls), with s's allocator; d leaves them
    (nothing when it is off the ring: its scene is gone). */
-void arbor__dependent_join(arbor_scene *s, arbor__dependent *d, void (*detach)(arbor__dependent *d));
-void arbor__dependent_leave(arbor__dependent *d);
+ARBOR__FOR_GLTF void arbor__dependent_join(arbor_scene *s, arbor__dependent *d, void (*detach)(arbor__dependent *d));
+ARBOR__FOR_GLTF void arbor__dependent_leave(arbor__dependent *d);
 /* The refusal of every call of a dependent whose scene was destroyed: ARBOR_ERR_INVALID_ARGUMENT. */
 ARBOR__FOR_GLTF arbor_result arbor__inert(const char *fn);
 

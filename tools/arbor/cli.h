@@ -25,6 +25,10 @@ int cmd_render(int argc, char **argv);
 int cmd_animate(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* tree, info, dump and convert of a URDF file (cmd_urdf.c): main.c runs it for a command whose operands
+   name a .urdf file (cli_urdf_operand). */
+int cmd_urdf(const char *cmd, int argc, char **argv);
+bool cli_urdf_operand(int argc, char **argv);
 
 /* The command being run ("info"), for usage errors to name its --help. */
 extern const char *cli_command;
@@ -133,6 +137,9 @@ json_t *cli_json(cli_file *f);
 
 /* Writes j to stdout, indented, with a newline: 0, or 1 after saying why not. */
 int cli_print_json(json_t *j);
+/* The same with every real printed to read back exactly (9 digits in float builds, 17 in double
+   ones), as `arbor dump --json` prints matrices. */
+int cli_print_json_exact(json_t *j);
 
 /* A number as JSON, without float noise (cli_tidy, 7 significant digits as files carry). */
 json_t *cli_json_real(double v);

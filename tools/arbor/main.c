@@ -54,6 +54,9 @@ static const char usage[] =
     "scene); dump, animate and diff also take all, every node of the file. Nodes are named by\n"
     "path (base/joint/arm) or #INDEX.\n"
     "\n"
+    "Robots: tree, info, dump and convert also read a URDF file (ROBOT.urdf), at joint positions\n"
+    "given by --joint NAME=VALUE... or --joints FILE.json (see arbor dump robot.urdf --help).\n"
+    "\n"
     "Each command takes --help. Exit status: 0 done, 1 a file failed to load or save (or an\n"
     "edit failed), 2 usage (diff: 0 same, 1 different, 2 error).\n"
     "\n"
@@ -273,13 +276,16 @@ json_t *cli_json(cli_file *f) {
     return f->json;
 }
 
-int cli_print_json(json_t *j) {
-    int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(7));
+static int print_json(json_t *j, int precision) {
+    int bad = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(precision));
     json_decref(j);
     if (!bad) bad = fputc('\n', stdout) == EOF || fflush(stdout);
     if (bad) cli_error("the JSON could not be written");
     return bad;
 }
+
+int cli_print_json(json_t *j) { return print_json(j, 7); }
+int cli_print_json_exact(json_t *j) { return print_json(j, sizeof(arbor_real) == sizeof(double) ? 17 : 9); }
 
 json_t *cli_json_real(double v) {
     v = cli_tidy((arbor_real)v);
@@ -501,6 +507,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(name, commands[i].name)) {
             cli_command = name;
+            if (cli_urdf_operand(argc - 2, argv + 2)) return cmd_urdf(name, argc - 2, argv + 2);
             return commands[i].run(argc - 2, argv + 2);
         }
     fprintf(stderr, "arbor: no command '%s'; the commands:", name); /* one line, the list in it */

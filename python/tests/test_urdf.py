@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+"""Robots from URDF files: every shared robot's links at random configurations equal KDL's
+(the C oracle tests/urdf_kdl/oracle.cpp, urdfdom and kdl_parser, run as a program), through the
+scene and through batched forward kinematics; batches equal one configuration at a time bit for
+bit; limits, mimic joints and refusals."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import arbor
+from conftest import IN_CI, ROOT, SHARED, need
+
+URDF = os.path.join(SHARED, "urdf")
+TOL = 1e-10 if arbor.real == np.float64 else 1e-5
+
+
+def robots():
+    found = []
+    if os.path.isdir(URDF):
+        for folder in sorted(os.listdir(URDF)):
+            d = os.path.join(URDF, folder)
+            if os.path.isdir(d):
+                found += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".urdf")]
+    return found
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """The urdfdom + KDL oracle: ARBOR_URDF_KDL, else build/float/tests/urdf_kdl."""
+    path = os.environ.get("ARBOR_URDF_KDL") or os.path.join(ROOT, "build", "float", "tests", "urdf_kdl")
+    need(os.access(path, os.X_OK), f"the URDF oracle {path} was not found (set ARBOR_URDF_KDL)")
+    return path
+
+
+def test_the_robots_are_there():
+    need(robots(), f"{URDF} is absent (../shared beside the checkout)")
+    assert len(robots()) >= 30 or not IN_CI
+
+
+def random_configs(robot, rng, count):
+    """count rows within limits (continuous joints in [-pi, pi])."""
+    q = np.empty((count, robot.dof))
+    for j in robot.joints:
+        if j.position_index is None:
+            continue
+        assert j.position_count == 1
+        lo, hi = (j.lower, j.upper) if j.lower is not None else (-np.pi, np.pi)
+        q[:, j.position_index] = rng.uniform(lo, hi, count)
+    return q
+
+
+def kdl_poses(oracle, path, robot, q, tmp_path):
+    """The oracle's poses, (B, links, 4, 4) in robot.links order, [row, column]."""
+    configs, out = tmp_path / "configs.txt", tmp_path / "kdl.txt"
+    configs.write_text("".join(" ".join(f"{n}={v!r}" for n, v in zip(robot.position_names, row)) + "\n" for row in q))
+    subprocess.run([oracle, "fk", path, str(configs), str(out)], check=True, capture_output=True)
+    poses = np.full((len(q), len(robot.links), 4, 4), np.nan)
+    index = {n: i for i, n in enumerate(robot.links)}
+    c = -1
+    for line in out.read_text().splitlines():
+        words = line.split()
+        if words[0] == "config":
+            c = int(words[1])
+        else:
+            poses[c, index[words[0]]] = np.array(words[1:], float).reshape(4, 4).T
+    assert not np.isnan(poses).any()
+    return poses
+
+
+@pytest.mark.parametrize("path", robots() or ["(none)"], ids=lambda p: os.path.basename(p))
+def test_fk_equals_kdl(path, oracle, tmp_path):
+    need(os.path.exists(path), f"{URDF} is absent (../shared beside the checkout)")
+    robot = arbor.load_urdf(path)
+    rng = np.random.default_rng(27)
+    q = random_configs(robot, rng, 20)
+    expected = kdl_poses(oracle, path, robot, q, tmp_path)
+    batch = robot.forward_kinematics(q)
+    assert batch.shape == (20, len(robot.links), 4, 4)
+    assert np.abs(batch - expected).max() <= TOL
+    for b in range(len(q)):
+        assert np.array_equal(robot.forward_kinematics(q[b]), batch[b])  # bit for bit
+    robot.set_positions(q[7])
+    nodes = [robot.link(n) for n in robot.links]
+    scene = robot.scene.world_matrices(nodes)
+    assert np.abs(scene - expected[7]).max() <= TOL
+    robot.set_positions(dict(zip(robot.position_names, q[3])))
+    assert np.array_equal(robot.positions, q[3])
+
+
+def test_limits_mimic_and_refusals():
+    path = os.path.join(URDF, "panda_description", "panda.urdf")
+    need(os.path.exists(path), f"{path} is absent (../shared beside the checkout)")
+    robot = arbor.load_urdf(path)
+    assert robot.dof == 8 and len(robot.links) == 13
+    assert "panda_finger_joint2" not in robot.position_names
+    finger2 = next(j for j in robot.joints if j.name == "panda_finger_joint2")
+    assert finger2.mimic == "panda_finger_joint1" and finger2.position_index is None
+    joint4 = next(j for j in robot.joints if j.name == "panda_joint4")
+    assert robot.positions[joint4.position_index] == joint4.upper  # 0 is outside: the nearest limit
+    before = robot.scene.world_matrices()
+    with pytest.raises(arbor.InvalidArgumentError, match=r"joint 'panda_joint1' \(position 0\): 3 is outside its limits"):
+        robot.set_positions({"panda_joint1": 3.0})
+    with pytest.raises(arbor.InvalidArgumentError, match="mimic of 'panda_finger_joint1'"):
+        robot.set_positions({"panda_finger_joint2": 0.01})
+    q = robot.positions
+    q[2] = np.nan
+    with pytest.raises(arbor.NonFiniteError):
+        robot.set_positions(q)
+    with pytest.raises(arbor.NonFiniteError, match="row 1: joint 'panda_joint3'"):
+        robot.forward_kinematics(np.array([robot.positions, q]))
+    assert np.array_equal(robot.scene.world_matrices(), before)
+    clamped = arbor.load_urdf(path, clamp=True)
+    clamped.set_positions({"panda_joint1": 3.0})
+    assert clamped.positions[0] == 2.8973
+    with pytest.raises(KeyError):
+        robot.link("no_such_link")
+
+
+def test_bad_file_names_the_line(tmp_path):
+    f = tmp_path / "two_roots.urdf"
+    f.write_text('<robot name="r">\n<link name="a"/>\n<link name="b"/>\n</robot>\n')
+    with pytest.raises(arbor.ParseError, match="line 3: two root links"):
+        arbor.load_urdf(f)

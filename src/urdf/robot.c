@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* The robot: its model (parse.c), its links' nodes in a scene, and the joint positions written
+   through a pose of every link but the root (pose.h: one pass, world matrices included). Forward
+   kinematics of batches works on the model alone, in double, and never touches the scene. */
+#define _POSIX_C_SOURCE 200809L /* open, fstat, read */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arbor/pose.h"
+#include "urdf/urdf_internal.h"
+
+struct arbor_urdf {
+    arbor__dependent dep;   /* of its scene (first: the detach finds the robot) */
+    arbor_scene *s;         /* NULL once the scene is destroyed */
+    arbor__urdf_model m;
+    bool clamp;
+    arbor_node *link_node;  /* link_count */
+    uint32_t *pose_link;    /* the link of each pose entry */
+    double *q, *work;       /* the positions (dof), and the checked values of a call */
+    arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
+    size_t bytes;           /* of this block (the struct and its arrays) */
+};
+
+static void detach(arbor__dependent *d) { ((arbor_urdf *)d)->s = NULL; }
+
+/* ---- a joint's motion ------------------------------------------------------------------------ */
+
+static void quat_mul(double out[4], const double a[4], const double b[4]) {
+    double r[4] = { a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                    a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                    a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2] };
+    memcpy(out, r, sizeof r);
+}
+
+static void quat_rotate(double out[3], const double q[4], const double v[3]) {
+    /* v + 2 w (u x v) + 2 u x (u x v), u = q's vector part */
+    double t[3] = { 2 * (q[1] * v[2] - q[2] * v[1]), 2 * (q[2] * v[0] - q[0] * v[2]), 2 * (q[0] * v[1] - q[1] * v[0]) };
+    out[0] = v[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
+    out[1] = v[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
+    out[2] = v[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
+}
+
+/* The local transform of joint j at values v (its positions; a mimic's one value). */
+static void joint_local(const arbor__urdf_joint *j, const double *v, double t[3], double r[4]) {
+    double d[3] = { 0, 0, 0 };
+    memcpy(r, j->rot, sizeof j->rot);
+    double m[4] = { 0, 0, 0, 1 };
+    switch (j->type) {
+    case ARBOR_URDF_FIXED: break;
+    case ARBOR_URDF_REVOLUTE:
+    case ARBOR_URDF_CONTINUOUS:
+    case ARBOR_URDF_PLANAR: {
+        double angle = j->type == ARBOR_URDF_PLANAR ? v[2] : v[0], s = sin(angle / 2);
+        m[0] = j->axis[0] * s, m[1] = j->axis[1] * s, m[2] = j->axis[2] * s, m[3] = cos(angle / 2);
+        if (j->type == ARBOR_URDF_PLANAR)
+            for (int k = 0; k < 3; k++) d[k] = v[0] * j->plane[0][k] + v[1] * j->plane[1][k];
+        break;
+    }
+    case ARBOR_URDF_PRISMATIC:
+        for (int k = 0; k < 3; k++) d[k] = j->axis[k] * v[0];
+        break;
+    case ARBOR_URDF_FLOATING: {
+        double len = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6]);
+        for (int k = 0; k < 4; k++) m[k] = v[3 + k] / len;
+        memcpy(d, v, sizeof d);
+        break;
+    }
+    }
+    quat_rotate(t, j->rot, d);
+    for (int k = 0; k < 3; k++) t[k] += j->xyz[k];
+    quat_mul(r, j->rot, m);
+}
+
+/* The values joint k moves with, from checked positions q (a mimic's into one). */
+static const double *joint_values(const arbor_urdf *R, uint32_t k, const double *q, double *one) {
+    const arbor__urdf_joint *j = &R->m.joints[k];
+    if (j->mimic >= 0) {
+        *one = j->multiplier * q[R->m.joints[j->mimic].position_index] + j->offset;
+        return one;
+    }
+    return j->position_index >= 0 ? q + j->position_index : one;
+}
+
+/* q (dof values) checked into out: finite, within limits (or clamped), floating quaternions
+   not zero. row >= 0 names a row of a batch. */
+static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, const double *q, double *out) {
+    char where[40] = "";
+    if (row >= 0) snprintf(where, sizeof where, "row %lld: ", (long long)row);
+    for (uint32_t k = 0; k < R->m.joint_count; k++) {
+        const arbor__urdf_joint *j = &R->m.joints[k];
+        if (j->position_index < 0) continue;
+        const double *v = q + j->position_index;
+        double *o = out + j->position_index;
+        for (uint32_t i = 0; i < j->position_count; i++) {
+            if (!isfinite(v[i]))
+                return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sjoint '%s' (position %d): %g is not a finite value", where,
+                                   j->name, j->position_index + (int)i, v[i]);
+            o[i] = v[i];
+        }
+        if (j->has_limits && !(v[0] >= j->lower && v[0] <= j->upper)) {
+            if (!R->clamp)
+                return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (position %d): %.9g is outside its limits [%.9g, %.9g]",
+                                   where, j->name, j->position_index, v[0], j->lower, j->upper);
+            o[0] = v[0] < j->lower ? j->lower : j->upper;
+        }
+        if (j->type == ARBOR_URDF_FLOATING && !(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6] > 0))
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (positions %d to %d): the quaternion is zero", where,
+                               j->name, j->position_index + 3, j->position_index + 6);
+    }
+    return ARBOR_OK;
+}
+
+/* ---- load ------------------------------------------------------------------------------------- */
+
+/* The trs of link i at checked positions q. */
+static arbor_trs link_trs(const arbor_urdf *R, uint32_t i, const double *q) {
+    arbor_trs trs = { .rotation = { 0, 0, 0, 1 }, .scale = { 1, 1, 1 } };
+    int32_t k = R->m.link_joint[i];
+    if (k < 0) return trs;
+    double one = 0, t[3], r[4];
+    joint_local(&R->m.joints[k], joint_values(R, (uint32_t)k, q, &one), t, r);
+    for (int c = 0; c < 3; c++) trs.translation[c] = (arbor_real)t[c];
+    for (int c = 0; c < 4; c++) trs.rotation[c] = (arbor_real)r[c];
+    return trs;
+}
+
+static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
+    const arbor_node *n = ctx;
+    return n[a].id < n[b].id;
+}
+
+/* The robot of model m in s: nodes, pose, ring. Frees m when it fails. */
+static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m, const arbor_urdf_options *options,
+                         arbor_urdf **out) {
+    const arbor_allocator *a = &s->allocator;
+    uint32_t L = m->link_count;
+    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 2 * m->dof;
+    size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
+    char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
+    if (!block || !scratch) {
+        arbor__free_with(a, block, bytes);
+        arbor__free_with(a, scratch, scratch_bytes);
+        arbor__free_with(a, m->block, m->bytes);
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for a robot of %u links", L);
+    }
+    memset(block, 0, bytes);
+    arbor_urdf *R = (arbor_urdf *)block;
+    R->m = *m;
+    R->bytes = bytes;
+    R->clamp = options && options->clamp;
+    R->link_node = (arbor_node *)(block + sizeof *R); /* 8-byte members first, then the 4-byte ones */
+    R->q = (double *)(R->link_node + L);
+    R->work = R->q + m->dof;
+    R->pose_link = (uint32_t *)(R->work + m->dof);
+    memcpy(R->q, m->start, sizeof(double) * m->dof);
+    arbor_node_desc *desc = (arbor_node_desc *)scratch;
+    arbor_trs *trs = (arbor_trs *)(desc + L);
+    int32_t *parents = (int32_t *)(trs + L);
+    uint32_t *by_node = (uint32_t *)(parents + L), *by_entry = by_node + L;
+    for (uint32_t i = 0; i < L; i++) {
+        trs[i] = link_trs(R, i, R->q);
+        desc[i] = (arbor_node_desc){ .name = m->link_name[i] };
+        memcpy(desc[i].translation, trs[i].translation, sizeof trs[i].translation);
+        memcpy(desc[i].rotation, trs[i].rotation, sizeof trs[i].rotation);
+        parents[i] = m->link_parent[i];
+    }
+    arbor_result r = arbor_scene_create_nodes(s, desc, parents, L, R->link_node);
+    if (!r && L > 1) {
+        r = arbor_pose_create(s, R->link_node + 1, L - 1, &R->pose);
+        if (r) arbor_node_destroy(s, R->link_node[0]);
+    }
+    if (r) {
+        char why[512]; /* before the model's block, which holds the name, is freed */
+        snprintf(why, sizeof why, "robot '%s': %s", m->name, arbor_last_error());
+        arbor__free_with(a, scratch, scratch_bytes);
+        arbor__free_with(a, m->block, m->bytes);
+        arbor__free_with(a, block, bytes);
+        return arbor__fail(r, func, "%s", why);
+    }
+    if (R->pose) { /* each entry's link: the entries and the links sorted by handle, side by side */
+        const arbor_node *entry = arbor_pose_nodes(R->pose);
+        arbor__urdf_sort(by_node, L - 1, node_less, R->link_node + 1);
+        arbor__urdf_sort(by_entry, L - 1, node_less, entry);
+        for (uint32_t e = 0; e < L - 1; e++) R->pose_link[by_entry[e]] = by_node[e] + 1;
+    }
+    arbor__free_with(a, scratch, scratch_bytes);
+    R->s = s;
+    arbor__dependent_join(s, &R->dep, detach);
+    *out = R;
+    return ARBOR_OK;
+}
+
+static arbor_result load(arbor_scene *s, const char *func, const char *file, const void *data, size_t size,
+                         const arbor_urdf_options *options, arbor_urdf **out) {
+    arbor__urdf_model m;
+    arbor_result r = arbor__urdf_parse(&s->allocator, func, file, data, size, &m);
+    return r ? r : make(s, func, &m, options, out);
+}
+
+/* Only a regular file is opened, without blocking (a FIFO put there is refused, not waited on). */
+arbor_result arbor_urdf_load(arbor_scene *s, const char *path, const arbor_urdf_options *options, arbor_urdf **out) {
+    static const char func[] = "arbor_urdf_load";
+    if (!s || !path || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !s ? "s" : !path ? "path" : "out");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    arbor__place at = { .file = path };
+    if (fd < 0) return arbor__fail_at(ARBOR_ERR_IO, func, &at, "cannot open: %s", strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return arbor__fail_at(ARBOR_ERR_IO, func, &at, "not a regular file");
+    }
+    size_t size = (size_t)st.st_size;
+    char *data = arbor__alloc_with(&s->allocator, size);
+    if (!data) {
+        close(fd);
+        return arbor__fail_at(ARBOR_ERR_OUT_OF_MEMORY, func, &at, "no memory for its %zu bytes", size);
+    }
+    size_t got = 0;
+    for (ssize_t n = 1; got < size && n > 0; got += n > 0 ? (size_t)n : 0) n = read(fd, data + got, size - got);
+    close(fd);
+    arbor_result r = got == size ? load(s, func, path, data, size, options, out)
+                                 : arbor__fail_at(ARBOR_ERR_IO, func, &at, "read %zu of its %zu bytes", got, size);
+    arbor__free_with(&s->allocator, data, size);
+    return r;
+}
+
+arbor_result arbor_urdf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
+                                    const arbor_urdf_options *options, arbor_urdf **out) {
+    (void)base_dir; /* mesh files are not read yet */
+    if (!s || !data || !out)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, "arbor_urdf_load_memory", "%s is NULL", !s ? "s" : !data ? "data" : "out");
+    return load(s, "arbor_urdf_load_memory", NULL, data, size, options, out);
+}
+
+void arbor_urdf_destroy(arbor_urdf *R) {
+    if (!R) return;
+    arbor__dependent_leave(&R->dep);
+    arbor_pose_destroy(R->pose);
+    const arbor_allocator a = R->dep.allocator;
+    arbor__free_with(&a, R->m.block, R->m.bytes);
+    arbor__free_with(&a, R, R->bytes);
+}
+
+/* ---- links and joints ------------------------------------------------------------------------- */
+
+const char *arbor_urdf_name(const arbor_urdf *R) { return R ? R->m.name : ""; }
+uint32_t arbor_urdf_link_count(const arbor_urdf *R) { return R ? R->m.link_count : 0; }
+arbor_node arbor_urdf_link_node(const arbor_urdf *R, uint32_t i) {
+    return R && i < R->m.link_count ? R->link_node[i] : ARBOR_NONE;
+}
+const char *arbor_urdf_link_name(const arbor_urdf *R, uint32_t i) {
+    return R && i < R->m.link_count ? R->m.link_name[i] : NULL;
+}
+int32_t arbor_urdf_link_parent(const arbor_urdf *R, uint32_t i) {
+    return R && i < R->m.link_count ? R->m.link_parent[i] : -1;
+}
+arbor_node arbor_urdf_find_link(const arbor_urdf *R, const char *name) {
+    int32_t i = R && name ? arbor__urdf_find(R->m.link_name, sizeof *R->m.link_name, R->m.by_name, R->m.link_count, name) : -1;
+    return i >= 0 ? R->link_node[i] : ARBOR_NONE;
+}
+uint32_t arbor_urdf_joint_count(const arbor_urdf *R) { return R ? R->m.joint_count : 0; }
+int32_t arbor_urdf_find_joint(const arbor_urdf *R, const char *name) {
+    return R && name ? arbor__urdf_find(R->m.joints, sizeof *R->m.joints, R->m.joint_by_name, R->m.joint_count, name) : -1;
+}
+uint32_t arbor_urdf_dof(const arbor_urdf *R) { return R ? R->m.dof : 0; }
+
+arbor_result arbor_urdf_joint_info(const arbor_urdf *R, uint32_t i, arbor_urdf_joint *out) {
+    static const char func[] = "arbor_urdf_joint_info";
+    if (!R || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
+    if (!R->s) return arbor__inert(func);
+    if (i >= R->m.joint_count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "joint %u: robot '%s' has %u joints", i, R->m.name, R->m.joint_count);
+    const arbor__urdf_joint *j = &R->m.joints[i];
+    *out = (arbor_urdf_joint){ .name = j->name, .type = j->type, .has_limits = j->has_limits, .lower = j->lower,
+                               .upper = j->upper, .parent_link = j->parent, .child_link = j->child,
+                               .parent = R->link_node[j->parent], .child = R->link_node[j->child], .mimic = j->mimic,
+                               .multiplier = j->multiplier, .offset = j->offset, .position_count = j->position_count,
+                               .position_index = j->position_index };
+    memcpy(out->axis, j->axis, sizeof j->axis);
+    memcpy(out->origin_xyz, j->xyz, sizeof j->xyz);
+    memcpy(out->origin_rpy, j->rpy, sizeof j->rpy);
+    return ARBOR_OK;
+}
+
+/* ---- positions -------------------------------------------------------------------------------- */
+
+arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap) {
+    static const char func[] = "arbor_urdf_positions";
+    if (!R || (!out && R->m.dof)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
+    if (!R->s) return arbor__inert(func);
+    if (cap < R->m.dof)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "cap %u: robot '%s' has %u positions", cap, R->m.name, R->m.dof);
+    if (R->m.dof) memcpy(out, R->q, sizeof(double) * R->m.dof);
+    return ARBOR_OK;
+}
+
+static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q) {
+    arbor_result r = check(R, func, -1, q, R->work);
+    if (r) return r;
+    if (R->pose) {
+        arbor_trs *trs = arbor_pose_trs(R->pose);
+        for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
+        if ((r = arbor_pose_apply(R->pose, NULL))) return r;
+    }
+    memcpy(R->q, R->work, sizeof(double) * R->m.dof);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_urdf_set_positions(arbor_urdf *R, const double *q, uint32_t count) {
+    static const char func[] = "arbor_urdf_set_positions";
+    if (!R || (!q && count)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "q");
+    if (!R->s) return arbor__inert(func);
+    if (count != R->m.dof)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%u values: robot '%s' takes %u", count, R->m.name, R->m.dof);
+    return set_positions(R, func, q);
+}
+
+arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double value) {
+    static const char func[] = "arbor_urdf_set_position";
+    if (!R || !joint) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "joint");
+    if (!R->s) return arbor__inert(func);
+    int32_t k = arbor_urdf_find_joint(R, joint);
+    if (k < 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "robot '%s' has no joint '%s'", R->m.name, joint);
+    const arbor__urdf_joint *j = &R->m.joints[k];
+    if (j->position_count != 1)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "joint '%s' %s", joint,
+                           j->mimic >= 0 ? "is a mimic joint: set its master" : j->position_count ? "takes more than one value" : "is fixed");
+    /* the current positions with the one value changed */
+    double *q = arbor__alloc_with(&R->dep.allocator, sizeof(double) * R->m.dof);
+    if (!q) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory");
+    memcpy(q, R->q, sizeof(double) * R->m.dof);
+    q[j->position_index] = value;
+    arbor_result r = set_positions(R, func, q);
+    arbor__free_with(&R->dep.allocator, q, sizeof(double) * R->m.dof);
+    return r;
+}
+
+/* ---- forward kinematics ---------------------------------------------------------------------- */
+
+typedef struct fk_job {
+    const arbor_urdf *R;
+    const double *q;
+    uint32_t configs, per_task;
+    arbor_real *out;
+    double *scratch; /* per task: link_count * 12 world rows, then dof checked values */
+} fk_job;
+
+/* The rows of joint j's local matrix at values v: the origin's rows times the motion's, in
+   closed form for the joints of one value (Rodrigues' rotation about the unit axis). */
+static void fk_local(const arbor__urdf_joint *j, const double *v, double l[12]) {
+    const double *o = j->origin, *a = j->axis;
+    if (j->type == ARBOR_URDF_FIXED) {
+        memcpy(l, o, sizeof(double) * 12);
+    } else if (j->type == ARBOR_URDF_PRISMATIC) {
+        memcpy(l, o, sizeof(double) * 12);
+        for (int row = 0; row < 3; row++)
+            l[row * 4 + 3] += (o[row * 4] * a[0] + o[row * 4 + 1] * a[1] + o[row * 4 + 2] * a[2]) * v[0];
+    } else if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) {
+        double c = cos(v[0]), s = sin(v[0]), u = 1 - c;
+        double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - s * a[2], u * a[0] * a[2] + s * a[1],
+                        u * a[1] * a[0] + s * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - s * a[0],
+                        u * a[2] * a[0] - s * a[1], u * a[2] * a[1] + s * a[0], c + u * a[2] * a[2] };
+        for (int row = 0; row < 3; row++) {
+            for (int col = 0; col < 3; col++)
+                l[row * 4 + col] = o[row * 4] * m[col] + o[row * 4 + 1] * m[3 + col] + o[row * 4 + 2] * m[6 + col];
+            l[row * 4 + 3] = o[row * 4 + 3];
+        }
+    } else {
+        double t[3], r[4];
+        joint_local(j, v, t, r);
+        arbor__urdf_rows(l, r, t);
+    }
+}
+
+static void fk_task(void *user, uint32_t task) {
+    const fk_job *J = user;
+    const arbor_urdf *R = J->R;
+    uint32_t L = R->m.link_count, dof = R->m.dof;
+    double *w = J->scratch + (size_t)task * ((size_t)L * 12 + dof), *v = w + (size_t)L * 12;
+    uint32_t end = (task + 1) * J->per_task < J->configs ? (task + 1) * J->per_task : J->configs;
+    for (uint32_t c = task * J->per_task; c < end; c++) {
+        (void)check(R, "", -1, J->q + (size_t)c * dof, v); /* checked before: clamps, cannot fail */
+        arbor_real *o = J->out + (size_t)c * L * 16;
+        for (uint32_t i = 0; i < L; i++) {
+            double *m = w + (size_t)i * 12; /* rows of the 3x4 world matrix */
+            double l[12], one = 0;
+            int32_t k = R->m.link_joint[i];
+            if (k >= 0) fk_local(&R->m.joints[k], joint_values(R, (uint32_t)k, v, &one), l);
+            else arbor__urdf_rows(l, (const double[4]){ 0, 0, 0, 1 }, (const double[3]){ 0, 0, 0 });
+            if (k < 0) {
+                memcpy(m, l, sizeof l);
+            } else {
+                const double *p = w + (size_t)R->m.link_parent[i] * 12;
+                for (int row = 0; row < 3; row++)
+                    for (int col = 0; col < 4; col++)
+                        m[row * 4 + col] = p[row * 4] * l[col] + p[row * 4 + 1] * l[4 + col] + p[row * 4 + 2] * l[8 + col] +
+                                           (col == 3 ? p[row * 4 + 3] : 0);
+            }
+            arbor_real *mo = o + (size_t)i * 16;
+            for (int col = 0; col < 4; col++) {
+                for (int row = 0; row < 3; row++) mo[col * 4 + row] = (arbor_real)m[row * 4 + col];
+                mo[col * 4 + 3] = col == 3 ? 1 : 0;
+            }
+        }
+    }
+}
+
+arbor_result arbor_urdf_forward_kinematics_parallel(const arbor_urdf *R, const double *q, uint32_t configs,
+                                                    arbor_real *out, const arbor_executor *executor) {
+    static const char func[] = "arbor_urdf_forward_kinematics";
+    if (!R || ((!q || !out) && configs))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : !q ? "q" : "out");
+    if (!R->s) return arbor__inert(func);
+    if (configs == 0) return ARBOR_OK;
+    uint32_t L = R->m.link_count, dof = R->m.dof;
+    uint32_t tasks = executor && executor->parallel_for ? (configs < 64 ? configs : 64) : 1;
+    size_t per = (size_t)L * 12 + dof, bytes = sizeof(double) * per * tasks;
+    double *scratch = arbor__alloc_with(&R->dep.allocator, bytes);
+    if (!scratch) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
+    arbor_result r = ARBOR_OK;
+    for (uint32_t c = 0; !r && c < configs; c++) r = check(R, func, c, q + (size_t)c * dof, scratch + (size_t)L * 12);
+    if (!r) {
+        fk_job J = { R, q, configs, (configs + tasks - 1) / tasks, out, scratch };
+        tasks = (configs + J.per_task - 1) / J.per_task;
+        if (tasks > 1)
+            executor->parallel_for(executor->user, tasks, fk_task, &J);
+        else
+            fk_task(&J, 0);
+    }
+    arbor__free_with(&R->dep.allocator, scratch, bytes);
+    return r;
+}
+
+arbor_result arbor_urdf_forward_kinematics(const arbor_urdf *R, const double *q, uint32_t configs, arbor_real *out) {
+    return arbor_urdf_forward_kinematics_parallel(R, q, configs, out, NULL);
+}

@@ -1,0 +1,760 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/test_urdf.c: libarbor-urdf against independent readings of the same files.
+ *
+ * - Every robot of ../shared/urdf loads, and its links, their parents, its joints (type, axis,
+ *   limits, mimic) equal urdfdom's reading, printed by tests/urdf_kdl/oracle.cpp (urdfdom and
+ *   KDL, run as a program of its own).
+ * - At 20 random configurations within limits (continuous joints in [-pi, pi]) every link's
+ *   world matrix, after arbor_urdf_set_positions (the scene's nodes) and from
+ *   arbor_urdf_forward_kinematics (a batch of the 20), equals KDL's TreeFkSolverPos_recursive
+ *   within 1e-5 (float) or 1e-10 (double); mimic joints follow their masters in both (the oracle
+ *   computes them from urdfdom's model). A batch's rows equal batches of one, bit for bit.
+ * - Hostile files, each refused with the file, the line and the reason, the scene unchanged.
+ * - Joint positions: limits refused with the joint's name and limits (or clamped), NaN refused,
+ *   a refused call changes nothing; set_position; the nearest limit at load.
+ * - Lifetimes: the scene destroyed first leaves the robot inert; every block comes back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <jansson.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "test_util.h"
+#include "arbor/urdf.h"
+
+#define URDF_DIR ARBOR_SHARED_DIR "/urdf"
+#define OUT_DIR ARBOR_TEST_OUTPUT_DIR
+
+#if ARBOR_REAL_IS_DOUBLE
+#define FK_TOL 1e-10
+#else
+#define FK_TOL 1e-5
+#endif
+
+/* ---- the shared robots ------------------------------------------------------------------------ */
+
+typedef struct files { char path[64][512]; int count; } files;
+
+/* ../shared/urdf/<robot>/<name>.urdf, sorted */
+static int cmp_path(const void *a, const void *b) { return strcmp(a, b); }
+static void list_files(files *F)
+{
+    F->count = 0;
+    DIR *top = opendir(URDF_DIR);
+    if (!top) return;
+    for (struct dirent *d; (d = readdir(top));) {
+        if (d->d_name[0] == '.') continue;
+        char sub[512];
+        snprintf(sub, sizeof sub, "%s/%s", URDF_DIR, d->d_name);
+        DIR *in = opendir(sub);
+        if (!in) continue;
+        for (struct dirent *e; (e = readdir(in));) {
+            size_t n = strlen(e->d_name);
+            if (n > 5 && strcmp(e->d_name + n - 5, ".urdf") == 0 && F->count < 64)
+                snprintf(F->path[F->count++], sizeof F->path[0], "%.200s/%.200s", sub, e->d_name);
+        }
+        closedir(in);
+    }
+    closedir(top);
+    qsort(F->path, (size_t)F->count, sizeof F->path[0], cmp_path);
+}
+
+static void need_files(files *F, const char *func)
+{
+    list_files(F);
+    if (F->count == 0) {
+        test_shared_absent_(func, URDF_DIR, __FILE__, __LINE__);
+        skip();
+    }
+}
+
+#ifdef ARBOR_URDF_KDL
+static bool have_oracle(void) { return true; }
+#else
+#define ARBOR_URDF_KDL ""
+static bool have_oracle(void) { return false; }
+#endif
+
+/* The oracle is needed: skipped without it, failed under CI=true. */
+#define NEED_ORACLE()                                                                              \
+    do {                                                                                           \
+        if (!have_oracle()) {                                                                      \
+            const char *ci_ = getenv("CI");                                                        \
+            if (ci_ && strcmp(ci_, "true") == 0) fail_msg("CI=true needs the urdfdom/KDL oracle"); \
+            TEST_SKIP("no urdfdom/KDL oracle (liburdfdom-dev, libkdl-parser-dev)");                \
+        }                                                                                          \
+    } while (0)
+
+static void run_oracle(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", ARBOR_URDF_KDL, args);
+    int rc = system(cmd);
+    if (rc != 0) fail_msg("the oracle failed (%d): %s", rc, cmd);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static uint32_t link_index(const arbor_urdf *r, const char *name)
+{
+    for (uint32_t i = 0; i < arbor_urdf_link_count(r); i++)
+        if (strcmp(arbor_urdf_link_name(r, i), name) == 0) return i;
+    fail_msg("link '%s' of the oracle is not a link of arbor's robot", name);
+    return 0;
+}
+
+static const char *type_word(arbor_urdf_joint_type t)
+{
+    static const char *w[] = { "fixed", "revolute", "continuous", "prismatic", "floating", "planar" };
+    return w[t];
+}
+
+static void test_shared_robots_read_as_urdfdom(void **state)
+{
+    (void)state;
+    files F;
+    need_files(&F, __func__);
+    NEED_ORACLE();
+    for (int f = 0; f < F.count; f++) {
+        arbor_scene *s;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+        arbor_urdf *r = NULL;
+        arbor_result res = arbor_urdf_load(s, F.path[f], NULL, &r);
+        if (res) fail_msg("%s: %s", F.path[f], arbor_last_error());
+        char args[1200], out[600];
+        snprintf(out, sizeof out, "%s/urdf_model_%d.txt", OUT_DIR, f);
+        snprintf(args, sizeof args, "model '%s' '%s'", F.path[f], out);
+        run_oracle(args);
+        char *text = slurp(out);
+        uint32_t links = 0, joints = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            char name[256], parent[256], type[32], child[256], mimic[256];
+            double ax[3], lower, upper, mult, off;
+            if (sscanf(line, "link %255s %255s", name, parent) == 2) {
+                links++;
+                uint32_t i = link_index(r, name);
+                int32_t p = arbor_urdf_link_parent(r, i);
+                if (strcmp(parent, "-") == 0) assert_int_equal(p, -1);
+                else if (p < 0 || strcmp(arbor_urdf_link_name(r, (uint32_t)p), parent) != 0)
+                    fail_msg("%s: link %s: parent %s, urdfdom %s", F.path[f], name, p < 0 ? "none" : arbor_urdf_link_name(r, (uint32_t)p), parent);
+                assert_string_equal(arbor_node_name(s, arbor_urdf_link_node(r, i)), name);
+            } else if (sscanf(line, "joint %255s %31s %255s %255s %lf %lf %lf %lf %lf %255s %lf %lf", name, type, parent, child,
+                              &ax[0], &ax[1], &ax[2], &lower, &upper, mimic, &mult, &off) == 12) {
+                joints++;
+                int32_t k = arbor_urdf_find_joint(r, name);
+                assert_true(k >= 0);
+                arbor_urdf_joint j;
+                assert_int_equal(arbor_urdf_joint_info(r, (uint32_t)k, &j), ARBOR_OK);
+                assert_string_equal(type_word(j.type), type);
+                assert_string_equal(arbor_urdf_link_name(r, j.parent_link), parent);
+                assert_string_equal(arbor_urdf_link_name(r, j.child_link), child);
+                if (j.type != ARBOR_URDF_FIXED && j.type != ARBOR_URDF_FLOATING) {
+                    double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+                    for (int c = 0; c < 3; c++) ASSERT_NEAR(j.axis[c], ax[c] / len, 1e-15);
+                }
+                if (j.type == ARBOR_URDF_REVOLUTE || j.type == ARBOR_URDF_PRISMATIC) {
+                    assert_true(j.has_limits);
+                    assert_true(j.lower == lower && j.upper == upper);
+                }
+                if (strcmp(mimic, "-") == 0 || j.type == ARBOR_URDF_FIXED) {
+                    assert_int_equal(j.mimic, -1);
+                } else {
+                    arbor_urdf_joint m;
+                    assert_int_equal(arbor_urdf_joint_info(r, (uint32_t)j.mimic, &m), ARBOR_OK);
+                    assert_string_equal(m.name, mimic);
+                    assert_true(j.multiplier == mult && j.offset == off);
+                    assert_int_equal(j.position_count, 0);
+                }
+            } else {
+                fail_msg("%s: an oracle line arbor cannot read: %s", F.path[f], line);
+            }
+        }
+        assert_int_equal(links, arbor_urdf_link_count(r));
+        assert_int_equal(joints, arbor_urdf_joint_count(r));
+        free(text);
+        arbor_urdf_destroy(r);
+        arbor_scene_destroy(s);
+    }
+}
+
+/* ---- forward kinematics against KDL ---------------------------------------------------------- */
+
+#define CONFIGS 20
+
+/* CONFIGS random rows within limits (continuous in [-pi, pi]) into q, and as "name=value" lines
+   into the file at path. */
+static void random_configs(const arbor_urdf *r, test_rng *rng, double *q, const char *path)
+{
+    uint32_t dof = arbor_urdf_dof(r);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (int c = 0; c < CONFIGS; c++) {
+        for (uint32_t k = 0; k < arbor_urdf_joint_count(r); k++) {
+            arbor_urdf_joint j;
+            assert_int_equal(arbor_urdf_joint_info(r, k, &j), ARBOR_OK);
+            if (j.position_index < 0) continue;
+            assert_int_equal(j.position_count, 1); /* the shared robots have no floating or planar joint */
+            double pi = 3.14159265358979323846, lo = j.has_limits ? j.lower : -pi, hi = j.has_limits ? j.upper : pi;
+            double v = lo + (hi - lo) * test_rng_uniform(rng);
+            q[(size_t)c * dof + (uint32_t)j.position_index] = v;
+            fprintf(f, "%s=%.17g ", j.name, v);
+        }
+        fprintf(f, "\n");
+    }
+    fclose(f);
+}
+
+static void test_shared_robots_fk_equal_kdl(void **state)
+{
+    (void)state;
+    files F;
+    need_files(&F, __func__);
+    NEED_ORACLE();
+    test_rng rng = test_rng_make(27);
+    for (int f = 0; f < F.count; f++) {
+        arbor_scene *s;
+        assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+        arbor_urdf *r = NULL;
+        if (arbor_urdf_load(s, F.path[f], NULL, &r)) fail_msg("%s: %s", F.path[f], arbor_last_error());
+        uint32_t dof = arbor_urdf_dof(r), L = arbor_urdf_link_count(r);
+        double *q = calloc((size_t)CONFIGS * dof + 1, sizeof *q);
+        arbor_real *batch = malloc(sizeof(arbor_real) * 16 * L * CONFIGS), *one = malloc(sizeof(arbor_real) * 16 * L);
+        assert_true(q && batch && one);
+        char configs[600], out[600], args[2000];
+        snprintf(configs, sizeof configs, "%s/urdf_configs_%d.txt", OUT_DIR, f);
+        snprintf(out, sizeof out, "%s/urdf_fk_%d.txt", OUT_DIR, f);
+        random_configs(r, &rng, q, configs);
+        snprintf(args, sizeof args, "fk '%s' '%s' '%s'", F.path[f], configs, out);
+        run_oracle(args);
+        assert_int_equal(arbor_urdf_forward_kinematics(r, q, CONFIGS, batch), ARBOR_OK);
+        char *text = slurp(out);
+        int c = -1;
+        uint32_t seen = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            int k;
+            if (sscanf(line, "config %d", &k) == 1) {
+                if (c >= 0) assert_int_equal(seen, L);
+                c = k, seen = 0;
+                assert_int_equal(arbor_urdf_set_positions(r, q + (size_t)c * dof, dof), ARBOR_OK);
+                assert_int_equal(arbor_urdf_forward_kinematics(r, q + (size_t)c * dof, 1, one), ARBOR_OK);
+                assert_memory_equal(one, batch + (size_t)c * L * 16, sizeof(arbor_real) * 16 * L);
+                continue;
+            }
+            char name[256];
+            int used = 0;
+            assert_int_equal(sscanf(line, "%255s%n", name, &used), 1);
+            double kdl[16];
+            char *p = line + used;
+            for (int e = 0; e < 16; e++) kdl[e] = strtod(p, &p);
+            uint32_t i = link_index(r, name);
+            arbor_real world[16];
+            assert_int_equal(arbor_node_world_matrix(s, arbor_urdf_link_node(r, i), world), ARBOR_OK);
+            for (int e = 0; e < 16; e++) {
+                double b = batch[((size_t)c * L + i) * 16 + (size_t)e];
+                if (!(fabs(world[e] - kdl[e]) <= FK_TOL) || !(fabs(b - kdl[e]) <= FK_TOL))
+                    fail_msg("%s: config %d, link %s, element %d: scene %.12g, batch %.12g, KDL %.12g", F.path[f], c, name, e,
+                             (double)world[e], b, kdl[e]);
+            }
+            seen++;
+        }
+        assert_int_equal(c, CONFIGS - 1);
+        assert_int_equal(seen, L);
+        free(text);
+        free(q);
+        free(batch);
+        free(one);
+        arbor_urdf_destroy(r);
+        arbor_scene_destroy(s);
+    }
+}
+
+/* ---- hostile files ---------------------------------------------------------------------------- */
+
+static const char secret_marker[] = "SECRET-7f3a9c-not-for-messages";
+
+typedef struct hostile {
+    const char *name, *text;
+    uint32_t line;
+    const char *reason;
+} hostile;
+
+#define LINK(n) "<link name=\"" n "\"/>\n"
+/* The start of joint 'j' of type from link base to link a, after those links: lines 1 to 4. */
+#define JOINT_J(type) "<robot name=\"r\">\n" LINK("base") LINK("a") "<joint name=\"j\" type=\"" type "\"><parent link=\"base\"/><child link=\"a\"/>\n"
+#define JOINT(n, type, p, c, extra) \
+    "<joint name=\"" n "\" type=\"" type "\"><parent link=\"" p "\"/><child link=\"" c "\"/>" extra "</joint>\n"
+
+static const hostile hostiles[] = {
+    { "billion_laughs",
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [\n <!ENTITY a \"aaaaaaaaaa\">\n <!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\n"
+      " <!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n <!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">\n"
+      " <!ENTITY e \"&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;\">\n <!ENTITY f \"&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;\">\n"
+      " <!ENTITY g \"&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;\">\n <!ENTITY h \"&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;\">\n"
+      " <!ENTITY i \"&h;&h;&h;&h;&h;&h;&h;&h;&h;&h;\">\n]>\n<robot name=\"&i;\">" LINK("base") "</robot>\n",
+      13, "entity" }, /* libxml2 stops the expansion where it is asked for */
+    { "external_entity",
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [ <!ENTITY x SYSTEM \"file://" OUT_DIR "/urdf_secret.txt\"> ]>\n"
+      "<robot name=\"r\"><link name=\"a\">&x;</link></robot>\n",
+      2, "DOCTYPE" },
+    { "external_entity_attribute",
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [ <!ENTITY x SYSTEM \"file://" OUT_DIR "/urdf_secret.txt\"> ]>\n"
+      "<robot name=\"r\"><link name=\"&x;\"/></robot>\n",
+      3, "external entity" },
+    { "million_links",
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE robot [\n <!ENTITY l \"<link name='x'/>\">\n <!ENTITY m \"&l;&l;&l;&l;&l;&l;&l;&l;&l;&l;\">\n"
+      " <!ENTITY n \"&m;&m;&m;&m;&m;&m;&m;&m;&m;&m;\">\n <!ENTITY o \"&n;&n;&n;&n;&n;&n;&n;&n;&n;&n;\">\n"
+      " <!ENTITY p \"&o;&o;&o;&o;&o;&o;&o;&o;&o;&o;\">\n <!ENTITY q \"&p;&p;&p;&p;&p;&p;&p;&p;&p;&p;\">\n"
+      " <!ENTITY r \"&q;&q;&q;&q;&q;&q;&q;&q;&q;&q;\">\n]>\n<robot name=\"r\">&r;</robot>\n",
+      11, "entity" },
+    { "deep_nesting", NULL, 1, "not well-formed XML" }, /* written by the test: 10,000 nested elements */
+    { "joint_cycle",
+      "<robot name=\"r\">\n" LINK("base") LINK("a") LINK("b") JOINT("j0", "fixed", "base", "c", "") LINK("c")
+      JOINT("ja", "fixed", "a", "b", "") JOINT("jb", "fixed", "b", "a", "") "</robot>\n",
+      8, "cycle" },
+    { "two_parents",
+      "<robot name=\"r\">\n" LINK("base") LINK("a") JOINT("j1", "fixed", "base", "a", "") JOINT("j2", "fixed", "base", "a", "")
+      "</robot>\n",
+      5, "two parents" },
+    { "missing_link",
+      "<robot name=\"r\">\n" LINK("base") JOINT("j1", "fixed", "base", "ghost", "") "</robot>\n", 3,
+      "child link 'ghost' is not a link" },
+    { "two_roots", "<robot name=\"r\">\n" LINK("base") LINK("other") "</robot>\n", 3, "two root links" },
+    { "nan_origin",
+      JOINT_J("fixed")
+      "<origin xyz=\"0 nan 0\"/></joint>\n</robot>\n",
+      5, "NaN or infinity" },
+    { "inf_axis",
+      JOINT_J("continuous")
+      "\n<axis xyz=\"0 0 inf\"/></joint>\n</robot>\n",
+      6, "NaN or infinity" },
+    { "zero_axis",
+      JOINT_J("continuous")
+      "<axis xyz=\"0 0 0\"/></joint>\n</robot>\n",
+      5, "axis is zero" },
+    { "lower_above_upper",
+      JOINT_J("revolute")
+      "\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>\n",
+      6, "lower limit 2 is above upper limit 1" },
+};
+
+static const char *hostile_text(const char *name)
+{
+    for (size_t h = 0; h < sizeof hostiles / sizeof hostiles[0]; h++)
+        if (!strcmp(hostiles[h].name, name)) return hostiles[h].text;
+    fail_msg("no hostile file '%s'", name);
+    return NULL;
+}
+
+static void write_file(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+static void test_hostile_files_refused_with_file_line_reason(void **state)
+{
+    (void)state;
+    char secret[600];
+    snprintf(secret, sizeof secret, "%s/urdf_secret.txt", OUT_DIR);
+    write_file(secret, secret_marker, strlen(secret_marker));
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    for (size_t h = 0; h < sizeof hostiles / sizeof hostiles[0]; h++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/urdf_hostile_%s.urdf", OUT_DIR, hostiles[h].name);
+        if (hostiles[h].text) {
+            write_file(path, hostiles[h].text, strlen(hostiles[h].text));
+            if (strcmp(hostiles[h].name, "million_links") == 0) assert_true(strlen(hostiles[h].text) <= 1024);
+        } else {
+            size_t depth = 10000, n = depth * 7 + 32;
+            char *deep = malloc(n), *p = deep;
+            assert_non_null(deep);
+            p += sprintf(p, "<robot name=\"r\">");
+            for (size_t d = 0; d < depth; d++) p += sprintf(p, "<a>");
+            write_file(path, deep, (size_t)(p - deep));
+            free(deep);
+        }
+        arbor_urdf *r = (arbor_urdf *)&h; /* untouched when refused */
+        arbor_result res = arbor_urdf_load(s, path, NULL, &r);
+        arbor_error_info info = arbor_last_error_info();
+        print_message("%s: %s\n", hostiles[h].name, arbor_last_error());
+        assert_int_equal(res, ARBOR_ERR_PARSE);
+        assert_ptr_equal(r, (arbor_urdf *)&h);
+        assert_string_equal(info.file, path);
+        if (strcmp(hostiles[h].name, "deep_nesting") != 0) assert_int_equal(info.line, hostiles[h].line);
+        else assert_true(info.line >= 1);
+        if (!strstr(info.message, hostiles[h].reason)) fail_msg("%s: '%s' lacks '%s'", hostiles[h].name, info.message, hostiles[h].reason);
+        assert_null(strstr(info.message, secret_marker));
+        assert_int_equal(arbor_scene_node_count(s), 0);
+    }
+    arbor_scene_destroy(s);
+}
+
+/* ---- positions -------------------------------------------------------------------------------- */
+
+/* base -(revolute z, [-1, 0.5])- arm -(prismatic x, [0.1, 0.3], origin 1 0 0)- slider;
+   finger mimics the revolute joint (x2 + 0.25) about y. */
+static const char arm_urdf[] =
+    "<robot name=\"arm\">\n" LINK("base") LINK("arm") LINK("slider") LINK("finger")
+    JOINT("shoulder", "revolute", "base", "arm", "<axis xyz=\"0 0 2\"/><limit lower=\"-1\" upper=\"0.5\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("slide", "prismatic", "arm", "slider", "<origin xyz=\"1 0 0\"/><axis xyz=\"1 0 0\"/><limit lower=\"0.1\" upper=\"0.3\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("grip", "revolute", "arm", "finger", "<axis xyz=\"0 1 0\"/><limit lower=\"-9\" upper=\"9\" effort=\"1\" velocity=\"1\"/><mimic joint=\"shoulder\" multiplier=\"2\" offset=\"0.25\"/>")
+    "</robot>\n";
+
+static arbor_urdf *load_arm(arbor_scene *s, bool clamp)
+{
+    arbor_urdf_options o = { .clamp = clamp };
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, arm_urdf, sizeof arm_urdf - 1, NULL, &o, &r), ARBOR_OK);
+    return r;
+}
+
+static void world_of(arbor_scene *s, const arbor_urdf *r, const char *link, arbor_real m[16])
+{
+    assert_int_equal(arbor_node_world_matrix(s, arbor_urdf_find_link(r, link), m), ARBOR_OK);
+}
+
+static void test_positions_limits_mimic_refusals(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = load_arm(s, false);
+    assert_int_equal(arbor_urdf_dof(r), 2);
+    assert_int_equal(arbor_urdf_link_count(r), 4);
+    assert_string_equal(arbor_urdf_name(r), "arm");
+    double q[2];
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0 && q[1] == 0.1); /* 0 is below slide's limits: the nearest, 0.1 */
+    arbor_real m[16];
+    world_of(s, r, "slider", m);
+    ASSERT_NEAR(m[12], 1.1, TEST_EPS);
+
+    double good[2] = { 0.4, 0.2 };
+    assert_int_equal(arbor_urdf_set_positions(r, good, 2), ARBOR_OK);
+    /* slider: Rz(0.4) * (1 + 0.2, 0, 0); finger: Rz(0.4) Ry(2 * 0.4 + 0.25) */
+    world_of(s, r, "slider", m);
+    ASSERT_NEAR(m[12], 1.2 * cos(0.4), TEST_EPS);
+    ASSERT_NEAR(m[13], 1.2 * sin(0.4), TEST_EPS);
+    world_of(s, r, "finger", m);
+    double a = 1.05; /* finger's x axis: Rz(0.4) (cos a, 0, -sin a) */
+    ASSERT_NEAR(m[0], cos(0.4) * cos(a), TEST_EPS);
+    ASSERT_NEAR(m[1], sin(0.4) * cos(a), TEST_EPS);
+    ASSERT_NEAR(m[2], -sin(a), TEST_EPS);
+
+    /* refusals change nothing: matrices, versions, positions */
+    arbor_real before[16];
+    world_of(s, r, "finger", before);
+    uint64_t version = arbor_node_world_version(s, arbor_urdf_find_link(r, "finger"));
+    double outside[2] = { 0.6, 0.2 }, nan2[2] = { 0.1, NAN };
+    assert_int_equal(arbor_urdf_set_positions(r, outside, 2), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "joint 'shoulder' (position 0): 0.6 is outside its limits [-1, 0.5]"));
+    assert_int_equal(arbor_urdf_set_positions(r, nan2, 2), ARBOR_ERR_NONFINITE);
+    assert_non_null(strstr(arbor_last_error(), "joint 'slide'"));
+    assert_int_equal(arbor_urdf_set_positions(r, good, 1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_set_position(r, "grip", 0.1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "mimic"));
+    assert_int_equal(arbor_urdf_set_position(r, "nope", 0.1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_set_position(r, "slide", 0.35), ARBOR_ERR_INVALID_ARGUMENT);
+    world_of(s, r, "finger", m);
+    assert_memory_equal(m, before, sizeof m);
+    assert_int_equal(arbor_node_world_version(s, arbor_urdf_find_link(r, "finger")), version);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.4 && q[1] == 0.2);
+
+    /* one joint */
+    assert_int_equal(arbor_urdf_set_position(r, "slide", 0.3), ARBOR_OK);
+    world_of(s, r, "slider", m);
+    ASSERT_NEAR(m[12], 1.3 * cos(0.4), TEST_EPS);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.4 && q[1] == 0.3);
+
+    /* a batch with one bad row writes nothing and names the row */
+    double rows[6] = { 0, 0.1, 0.2, 0.2, 0.7, 0.2 };
+    arbor_real out[3 * 4 * 16];
+    memset(out, 0x5a, sizeof out);
+    arbor_real sentinel[3 * 4 * 16];
+    memcpy(sentinel, out, sizeof out);
+    assert_int_equal(arbor_urdf_forward_kinematics(r, rows, 3, out), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "row 2: joint 'shoulder'"));
+    assert_memory_equal(out, sentinel, sizeof out);
+    rows[4] = 0.5;
+    assert_int_equal(arbor_urdf_forward_kinematics(r, rows, 3, out), ARBOR_OK);
+    ASSERT_NEAR(out[(1 * 4 + 2) * 16 + 12], 1.2 * cos(0.2), TEST_EPS); /* row 1, link slider */
+    arbor_urdf_destroy(r);
+
+    /* clamping */
+    r = load_arm(s, true);
+    assert_int_equal(arbor_urdf_set_positions(r, outside, 2), ARBOR_OK);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.5 && q[1] == 0.2);
+    assert_int_equal(arbor_urdf_set_positions(r, nan2, 2), ARBOR_ERR_NONFINITE);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
+static void test_lifetimes_and_memory(void **state)
+{
+    (void)state;
+    test_counting_allocator counter = { 0 };
+    arbor_scene_desc d = { .allocator = test_counting_allocator_hooks(&counter, true) };
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
+    arbor_urdf *r = load_arm(s, false);
+    arbor_scene_destroy(s); /* first */
+    double q[2] = { 0, 0.2 };
+    arbor_real out[4 * 16];
+    arbor_urdf_joint j;
+    assert_int_equal(arbor_urdf_set_positions(r, q, 2), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "its scene was destroyed"));
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q, 1, out), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_joint_info(r, 0, &j), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_link_count(r), 4);
+    arbor_urdf_destroy(r);
+    assert_int_equal(counter.live_blocks, 0);
+    assert_int_equal(counter.size_mismatches, 0);
+
+    /* and in the other order */
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
+    r = load_arm(s, false);
+    arbor_urdf_destroy(r);
+    assert_int_equal(arbor_scene_node_count(s), 4); /* the links stay in the scene */
+    arbor_scene_destroy(s);
+    assert_int_equal(counter.live_blocks, 0);
+    assert_int_equal(counter.size_mismatches, 0);
+}
+
+/* Every allocation of a load, a set_position and a batch refused in turn: each refusal leaves
+   the scene's node count and the allocator's live blocks as they were. */
+static void test_failed_allocations_change_nothing(void **state)
+{
+    (void)state;
+    test_counting_allocator counter = { 0 };
+    arbor_scene_desc d = { .allocator = test_counting_allocator_hooks(&counter, true) };
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(&d, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    uint32_t refused = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        int64_t blocks = counter.live_blocks;
+        counter.calls = 0, counter.fail_at = k;
+        arbor_result res = arbor_urdf_load_memory(s, arm_urdf, sizeof arm_urdf - 1, NULL, NULL, &r);
+        counter.fail_at = 0;
+        if (res == ARBOR_OK) break;
+        assert_int_equal(res, ARBOR_ERR_OUT_OF_MEMORY);
+        assert_int_equal(arbor_scene_node_count(s), 0);
+        assert_int_equal(counter.live_blocks, blocks);
+        refused++;
+    }
+    assert_non_null(r);
+    assert_true(refused >= 3); /* the model, the robot, the pose at least */
+    double q[2] = { 0.25, 0.2 }, before[2];
+    arbor_real out[4 * 16];
+    assert_int_equal(arbor_urdf_positions(r, before, 2), ARBOR_OK);
+    counter.calls = 0, counter.fail_at = 1;
+    assert_int_equal(arbor_urdf_set_position(r, "slide", 0.2), ARBOR_ERR_OUT_OF_MEMORY);
+    counter.calls = 0, counter.fail_at = 1;
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q, 1, out), ARBOR_ERR_OUT_OF_MEMORY);
+    counter.fail_at = 0;
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_memory_equal(q, before, sizeof q);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+    assert_int_equal(counter.live_blocks, 0);
+    assert_int_equal(counter.size_mismatches, 0);
+}
+
+static void test_memory_messages_name_the_line(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    const char *text = hostile_text("two_parents");
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, text, strlen(text), NULL, NULL, &r), ARBOR_ERR_PARSE);
+    arbor_error_info info = arbor_last_error_info();
+    assert_string_equal(info.file, "");
+    assert_int_equal(info.line, 5);
+    assert_non_null(strstr(info.message, "arbor_urdf_load_memory: line 5: link 'a' has two parents"));
+    assert_int_equal(arbor_urdf_load(s, OUT_DIR "/no-such.urdf", NULL, &r), ARBOR_ERR_IO);
+    assert_int_equal(arbor_urdf_load(s, OUT_DIR, NULL, &r), ARBOR_ERR_IO); /* a folder */
+    assert_null(r);
+    arbor_scene_destroy(s);
+}
+
+
+/* ---- the CLI ---------------------------------------------------------------------------------- */
+
+#ifdef ARBOR_CLI_PATH
+/* Runs `arbor ARGS`, stdout into out (malloc'ed), stderr's first line into err: the exit code. */
+static int run_cli(const char *args, char **out, char err[512])
+{
+    char cmd[2048], errpath[600];
+    snprintf(errpath, sizeof errpath, "%s/urdf_cli_err.txt", OUT_DIR);
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>'%s'", ARBOR_CLI_PATH, args, errpath);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    for (size_t got; (got = fread(buf + n, 1, cap - n - 1, p)) > 0;) {
+        n += got;
+        if (cap - n < 2) buf = realloc(buf, cap *= 2), assert_non_null(buf);
+    }
+    buf[n] = 0;
+    int status = pclose(p);
+    *out = buf;
+    char *e = slurp(errpath);
+    snprintf(err, 512, "%s", e);
+    free(e);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+/* Every node of a dump (by name) has KDL's pose of its link (the oracle's output at kdl_out,
+   one configuration), and each node is in its parent's children. */
+static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
+{
+    char *text = slurp(kdl_out);
+    uint32_t seen = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strncmp(line, "config", 6)) continue;
+        char name[256];
+        int used = 0;
+        assert_int_equal(sscanf(line, "%255s%n", name, &used), 1);
+        char *p = line + used;
+        json_t *node = NULL;
+        for (size_t i = 0; i < json_array_size(nodes); i++)
+            if (!strcmp(json_string_value(json_object_get(json_array_get(nodes, i), "name")), name)) node = json_array_get(nodes, i);
+        if (!node) fail_msg("dump has no node '%s'", name);
+        json_t *parent = json_object_get(node, "parent");
+        if (json_is_integer(parent)) {
+            json_t *kids = json_object_get(json_array_get(nodes, (size_t)json_integer_value(parent)), "children");
+            bool listed = false;
+            for (size_t c = 0; c < json_array_size(kids); c++)
+                listed |= json_integer_value(json_array_get(kids, c)) == json_integer_value(json_object_get(node, "index"));
+            assert_true(listed);
+        }
+        json_t *world = json_object_get(node, "world");
+        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
+        seen++;
+    }
+    assert_int_equal(seen, json_array_size(nodes));
+    free(text);
+}
+#endif
+
+/* arbor dump ROBOT.urdf --json at positions given by --joint and --joints: the glTF dump's shape,
+   every link's world matrix KDL's at those positions (the oracle given the same values), and so
+   are the nodes of `arbor convert ROBOT.urdf OUT.glb` at them; a mimic joint given directly, a
+   value outside limits, an unknown joint and a hostile file refused with one line. */
+static void test_cli_dump_equals_kdl(void **state)
+{
+    (void)state;
+#ifndef ARBOR_CLI_PATH
+    TEST_SKIP("the CLI is not built");
+#else
+    files F;
+    need_files(&F, __func__);
+    NEED_ORACLE();
+    const char *panda = NULL;
+    for (int f = 0; f < F.count; f++)
+        if (strstr(F.path[f], "/panda.urdf")) panda = F.path[f];
+    assert_non_null(panda);
+    char configs[600], joints[600], kdl_out[600], args[2400], err[512], *out;
+    snprintf(configs, sizeof configs, "%s/urdf_cli_config.txt", OUT_DIR);
+    snprintf(joints, sizeof joints, "%s/urdf_cli_joints.json", OUT_DIR);
+    snprintf(kdl_out, sizeof kdl_out, "%s/urdf_cli_kdl.txt", OUT_DIR);
+    /* joint4 is left at its load position, its upper limit -0.0698 (0 is outside its limits) */
+    static const char config[] = "panda_joint1=0.5 panda_joint2=-0.25 panda_joint3=1 panda_joint4=-0.0698 panda_joint5=0.75 "
+                                 "panda_joint6=2 panda_joint7=-1.5 panda_finger_joint1=0.03\n";
+    write_file(configs, config, strlen(config));
+    static const char json[] = "{\"panda_joint5\": 0.75, \"panda_joint6\": 2, \"panda_joint7\": -1.5, \"panda_joint1\": 9}";
+    write_file(joints, json, strlen(json));
+    snprintf(args, sizeof args, "fk '%s' '%s' '%s'", panda, configs, kdl_out);
+    run_oracle(args);
+    snprintf(args, sizeof args, "dump '%s' --json --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", panda, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    json_error_t jerr;
+    json_t *doc = json_loads(out, 0, &jerr);
+    if (!doc) fail_msg("dump --json: %s", jerr.text);
+    free(out);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(json_array_get(json_object_get(doc, "scenes"), 0), "nodes"), 0)), 0);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    json_decref(doc);
+    /* convert: the links as the nodes of a .glb, whose glTF dump holds the same poses */
+    char glb[600];
+    snprintf(glb, sizeof glb, "%s/urdf_cli_panda.glb", OUT_DIR);
+    snprintf(args, sizeof args, "convert '%s' '%s' --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", panda, glb, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    snprintf(args, sizeof args, "dump '%s' --json", glb);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    doc = json_loads(out, 0, &jerr);
+    free(out);
+    assert_non_null(doc);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    json_decref(doc);
+
+    struct { const char *args, *says; } refused[] = {
+        { "--joint panda_finger_joint2=0.01", "arbor: dump: " },
+        { "--joint panda_finger_joint2=0.01", "is a mimic of 'panda_finger_joint1'" },
+        { "--joint panda_joint1=3", "joint 'panda_joint1' (position 0): 3 is outside its limits [-2.8973, 2.8973]" },
+        { "--joint no_such_joint=0", "has no joint 'no_such_joint'" },
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        snprintf(args, sizeof args, "dump '%s' --json %s", panda, refused[k].args);
+        assert_int_equal(run_cli(args, &out, err), 1);
+        free(out);
+        if (!strstr(err, refused[k].says)) fail_msg("%s: '%s' lacks '%s'", refused[k].args, err, refused[k].says);
+        assert_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL); /* one line */
+    }
+    char hostile[600];
+    snprintf(hostile, sizeof hostile, "%s/urdf_cli_two_roots.urdf", OUT_DIR);
+    write_file(hostile, hostile_text("two_roots"), strlen(hostile_text("two_roots")));
+    snprintf(args, sizeof args, "tree '%s'", hostile);
+    assert_int_equal(run_cli(args, &out, err), 1);
+    free(out);
+    assert_non_null(strstr(err, "line 3: two root links"));
+    snprintf(args, sizeof args, "info '%s' --json", panda);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    doc = json_loads(out, 0, &jerr);
+    free(out);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "dof")), 8); /* 7 arm joints and a finger; the other mimics it */
+    assert_int_equal(json_array_size(json_object_get(doc, "joints")), 12);
+    json_decref(doc);
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shared_robots_read_as_urdfdom),
+        cmocka_unit_test(test_shared_robots_fk_equal_kdl),
+        cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
+        cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_lifetimes_and_memory),
+        cmocka_unit_test(test_failed_allocations_change_nothing),
+        cmocka_unit_test(test_memory_messages_name_the_line),
+        cmocka_unit_test(test_cli_dump_equals_kdl),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
