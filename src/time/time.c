@@ -170,7 +170,15 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         }
         return e;
     }
-    uint32_t cap = r ? r->cap * 2 : s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
+    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
+    if (r && !s->history_capacity) {
+        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
+           that a node recorded at a steady rate grows once: few rings are grown out of. */
+        double span = time_of(&r->s[(LOAD(e->head) + count - 1) % r->cap]) - time_of(&r->s[LOAD(e->head)]);
+        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
+        cap = r->cap * 2;
+        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
+    }
     if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
     ring *g = arbor__alloc(s, ring_bytes(cap));
     if (!g) return NULL;
@@ -648,14 +656,23 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
     path p;
     arbor_result r = find_path(s, target, source, &p, fn);
     if (r != ARBOR_OK) return r;
-    for (uint32_t i = 0; i < count; i++) { /* every time checked first: a refusal writes nothing */
-        affine m;
-        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK)
-            return refuse_index(r, fn, "times", i);
-    }
+    /* A refusal writes nothing: the earliest and latest times are looked up first (a path whose
+       samples cover both covers every time between), and only when one is refused are the times
+       looked up one by one for the first refused index. */
+    double lo = INFINITY, hi = -INFINITY;
+    bool latest = false;
     for (uint32_t i = 0; i < count; i++) {
-        affine m;
-        lookup_path(s, &p, times[i], &m, fn);
+        latest |= times[i] == ARBOR_TIME_LATEST;
+        if (times[i] < lo && times[i] != ARBOR_TIME_LATEST) lo = times[i];
+        if (times[i] > hi || !(times[i] == times[i])) hi = times[i];
+    }
+    affine m;
+    bool covered = (lo > hi || (lookup_path(s, &p, lo, &m, fn) == ARBOR_OK && lookup_path(s, &p, hi, &m, fn) == ARBOR_OK)) &&
+                   (!latest || lookup_path(s, &p, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
+    for (uint32_t i = 0; !covered && i < count; i++)
+        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
+    for (uint32_t i = 0; i < count; i++) {
+        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
         store(out + (size_t)i * 16, &m);
     }
     return ARBOR_OK;
