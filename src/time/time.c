@@ -64,6 +64,8 @@ static double time_of(const sample_words *from) {
     memcpy(&t, &w, sizeof t);
     return t;
 }
+/* i mod cap for i below 2 cap (a head and an offset below cap), without a division. */
+static inline uint32_t wrap(uint32_t i, uint32_t cap) { return i >= cap ? i - cap : i; }
 #define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 #define STORE(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
@@ -174,7 +176,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
     if (r && !s->history_capacity) {
         /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
            that a node recorded at a steady rate grows once: few rings are grown out of. */
-        double span = time_of(&r->s[(LOAD(e->head) + count - 1) % r->cap]) - time_of(&r->s[LOAD(e->head)]);
+        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
         double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
         cap = r->cap * 2;
         if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
@@ -187,7 +189,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
     uint32_t head = r ? LOAD(e->head) : 0;
     for (uint32_t i = 0; i < count; i++) {
         sample x;
-        get(&x, &r->s[(head + i) % r->cap]);
+        get(&x, &r->s[wrap(head + i, r->cap)]);
         put(&g->s[i], &x);
     }
     write_begin(e);
@@ -210,22 +212,22 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     ring *r = LOAD(e->ring);
     uint32_t head = LOAD(e->head), count = LOAD(e->count), cap = r->cap;
     uint32_t i = count; /* where x goes: after every earlier sample (late ones are few: a linear walk back) */
-    while (i > 0 && time_of(&r->s[(head + i - 1) % cap]) > x->time) i--;
-    bool replace = i > 0 && time_of(&r->s[(head + i - 1) % cap]) == x->time;
+    while (i > 0 && time_of(&r->s[wrap(head + i - 1, cap)]) > x->time) i--;
+    bool replace = i > 0 && time_of(&r->s[wrap(head + i - 1, cap)]) == x->time;
     write_begin(e);
     if (replace) {
-        put(&r->s[(head + i - 1) % cap], x);
+        put(&r->s[wrap(head + i - 1, cap)], x);
     } else {
         for (uint32_t k = count; k > i; k--) {
             sample y;
-            get(&y, &r->s[(head + k - 1) % cap]);
-            put(&r->s[(head + k) % cap], &y);
+            get(&y, &r->s[wrap(head + k - 1, cap)]);
+            put(&r->s[wrap(head + k, cap)], &y);
         }
-        put(&r->s[(head + i) % cap], x);
+        put(&r->s[wrap(head + i, cap)], x);
         count++;
         account(s, 1, 0);
     }
-    double oldest = time_of(&r->s[(head + count - 1) % cap]) - s->history_duration;
+    double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
     while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
         head = (head + 1) % cap;
         count--;
@@ -246,10 +248,12 @@ static double latest_of(const arbor_scene *s, uint32_t slot) {
 
 /* The checks of a sample: time finite, values finite, rotation not zero; the unit rotation into x. */
 static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, const arbor_trs *trs, sample *x, const char *fn,
-                                 const char *where) {
-    if (!isfinite(time)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%stime %g is not finite", where, time);
+                                 int64_t entry) {
+    char where[40] = ""; /* "pose entry i: ", written only for a refusal */
+#define WHERE (entry >= 0 ? (snprintf(where, sizeof where, "pose entry %lld: ", (long long)entry), where) : where)
+    if (!isfinite(time)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%stime %g is not finite", WHERE, time);
     if (s->n.flags[slot] & ARBOR__LOCKED)
-        return arbor__fail(ARBOR_ERR_LOCKED, fn, "%snode " ARBOR__NODE_FMT " has a locked local matrix", where,
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "%snode " ARBOR__NODE_FMT " has a locked local matrix", WHERE,
                            ARBOR__NODE_ARGS(s, slot));
     const arbor_real *v = &trs->translation[0];
     arbor_real all[ARBOR__TRS];
@@ -257,14 +261,15 @@ static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, con
     memcpy(all + ARBOR__R, trs->rotation, 4 * sizeof *v);
     memcpy(all + ARBOR__S, trs->scale, 3 * sizeof *v);
     if (!arbor__all_finite(all, ARBOR__TRS))
-        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS of " ARBOR__NODE_FMT " holds a NaN or infinity", where,
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS of " ARBOR__NODE_FMT " holds a NaN or infinity", WHERE,
                            ARBOR__NODE_ARGS(s, slot));
     if (!arbor__unit_quat(all + ARBOR__R, all + ARBOR__R))
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation of " ARBOR__NODE_FMT " is zero", where,
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation of " ARBOR__NODE_FMT " is zero", WHERE,
                            ARBOR__NODE_ARGS(s, slot));
     x->time = time;
     memcpy(x->trs, all, sizeof all);
     return ARBOR_OK;
+#undef WHERE
 }
 
 static arbor_trs trs_of(const sample *x) {
@@ -282,7 +287,7 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
     uint32_t slot = arbor__require(s, n, fn, &r);
     if (!slot) return r;
     sample x;
-    if ((r = check_sample(s, slot, time, trs, &x, fn, "")) != ARBOR_OK) return r;
+    if ((r = check_sample(s, slot, time, trs, &x, fn, -1)) != ARBOR_OK) return r;
     double latest = latest_of(s, slot);
     if (time < latest - s->history_duration) return ARBOR_OK; /* pruned as it would arrive */
     node_history *e = writable(s, slot);
@@ -307,12 +312,10 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     bool late = false;
     for (uint32_t i = 0; i < count; i++) {
         arbor_result r = ARBOR_OK;
-        char where[40];
-        snprintf(where, sizeof where, "pose entry %u: ", (unsigned)i);
         uint32_t slot = arbor__require(s, nodes[i], fn, &r);
         if (!slot) return r;
         sample x;
-        if ((r = check_sample(s, slot, time, &trs[i], &x, fn, where)) != ARBOR_OK) return r;
+        if ((r = check_sample(s, slot, time, &trs[i], &x, fn, i)) != ARBOR_OK) return r;
         late |= time < latest_of(s, slot);
     }
     for (uint32_t i = 0; i < count; i++)
@@ -328,7 +331,7 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     for (uint32_t i = 0; i < count; i++) {
         uint32_t slot = arbor__slot(s, nodes[i]);
         sample x;
-        check_sample(s, slot, time, &trs[i], &x, fn, ""); /* checked above: the unit rotation */
+        check_sample(s, slot, time, &trs[i], &x, fn, -1); /* checked above: the unit rotation */
         double latest = latest_of(s, slot);
         if (time < latest - s->history_duration) continue;
         if (late && time >= latest) {
@@ -444,14 +447,14 @@ static int read_at(const node_history *e, uint32_t want_parent, double time, dou
             continue;
         }
         v->first = time_of(&r->s[head]);
-        v->last = time_of(&r->s[(head + count - 1) % cap]);
+        v->last = time_of(&r->s[wrap(head + count - 1, cap)]);
         int status = AT_OK;
         sample a, b;
         double u = 0;
         if (v->parent != want_parent) {
             status = AT_MOVED;
         } else if (time == INFINITY || time == v->last) {
-            get(&a, &r->s[(head + count - 1) % cap]);
+            get(&a, &r->s[wrap(head + count - 1, cap)]);
             b = a;
         } else if (!(time >= v->first && time <= v->last)) {
             status = AT_OUTSIDE;
@@ -459,10 +462,10 @@ static int read_at(const node_history *e, uint32_t want_parent, double time, dou
             uint32_t lo = 0, hi = count - 1;
             while (hi - lo > 1) {
                 uint32_t mid = lo + (hi - lo) / 2;
-                if (time_of(&r->s[(head + mid) % cap]) <= time) lo = mid; else hi = mid;
+                if (time_of(&r->s[wrap(head + mid, cap)]) <= time) lo = mid; else hi = mid;
             }
-            get(&a, &r->s[(head + lo) % cap]);
-            get(&b, &r->s[(head + lo + 1) % cap]);
+            get(&a, &r->s[wrap(head + lo, cap)]);
+            get(&b, &r->s[wrap(head + lo + 1, cap)]);
             if (a.time == time || !(b.time > a.time)) b = a; /* a sample's time: that sample exactly */
             else u = (time - a.time) / (b.time - a.time);
         }
