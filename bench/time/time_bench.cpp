@@ -174,6 +174,7 @@ int main() {
     emit("100,000 stamped lookups of one pair", "tf2", median(mt) * 1e3, "ms");
     emit("100,000 stamped lookups of one pair", "arbor", median(ma) * 1e3, "ms");
     // readers beside a writer at 1 kHz: lookups a second by 1 and by 2 readers
+    double written = start + 10.0; // the writer's clock, on across the runs (no stamp twice)
     for (int peer = 0; peer < 2; peer++) {
         double rate[3] = { 0 };
         for (int readers = 1; readers <= 2; readers++) {
@@ -181,7 +182,7 @@ int main() {
             std::atomic<long> done(0);
                         std::thread writer([&] {
                 uint64_t wr = 99;
-                double t = start + 10.0;
+                double &t = written;
                 while (!stop.load()) {
                     t += 1e-3;
                     arbor_trs b = random_trs(&wr);

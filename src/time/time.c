@@ -458,8 +458,25 @@ static int read_at(const node_history *e, uint32_t want_parent, double time, dou
             b = a;
         } else if (!(time >= v->first && time <= v->last)) {
             status = AT_OUTSIDE;
-        } else { /* the last sample at or before time: i in [0, count - 1) */
+        } else { /* the last sample at or before time: lo in [0, count - 1) */
             uint32_t lo = 0, hi = count - 1;
+            /* Samples come at a steady rate, mostly: start where time falls between the first and
+               last, and step from there (one or two cache lines, where a binary search of a
+               large ring touches one a step); a few steps, then the search below. */
+            double guess = (time - v->first) / (v->last - v->first) * (double)(count - 1);
+            uint32_t g = guess >= 0 && guess < (double)(count - 1) ? (uint32_t)guess : 0;
+            for (int step = 0; step < 4; step++) {
+                if (time_of(&r->s[wrap(head + g, cap)]) > time) {
+                    hi = g;
+                    if (!g--) break;
+                } else if (time_of(&r->s[wrap(head + g + 1, cap)]) <= time) {
+                    lo = ++g;
+                } else {
+                    lo = g, hi = g + 1;
+                    break;
+                }
+                if (g >= count - 1) break;
+            }
             while (hi - lo > 1) {
                 uint32_t mid = lo + (hi - lo) / 2;
                 if (time_of(&r->s[wrap(head + mid, cap)]) <= time) lo = mid; else hi = mid;
