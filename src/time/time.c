@@ -605,7 +605,7 @@ static arbor_result chain_at(const arbor_scene *s, uint32_t slot, uint32_t stop,
     for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
         arbor_result r = local_at(s, n, time, &l, fn);
         if (r != ARBOR_OK) return r;
-        m = mul(&l, &m);
+        m = n == slot ? l : mul(&l, &m);
     }
     *out = m;
     return ARBOR_OK;
@@ -623,7 +623,7 @@ static arbor_result lookup_path(const arbor_scene *s, const path *p, double time
     arbor_result r = chain_at(s, p->source, p->common, time, &src, fn);
     if (r == ARBOR_OK && p->target) r = chain_at(s, p->target, p->common, time, &tgt, fn);
     if (r != ARBOR_OK) return r;
-    if (!p->target) {
+    if (!p->target || p->target == p->common) { /* target is the world, or source's ancestor */
         *out = src;
         return ARBOR_OK;
     }
