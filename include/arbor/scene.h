@@ -117,10 +117,10 @@ typedef struct arbor_scene_stats {
 
 /* Counters since the scene was created or last reset. */
 ARBOR_API void arbor_scene_stats_get(const arbor_scene *scene, arbor_scene_stats *out);
+ARBOR_API void arbor_scene_stats_reset(arbor_scene *scene);
 /* arbor_scene_stats_get writing the whole struct of 1.2 (the macro below calls it). */
 ARBOR_API void arbor_scene_stats_get_1_2(const arbor_scene *scene, arbor_scene_stats *out);
 #define arbor_scene_stats_get arbor_scene_stats_get_1_2
-ARBOR_API void arbor_scene_stats_reset(arbor_scene *scene);
 
 /* ---- Nodes and their local transforms ----------------------------------------------------- */
 
