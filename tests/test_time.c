@@ -393,7 +393,9 @@ static void test_out_of_memory(void **state) {
 
 /* Threads: one writer records at 1 kHz, two readers look up meanwhile. Every sample of node k
    at time t is translation (t, k, 0): linear in t, so any interpolation gives exactly
-   (time, k, 0) and a torn sample would show. */
+   (time, k, 0) and a torn sample would show. The writer reuses the slots of pruned samples and
+   moves the latest for late ones while the readers read there: under ThreadSanitizer (the tsan
+   stage) a plain read of a sample is reported (checked by planting one). */
 #define THREAD_NODES 4
 typedef struct shared {
     arbor_scene *s;
@@ -410,7 +412,9 @@ static void *reader(void *arg) {
     long lookups = 0;
     while (!atomic_load(&sh->done)) {
         double latest = atomic_load(&sh->latest);
-        double t = latest - 0.05 * (double)(splitmix64_next(&rng) % 1000) / 1000.0;
+        /* anywhere in the 0.2 s window: its oldest samples' slots are the ones the writer reuses,
+           its newest ones those a late sample moves */
+        double t = latest - 0.2 * (double)(splitmix64_next(&rng) % 1000) / 1000.0;
         arbor_real out[16];
         arbor_result r = arbor_scene_lookup(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], t, out);
         if (r == ARBOR_OK) {
@@ -446,6 +450,10 @@ static void test_threads(void **state) {
         for (int k = 0; k < THREAD_NODES; k++) {
             arbor_trs x = trs_z(t, k, 0, 0, 1);
             ASSERT_OK(arbor_node_record_trs(sh.s, sh.n[k], t, &x));
+            if (step % 4 == 0) { /* a late sample between the last two: the latest moves up a slot */
+                arbor_trs y = trs_z(t - 0.0005, k, 0, 0, 1);
+                ASSERT_OK(arbor_node_record_trs(sh.s, sh.n[k], t - 0.0005, &y));
+            }
         }
         atomic_store(&sh.latest, t);
         nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
