@@ -65,6 +65,31 @@ AP uint32_t ap_scene_roots(const arbor_scene *s, uint64_t *out, uint32_t cap) {
     return n;
 }
 
+/* ---- time (arbor/time.h) ---- */
+/* trs: translation, rotation, scale (10 values). */
+AP int ap_node_record_trs(arbor_scene *s, uint64_t n, double time, const arbor_real *trs) {
+    arbor_trs t;
+    memcpy(t.translation, trs, sizeof t.translation);
+    memcpy(t.rotation, trs + 3, sizeof t.rotation);
+    memcpy(t.scale, trs + 7, sizeof t.scale);
+    return arbor_node_record_trs(s, H(n), time, &t);
+}
+AP int ap_pose_record(arbor_pose *p, double time) { return arbor_pose_record(p, time); }
+AP int ap_scene_lookup_many(arbor_scene *s, uint64_t target, uint64_t source, const double *times, uint32_t count, arbor_real *out) {
+    return arbor_scene_lookup_many(s, H(target), H(source), times, count, out);
+}
+AP int ap_scene_lookup_between(arbor_scene *s, uint64_t target, double target_time, uint64_t source, double source_time, uint64_t fixed, arbor_real *out) {
+    return arbor_scene_lookup_between(s, H(target), target_time, H(source), source_time, H(fixed), out);
+}
+AP int ap_node_history_range(const arbor_scene *s, uint64_t n, double *first, double *last) { return arbor_node_history_range(s, H(n), first, last); }
+AP bool ap_last_extrapolation(uint64_t *node, double *time, double *first, double *last) {
+    arbor_node n;
+    bool r = arbor_time_last_extrapolation(&n, time, first, last);
+    *node = r ? n.id : 0;
+    return r;
+}
+AP double ap_time_latest(void) { return ARBOR_TIME_LATEST; }
+
 /* ---- nodes ---- */
 /* trs: translation, rotation, scale (10 values). A scale with a zero in it is written after the
    create (the desc reads zeros as "default"), and the node is destroyed again if it is refused. */
@@ -295,7 +320,8 @@ typedef struct { arbor_camera_type type; arbor_real yfov, aspect, xmag, ymag, zn
 typedef enum {
     ARBOR_OK, ARBOR_ERR_INVALID_ARGUMENT, ARBOR_ERR_DEAD_NODE, ARBOR_ERR_CYCLE, ARBOR_ERR_NOT_A_CHILD,
     ARBOR_ERR_LOCKED, ARBOR_ERR_SINGULAR, ARBOR_ERR_NONFINITE, ARBOR_ERR_DEPTH_LIMIT,
-    ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_IO, ARBOR_ERR_PARSE, ARBOR_ERR_UNSUPPORTED, ...
+    ARBOR_ERR_OUT_OF_MEMORY, ARBOR_ERR_IO, ARBOR_ERR_PARSE, ARBOR_ERR_UNSUPPORTED, ARBOR_ERR_NOT_CONNECTED,
+    ARBOR_ERR_EXTRAPOLATION, ...
 } arbor_result;
 """
 

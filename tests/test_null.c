@@ -808,6 +808,50 @@ ROW(arbor_lod_pick) {
     assert_true(pick == -1 || pick == 0);
 }
 
+/* time.h (and scene.h's 1.1 entries) */
+ROW(arbor_scene_create_1_1) { INVALID(arbor_scene_create_1_1(NULL, NULL)); }
+ROW(arbor_scene_stats_get_1_1) {
+    arbor_scene_stats st;
+    memset(&st, 0xff, sizeof st);
+    arbor_scene_stats_get_1_1(NULL, &st);
+    assert_int_equal(st.history_bytes, 0);
+    arbor_scene_stats_get_1_1(S, NULL);
+}
+ROW(arbor_node_record_trs) {
+    arbor_trs trs = { { 0, 0, 0 }, { 0, 0, 0, 1 }, { 1, 1, 1 } };
+    INVALID(arbor_node_record_trs(NULL, N, 0, &trs));
+    INVALID(arbor_node_record_trs(S, N, 0, NULL));
+    INVALID(arbor_node_record_trs(S, NONE, 0, &trs));
+}
+ROW(arbor_pose_record) { INVALID(arbor_pose_record(NULL, 0)); }
+ROW(arbor_scene_lookup) {
+    INVALID(arbor_scene_lookup(NULL, ROOT, N, 0, OUT));
+    INVALID(arbor_scene_lookup(S, ROOT, N, 0, NULL));
+    INVALID(arbor_scene_lookup(S, ROOT, NONE, 0, OUT));
+}
+ROW(arbor_scene_lookup_between) {
+    INVALID(arbor_scene_lookup_between(NULL, ROOT, 0, N, 0, ROOT, OUT));
+    INVALID(arbor_scene_lookup_between(S, ROOT, 0, N, 0, ROOT, NULL));
+}
+ROW(arbor_scene_lookup_many) {
+    double t = 0;
+    INVALID(arbor_scene_lookup_many(NULL, ROOT, N, &t, 1, OUT));
+    INVALID(arbor_scene_lookup_many(S, ROOT, N, NULL, 1, OUT));
+    INVALID(arbor_scene_lookup_many(S, ROOT, N, &t, 1, NULL));
+}
+ROW(arbor_scene_world_matrices_at) {
+    INVALID(arbor_scene_world_matrices_at(NULL, &N, 1, 0, OUT));
+    INVALID(arbor_scene_world_matrices_at(S, NULL, 1, 0, OUT));
+    INVALID(arbor_scene_world_matrices_at(S, &N, 1, 0, NULL));
+}
+ROW(arbor_node_history_range) {
+    double a, b;
+    INVALID(arbor_node_history_range(NULL, N, &a, &b));
+    INVALID(arbor_node_history_range(S, N, NULL, &b));
+    INVALID(arbor_node_history_range(S, N, &a, NULL));
+}
+ROW(arbor_time_last_extrapolation) { arbor_time_last_extrapolation(NULL, NULL, NULL, NULL); }
+
 /* ---- the table ---- */
 
 typedef struct row { const char *name; void (*check)(void); } row;
@@ -885,6 +929,9 @@ static const row rows[] = {
     E(arbor_node_set_instance), E(arbor_node_instance_world_matrix), E(arbor_node_instance_world_matrices),
     E(arbor_node_cull_instances), E(arbor_scene_instanced_count), E(arbor_node_set_visible), E(arbor_node_visible),
     E(arbor_node_effectively_visible), E(arbor_scene_hidden_count), E(arbor_node_screen_coverage), E(arbor_lod_pick),
+    E(arbor_scene_create_1_1), E(arbor_scene_stats_get_1_1), E(arbor_node_record_trs), E(arbor_pose_record),
+    E(arbor_scene_lookup), E(arbor_scene_lookup_between), E(arbor_scene_lookup_many), E(arbor_scene_world_matrices_at),
+    E(arbor_node_history_range), E(arbor_time_last_extrapolation),
 };
 #define ROWS (sizeof rows / sizeof *rows)
 

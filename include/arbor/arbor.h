@@ -118,4 +118,5 @@
 #include "arbor/pose.h"
 #include "arbor/edit.h"
 #include "arbor/anim.h"
+#include "arbor/time.h"
 #endif

@@ -97,7 +97,9 @@ static const int *const arbor_precision_mark_ __attribute__((used)) = &ARBOR_PRE
     X(ARBOR_ERR_OUT_OF_MEMORY, "out of memory")                                           \
     X(ARBOR_ERR_IO, "input or output failed")                                             \
     X(ARBOR_ERR_PARSE, "the input could not be parsed")                                   \
-    X(ARBOR_ERR_UNSUPPORTED, "unsupported")
+    X(ARBOR_ERR_UNSUPPORTED, "unsupported")                                               \
+    X(ARBOR_ERR_NOT_CONNECTED, "the nodes are in different trees")                        \
+    X(ARBOR_ERR_EXTRAPOLATION, "the time is outside a node's samples")
 
 typedef enum arbor_result {
 #define ARBOR_RESULT_ENUM_(name, words) name,

@@ -67,12 +67,22 @@ typedef struct arbor_scene_desc {  /* all zero: defaults */
     uint32_t initial_capacity;     /* nodes to reserve storage for up front: no regrowth while
                                       building, and on Linux large arrays on huge pages */
     uint32_t max_depth;            /* zero: ARBOR_DEFAULT_MAX_DEPTH; at most UINT32_MAX - 1 */
+    /* 1.1 (arbor/time.h): the fields above are those of 1.0, which a program built with 1.0
+       passes to the 1.0 symbol arbor_scene_create; a program built now calls
+       arbor_scene_create_1_1 (the macro below), which reads these too. */
+    double history_duration;       /* seconds of samples a node keeps; zero: 10 (as tf2) */
+    uint32_t history_capacity;     /* samples a node keeps at most; zero: no count limit */
 } arbor_scene_desc;
 
 /* A new empty scene in *out. desc may be NULL (all defaults). Refused, *out untouched: an
    allocator half given, alloc without free or the reverse (ARBOR_ERR_INVALID_ARGUMENT); no
    memory (ARBOR_ERR_OUT_OF_MEMORY). */
 ARBOR_API arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out);
+/* arbor_scene_create reading the whole desc of 1.1 (history_duration, history_capacity; a
+   negative, NaN or infinite duration is ARBOR_ERR_INVALID_ARGUMENT): what a call of
+   arbor_scene_create compiled now calls, through the macro below. */
+ARBOR_API arbor_result arbor_scene_create_1_1(const arbor_scene_desc *desc, arbor_scene **out);
+#define arbor_scene_create arbor_scene_create_1_1
 
 /* Frees the scene and everything it holds. NULL is allowed. */
 ARBOR_API void arbor_scene_destroy(arbor_scene *scene);
@@ -98,11 +108,19 @@ typedef struct arbor_scene_stats {
     uint64_t relayouts;        /* times an update renumbered the storage into tree order (after
                                   reparents under later nodes; handles are unaffected) */
     uint64_t subtree_boxes;    /* subtree boxes computed (bounds.h) */
+    /* 1.1 (arbor/time.h): levels, not counters (stats_reset keeps them). The fields above are
+       the 1.0 struct's, all that the 1.0 symbol arbor_scene_stats_get writes; a program built
+       now calls arbor_scene_stats_get_1_1 (the macro below), which writes these too. */
+    uint64_t history_samples;  /* stamped samples held (arbor_node_record_trs) */
+    uint64_t history_bytes;    /* bytes those take, with the tables and the buffers grown out of */
 } arbor_scene_stats;
 
 /* Counters since the scene was created or last reset. */
 ARBOR_API void arbor_scene_stats_get(const arbor_scene *scene, arbor_scene_stats *out);
 ARBOR_API void arbor_scene_stats_reset(arbor_scene *scene);
+/* arbor_scene_stats_get writing the whole struct of 1.1 (the macro below calls it). */
+ARBOR_API void arbor_scene_stats_get_1_1(const arbor_scene *scene, arbor_scene_stats *out);
+#define arbor_scene_stats_get arbor_scene_stats_get_1_1
 
 /* ---- Nodes and their local transforms ----------------------------------------------------- */
 

@@ -86,6 +86,21 @@ Animation, skins, cameras, culling
     cam.view_matrix(); cam.projection_matrix(16 / 9)
     visible = scene.cull(cam, aspect=16 / 9)           # a NodeList of the nodes it sees
 
+Time
+----
+Nodes keep stamped samples, and lookups answer where one node was in another's frame at a time
+(arbor/time.h, tf2's buffer)::
+
+    base.record(12.5, translation=(1, 0, 0), rotation=(0, 0, 0, 1))   # as odometry arrives
+    pose.record(12.5)                          # every entry of a pose at one stamp
+    m = scene.lookup(map_node, camera, 12.52)  # (4, 4): camera's frame -> map's, at 12.52 s
+    ms = scene.lookup(map_node, lidar, stamps) # stamps a 1-D array: (N, 4, 4), one C call
+    scene.lookup(map_node, camera, arbor.LATEST)
+    scene.lookup_between(target, t1, source, t0, fixed)
+
+A time outside a node's samples raises ExtrapolationError (``.node``, ``.time``, ``.first``,
+``.last``), nodes of two trees NotConnectedError. One thread may record while others look up.
+
 Errors
 ------
 Refused calls raise :class:`arbor.Error` subclasses (DeadNodeError, CycleError, LockedError,
@@ -116,7 +131,7 @@ next write; separate scenes are independent; the C calls release the GIL.
 from ._anim import Clip, Player, Skins, apply_players
 from ._errors import (ClosedError, CycleError, DeadNodeError, DepthLimitError, Error, FileError, InvalidArgumentError,
                       LockedError, NonFiniteError, NotAChildError, OutOfMemoryError, ParseError, SingularError,
-                      UnsupportedError)
+                      UnsupportedError, NotConnectedError, ExtrapolationError)
 # FileError's OSError subclasses: arbor.FileNotFoundError is a builtins.FileNotFoundError too. Not
 # in __all__, so that `from arbor import *` never hides the builtins.
 from ._errors import FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError  # noqa: F401
@@ -129,6 +144,8 @@ from ._urdf import Joint, Robot, load_urdf
 
 #: The version of the arbor C library the package carries ("1.2.3").
 version = _ffi.string(_lib.ap_version()).decode()
+#: For Scene.lookup: the latest time at which every node on the path has samples (tf2's Time(0)).
+LATEST = float(_lib.ap_time_latest())
 del _ffi, _lib     # the compiled module is arbor._lowlevel's alone (help(arbor) lists no submodule)
 __version__ = version
 
@@ -137,7 +154,7 @@ __all__ = [
     "Robot", "Joint", "load_urdf",
     "Error", "InvalidArgumentError", "DeadNodeError", "CycleError", "NotAChildError", "LockedError", "SingularError",
     "NonFiniteError", "DepthLimitError", "OutOfMemoryError", "FileError", "ParseError", "UnsupportedError",
-    "ClosedError",
+    "ClosedError", "NotConnectedError", "ExtrapolationError", "LATEST",
 ]
 
 # help(arbor) and tracebacks name the public module, not the private ones.

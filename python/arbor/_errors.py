@@ -115,6 +115,18 @@ class UnsupportedError(Error):
     code, reason = 12, "unsupported"
 
 
+class NotConnectedError(Error):
+    """A lookup between two nodes of different trees (arbor/time.h)."""
+    code, reason = 13, "the nodes are in different trees"
+
+
+class ExtrapolationError(Error):
+    """A lookup at a time outside a node's samples (arbor/time.h): ``node`` (the Node, or None when
+    its scene is unknown here), ``time`` (asked), ``first`` and ``last`` (the node's samples)."""
+    code, reason = 14, "the time is outside a node's samples"
+    node = time = first = last = None
+
+
 class ClosedError(Error):
     """The scene (or a player, skins or pose of it) was closed: its C memory is freed. Raised by the
     Python layer, never a crash."""
@@ -123,7 +135,8 @@ class ClosedError(Error):
 
 _BY_CODE = {cls.code: cls for cls in (InvalidArgumentError, DeadNodeError, CycleError, NotAChildError,
                                       LockedError, SingularError, NonFiniteError, DepthLimitError,
-                                      OutOfMemoryError, FileError, ParseError, UnsupportedError)}
+                                      OutOfMemoryError, FileError, ParseError, UnsupportedError,
+                                      NotConnectedError, ExtrapolationError)}
 
 
 def error_for(code, message, file="", pointer=""):

@@ -153,6 +153,11 @@ class Pose(_ScenePart):
             pool = self._pool
         check(lib.ap_pose_apply(p, pool))
 
+    def record(self, time):
+        """Records every entry (``trs``) as a sample of its node at ``time``, in one pass, and
+        applies the pose so the latest samples are the nodes' current TRS (arbor_pose_record)."""
+        check(lib.ap_pose_record(self._p(), float(time)))
+
     def __repr__(self):
         return "<arbor.Pose (closed)>" if self.closed else f"<arbor.Pose of {len(self)} nodes>"
 

@@ -12,7 +12,7 @@ from . import _args as args
 from . import _lowlevel as ll
 from ._anim import Clip, Player, Skins
 from ._pose import Pose
-from ._errors import ClosedError, DeadNodeError, InvalidArgumentError, NonFiniteError, error_for
+from ._errors import ClosedError, DeadNodeError, ExtrapolationError, InvalidArgumentError, NonFiniteError, error_for
 from ._lowlevel import REAL, check, ffi, lib
 
 _UINT64 = np.dtype(np.uint64)
@@ -268,6 +268,26 @@ class Node:
     def locked(self):
         """True when the local transform is a locked matrix (TRS writes raise LockedError)."""
         return bool(lib.ap_node_is_locked(self._s(), self._id))
+
+    # ---- time (arbor/time.h) ----
+    def record(self, time, translation=None, rotation=None, scale=None):
+        """Stores a sample of the local TRS at ``time`` (seconds); the parts not given are the
+        node's current ones. A sample later than every earlier one also becomes the current TRS;
+        an older one only fills the history. Threads: as arbor/time.h says (one recording thread
+        beside any number of looking-up ones)."""
+        trs = self._trs().astype(REAL)
+        for part, at, n, what in ((translation, 0, 3, "translation"), (rotation, 3, 4, "rotation"), (scale, 7, 3, "scale")):
+            if part is not None:
+                trs[at:at + n] = args.vector(part, n, f"Node.record: {what}")
+        check(lib.ap_node_record_trs(self._s(), self._id, float(time), ll.ptr(trs, "arbor_real *")))
+
+    @property
+    def history_range(self):
+        """(first, last): the times of the first and last samples; (-inf, inf) for a node never
+        recorded (static: valid at every time)."""
+        first, last = ffi.new("double *"), ffi.new("double *")
+        check(lib.ap_node_history_range(self._s(), self._id, first, last))
+        return first[0], last[0]
 
     # ---- world ----
     @property
@@ -642,6 +662,56 @@ class Scene:
             lines.append(prefix + ("└── " if last else "├── ") + label)
             path.append((h, last))
         return "\n".join(lines)
+
+    # ---- time (arbor/time.h) ----
+    def _frame(self, node, what):
+        if node is None:
+            return 0
+        if not isinstance(node, Node) or node._scene is not self:
+            raise InvalidArgumentError(f"Scene.{what}: expected a Node of this scene or None, got {node!r}")
+        node._s()
+        return node._id
+
+    def _time_error(self, rc):
+        e = ll.error(rc)
+        if isinstance(e, ExtrapolationError):
+            node, time, first, last = ffi.new("uint64_t *"), ffi.new("double *"), ffi.new("double *"), ffi.new("double *")
+            if lib.ap_last_extrapolation(node, time, first, last):
+                e.node = Node(self, int(node[0])) if node[0] else None
+                e.time, e.first, e.last = time[0], first[0], last[0]
+        return e
+
+    def lookup(self, target, source, time):
+        """The matrix (4x4, [row, column]) that maps points written in ``source``'s frame at
+        ``time`` into ``target``'s frame at ``time`` (target None: the world), every recorded node
+        on the path interpolated at ``time`` (arbor/time.h). ``time`` may be ``arbor.LATEST``, or a
+        1-D array of times: an (N, 4, 4) array then, in one C call. Raises ExtrapolationError
+        (``.node``, ``.time``, ``.first``, ``.last``), NotConnectedError, DeadNodeError."""
+        p = self._p()
+        t, s = self._frame(target, "lookup"), self._frame(source, "lookup")
+        scalar = np.ndim(time) == 0
+        times = np.ascontiguousarray(np.atleast_1d(np.asarray(time, dtype=np.float64)))
+        if times.ndim != 1:
+            raise InvalidArgumentError(f"Scene.lookup: time: expected a number or a 1-D array, got shape {times.shape}")
+        out = np.empty((len(times), 16), REAL)
+        rc = lib.ap_scene_lookup_many(p, t, s, ll.ptr(times, "double *"), len(times),
+                                      ffi.cast("arbor_real *", ffi.from_buffer(out)))
+        if rc:
+            raise self._time_error(rc)
+        m = out.reshape(-1, 4, 4).transpose(0, 2, 1)
+        return _readonly(m[0].copy() if scalar else np.ascontiguousarray(m))
+
+    def lookup_between(self, target, target_time, source, source_time, fixed):
+        """From ``source`` at ``source_time`` into the frame of ``fixed`` (assumed not to move),
+        then to ``target`` at ``target_time``: a 4x4 array (arbor_scene_lookup_between)."""
+        p = self._p()
+        a, out = ll.real_array(16)
+        rc = lib.ap_scene_lookup_between(p, self._frame(target, "lookup_between"), float(target_time),
+                                         self._frame(source, "lookup_between"), float(source_time),
+                                         self._frame(fixed, "lookup_between"), out)
+        if rc:
+            raise self._time_error(rc)
+        return _matrix_out(a)
 
     def find(self, path):
         """The node at a path of names from a root down ("/base/joint/arm" or "base/joint/arm";

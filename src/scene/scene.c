@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #endif
 #include <assert.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -118,10 +119,27 @@ static void tag_give_back(uint32_t gen_first) {
     atomic_fetch_sub_explicit(&tag_users[gen_first >> ARBOR__GEN_BITS], 1, memory_order_relaxed);
 }
 
+/* The 1.0 symbols read and write only the 1.0 structs (scene.h's macros send new programs to
+   the _1_1 ones). */
+#undef arbor_scene_create
+#undef arbor_scene_stats_get
+static arbor_result create_scene(const arbor_scene_desc *desc, size_t desc_size, arbor_scene **out);
+
 arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out) {
+    return create_scene(desc, offsetof(arbor_scene_desc, history_duration), out);
+}
+arbor_result arbor_scene_create_1_1(const arbor_scene_desc *desc, arbor_scene **out) {
+    return create_scene(desc, sizeof *desc, out);
+}
+
+static arbor_result create_scene(const arbor_scene_desc *desc, size_t desc_size, arbor_scene **out) {
     static const char fn[] = "arbor_scene_create";
     if (!out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "out is NULL");
-    arbor_scene_desc d = desc ? *desc : (arbor_scene_desc){0};
+    arbor_scene_desc d = {0};
+    if (desc) memcpy(&d, desc, desc_size);
+    if (!(d.history_duration >= 0) || isinf(d.history_duration))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "history_duration %g s is not a finite duration of zero or more",
+                           d.history_duration);
     if (!d.allocator.alloc != !d.allocator.free)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "the allocator gives %s without %s",
                            d.allocator.alloc ? "alloc" : "free", d.allocator.alloc ? "free" : "alloc");
@@ -136,6 +154,8 @@ arbor_result arbor_scene_create(const arbor_scene_desc *desc, arbor_scene **out)
         .slot_end = 1,
         .id_end = 1,
         .gen_first = tag_take() << ARBOR__GEN_BITS | 1,
+        .history_duration = d.history_duration > 0 ? d.history_duration : 10.0,
+        .history_capacity = d.history_capacity,
     };
     s->stats.allocations = 1;
     s->dependents.prev = s->dependents.next = &s->dependents;
@@ -246,10 +266,14 @@ void arbor_scene_destroy(arbor_scene *s) {
 uint32_t arbor_scene_node_count(const arbor_scene *s) { return s ? s->live : 0; }
 uint32_t arbor_scene_max_depth(const arbor_scene *s) { return s ? s->max_depth : 0; }
 void arbor_scene_stats_get(const arbor_scene *s, arbor_scene_stats *out) {
+    arbor_scene_stats all = s ? s->stats : (arbor_scene_stats){0};
+    if (out) memcpy(out, &all, offsetof(arbor_scene_stats, history_samples));
+}
+void arbor_scene_stats_get_1_1(const arbor_scene *s, arbor_scene_stats *out) {
     if (out) *out = s ? s->stats : (arbor_scene_stats){0};
 }
 void arbor_scene_stats_reset(arbor_scene *s) {
-    if (s) s->stats = (arbor_scene_stats){0};
+    if (s) s->stats = (arbor_scene_stats){ .history_samples = s->stats.history_samples, .history_bytes = s->stats.history_bytes };
 }
 
 /* ---- creation and destruction ------------------------------------------------------------ */

@@ -229,6 +229,9 @@ struct arbor_scene {
     arbor__visibility visibility;
     arbor__instance_sets instance_sets;
     struct arbor__gltf_docs *gltf_docs;     /* gltf/labels.c: the live documents loaded here */
+    struct arbor__history *history;         /* time/time.c: stamped samples */
+    double history_duration;                /* the desc's, defaults applied (seconds) */
+    uint32_t history_capacity;              /* the desc's (0: no count limit) */
 };
 
 /* TRS layout inside n.trs. */

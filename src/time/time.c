@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stamped samples of nodes' local TRS and the lookups between them (arbor/time.h).
+ *
+ * Each node that was recorded has a ring of samples in time order, indexed by the node's id (ids
+ * stay with a node through renumberings). A sample is its time and TRS as words read and written
+ * with relaxed atomics under the node's sequence counter (a seqlock, as C11 allows one: the data
+ * accesses are atomic, a release fence after the writer's odd count, an acquire fence before the
+ * reader's second read), so a reader beside the one writer never sees a torn sample and never
+ * makes it wait. A ring that fills grows into a new one; the old one is kept (a reader may still
+ * be in it) until the scene is destroyed: at most the size of the rings in use, since they double.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scene/scene_internal.h"
+
+/* A sample: its time (a double's bits) and TRS (10 reals), in 64-bit words. */
+#define WORDS (1 + (ARBOR__TRS * sizeof(arbor_real) + 7) / 8)
+typedef struct sample_words { _Atomic uint64_t w[WORDS]; } sample_words;
+typedef struct sample { double time; arbor_real trs[ARBOR__TRS]; } sample;
+_Static_assert(sizeof(sample_words) == sizeof(uint64_t) * WORDS, "a sample is its words");
+_Static_assert(ARBOR_REAL_IS_DOUBLE || sizeof(sample_words) <= 48, "a sample takes 48 bytes in the float build");
+
+typedef struct ring {
+    struct ring *retired; /* the list of rings grown out of */
+    uint32_t cap;         /* fixed when made: a reader takes it from the ring it reads */
+    sample_words s[];
+} ring;
+
+typedef struct node_history {
+    _Atomic uint32_t seq;       /* odd while the writer changes the node's entry */
+    _Atomic uint32_t gen;       /* the handle's generation word its samples belong to */
+    _Atomic uint32_t parent;    /* the id of the parent they were recorded under (0: a root) */
+    _Atomic uint32_t head, count;
+    _Atomic(ring *) ring;
+} node_history;
+
+struct arbor__history {
+    node_history *nodes; /* by id */
+    uint32_t cap;        /* ids */
+    ring *retired;
+};
+
+/* ---- samples as words ---------------------------------------------------------------------------- */
+
+static void put(sample_words *to, const sample *from) {
+    uint64_t w[WORDS] = {0};
+    memcpy(w, &from->time, sizeof(double));
+    memcpy(w + 1, from->trs, sizeof from->trs);
+    for (size_t i = 0; i < WORDS; i++) atomic_store_explicit(&to->w[i], w[i], memory_order_relaxed);
+}
+static void get(sample *to, const sample_words *from) {
+    uint64_t w[WORDS];
+    for (size_t i = 0; i < WORDS; i++) w[i] = atomic_load_explicit(&from->w[i], memory_order_relaxed);
+    memcpy(&to->time, w, sizeof(double));
+    memcpy(to->trs, w + 1, sizeof to->trs);
+}
+static double time_of(const sample_words *from) {
+    uint64_t w = atomic_load_explicit(&from->w[0], memory_order_relaxed);
+    double t;
+    memcpy(&t, &w, sizeof t);
+    return t;
+}
+/* i mod cap for i below 2 cap (a head and an offset below cap), without a division. */
+static inline uint32_t wrap(uint32_t i, uint32_t cap) { return i >= cap ? i - cap : i; }
+#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define STORE(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+/* ---- the scene's table ---------------------------------------------------------------------------- */
+
+static size_t ring_bytes(uint32_t cap) { return sizeof(ring) + (size_t)cap * sizeof(sample_words); }
+
+static void account(arbor_scene *s, int64_t samples, int64_t bytes) {
+    s->stats.history_samples += (uint64_t)samples;
+    s->stats.history_bytes += (uint64_t)bytes;
+}
+
+static void history_destroy(arbor_scene *s) {
+    struct arbor__history *h = s->history;
+    if (!h) return;
+    for (uint32_t id = 0; id < h->cap; id++) {
+        ring *r = LOAD(h->nodes[id].ring);
+        if (r) arbor__free(s, r, ring_bytes(r->cap));
+    }
+    for (ring *r = h->retired, *next; r; r = next) {
+        next = r->retired;
+        arbor__free(s, r, ring_bytes(r->cap));
+    }
+    arbor__free(s, h->nodes, (size_t)h->cap * sizeof *h->nodes);
+    arbor__free(s, h, sizeof *h);
+    s->history = NULL;
+}
+
+/* The table holds ids [0, id_end): made, or grown, for a first sample (the scene to itself). */
+static bool table_reserve(arbor_scene *s) {
+    struct arbor__history *h = s->history;
+    if (!h) {
+        if (!(h = arbor__alloc(s, sizeof *h))) return false;
+        *h = (struct arbor__history){0};
+        s->history = h;
+        account(s, 0, sizeof *h);
+        arbor__on_destroy(s, history_destroy);
+    }
+    if (s->id_end <= h->cap) return true;
+    uint64_t cap = h->cap ? (uint64_t)h->cap * 2 : 64;
+    if (cap < s->id_end) cap = s->id_end;
+    node_history *grown = arbor__alloc(s, (size_t)cap * sizeof *grown);
+    if (!grown) return false;
+    for (uint32_t id = 0; id < cap; id++) { /* atomics are copied as values: the writer is alone */
+        node_history *g = &grown[id];
+        const node_history *o = id < h->cap ? &h->nodes[id] : NULL;
+        atomic_init(&g->seq, o ? LOAD(o->seq) : 0);
+        atomic_init(&g->gen, o ? LOAD(o->gen) : 0);
+        atomic_init(&g->parent, o ? LOAD(o->parent) : 0);
+        atomic_init(&g->head, o ? LOAD(o->head) : 0);
+        atomic_init(&g->count, o ? LOAD(o->count) : 0);
+        atomic_init(&g->ring, o ? LOAD(o->ring) : NULL);
+    }
+    arbor__free(s, h->nodes, (size_t)h->cap * sizeof *h->nodes);
+    account(s, 0, (int64_t)((cap - h->cap) * sizeof *grown));
+    h->nodes = grown;
+    h->cap = (uint32_t)cap;
+    return true;
+}
+
+/* The node's entry when it holds samples of its present handle, else NULL (static). */
+static node_history *entry_of(const arbor_scene *s, uint32_t slot) {
+    const struct arbor__history *h = s->history;
+    uint32_t id = s->n.id[slot];
+    if (!h || id >= h->cap) return NULL;
+    node_history *e = &h->nodes[id];
+    return LOAD(e->gen) == s->n.gen[id] && LOAD(e->ring) ? e : NULL;
+}
+
+/* ---- the writer ---------------------------------------------------------------------------------- */
+
+static void write_begin(node_history *e) {
+    STORE(e->seq, LOAD(e->seq) + 1);
+    atomic_thread_fence(memory_order_release);
+}
+static void write_end(node_history *e) {
+    atomic_store_explicit(&e->seq, LOAD(e->seq) + 1, memory_order_release);
+}
+
+static uint32_t parent_id(const arbor_scene *s, uint32_t slot) {
+    uint32_t p = s->n.parent[slot];
+    return p ? s->n.id[p] : 0;
+}
+
+/* Room for one more sample in slot's entry (made, or its ring grown, when needed); NULL when out
+   of memory, nothing changed. Samples of another handle or another parent are dropped here. */
+static node_history *writable(arbor_scene *s, uint32_t slot) {
+    node_history *e = entry_of(s, slot);
+    uint32_t id = s->n.id[slot];
+    if (!e && !table_reserve(s)) return NULL;
+    e = &s->history->nodes[id];
+    ring *r = LOAD(e->ring);
+    bool fresh = LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
+    uint32_t count = fresh ? 0 : LOAD(e->count);
+    if (r && count < r->cap) {
+        if (fresh) {
+            write_begin(e);
+            account(s, -(int64_t)LOAD(e->count), 0);
+            STORE(e->count, 0);
+            STORE(e->head, 0);
+            STORE(e->gen, s->n.gen[id]);
+            STORE(e->parent, parent_id(s, slot));
+            write_end(e);
+        }
+        return e;
+    }
+    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
+    if (r && !s->history_capacity) {
+        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
+           that a node recorded at a steady rate grows once: few rings are grown out of. */
+        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
+        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
+        cap = r->cap * 2;
+        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
+    }
+    if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
+    ring *g = arbor__alloc(s, ring_bytes(cap));
+    if (!g) return NULL;
+    g->cap = cap;
+    g->retired = NULL;
+    uint32_t head = r ? LOAD(e->head) : 0;
+    for (uint32_t i = 0; i < count; i++) {
+        sample x;
+        get(&x, &r->s[wrap(head + i, r->cap)]);
+        put(&g->s[i], &x);
+    }
+    write_begin(e);
+    account(s, (int64_t)count - (int64_t)(r ? LOAD(e->count) : 0), (int64_t)ring_bytes(cap));
+    STORE(e->ring, g);
+    STORE(e->head, 0);
+    STORE(e->count, count);
+    STORE(e->gen, s->n.gen[id]);
+    STORE(e->parent, parent_id(s, slot));
+    write_end(e);
+    if (r) {
+        r->retired = s->history->retired;
+        s->history->retired = r;
+    }
+    return e;
+}
+
+/* Inserts x in time order (replacing a sample of the same time), then prunes. e has room. */
+static void insert(arbor_scene *s, node_history *e, const sample *x) {
+    ring *r = LOAD(e->ring);
+    uint32_t head = LOAD(e->head), count = LOAD(e->count), cap = r->cap;
+    uint32_t i = count; /* where x goes: after every earlier sample (late ones are few: a linear walk back) */
+    while (i > 0 && time_of(&r->s[wrap(head + i - 1, cap)]) > x->time) i--;
+    bool replace = i > 0 && time_of(&r->s[wrap(head + i - 1, cap)]) == x->time;
+    write_begin(e);
+    if (replace) {
+        put(&r->s[wrap(head + i - 1, cap)], x);
+    } else {
+        for (uint32_t k = count; k > i; k--) {
+            sample y;
+            get(&y, &r->s[wrap(head + k - 1, cap)]);
+            put(&r->s[wrap(head + k, cap)], &y);
+        }
+        put(&r->s[wrap(head + i, cap)], x);
+        count++;
+        account(s, 1, 0);
+    }
+    double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
+    while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
+        head = (head + 1) % cap;
+        count--;
+        account(s, -1, 0);
+    }
+    STORE(e->head, head);
+    STORE(e->count, count);
+    write_end(e);
+}
+
+/* The node's latest sample's time, or -inf when it has none of its present handle and parent. */
+static double latest_of(const arbor_scene *s, uint32_t slot) {
+    const node_history *e = entry_of(s, slot);
+    if (!e || LOAD(e->parent) != parent_id(s, slot) || !LOAD(e->count)) return -INFINITY;
+    const ring *r = LOAD(e->ring);
+    return time_of(&r->s[(LOAD(e->head) + LOAD(e->count) - 1) % r->cap]);
+}
+
+/* The checks of a sample: time finite, values finite, rotation not zero; the unit rotation into x. */
+static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, const arbor_trs *trs, sample *x, const char *fn,
+                                 int64_t entry) {
+    char where[40] = ""; /* "pose entry i: ", written only for a refusal */
+#define WHERE (entry >= 0 ? (snprintf(where, sizeof where, "pose entry %lld: ", (long long)entry), where) : where)
+    if (!isfinite(time)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%stime %g is not finite", WHERE, time);
+    if (s->n.flags[slot] & ARBOR__LOCKED)
+        return arbor__fail(ARBOR_ERR_LOCKED, fn, "%snode " ARBOR__NODE_FMT " has a locked local matrix", WHERE,
+                           ARBOR__NODE_ARGS(s, slot));
+    const arbor_real *v = &trs->translation[0];
+    arbor_real all[ARBOR__TRS];
+    memcpy(all, trs->translation, 3 * sizeof *v);
+    memcpy(all + ARBOR__R, trs->rotation, 4 * sizeof *v);
+    memcpy(all + ARBOR__S, trs->scale, 3 * sizeof *v);
+    if (!arbor__all_finite(all, ARBOR__TRS))
+        return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS of " ARBOR__NODE_FMT " holds a NaN or infinity", WHERE,
+                           ARBOR__NODE_ARGS(s, slot));
+    if (!arbor__unit_quat(all + ARBOR__R, all + ARBOR__R))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "%sthe rotation of " ARBOR__NODE_FMT " is zero", WHERE,
+                           ARBOR__NODE_ARGS(s, slot));
+    x->time = time;
+    memcpy(x->trs, all, sizeof all);
+    return ARBOR_OK;
+#undef WHERE
+}
+
+static arbor_trs trs_of(const sample *x) {
+    arbor_trs t;
+    memcpy(t.translation, x->trs + ARBOR__T, sizeof t.translation);
+    memcpy(t.rotation, x->trs + ARBOR__R, sizeof t.rotation);
+    memcpy(t.scale, x->trs + ARBOR__S, sizeof t.scale);
+    return t;
+}
+
+arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, const arbor_trs *trs) {
+    static const char fn[] = "arbor_node_record_trs";
+    ARBOR__REQUIRE_OUT(trs, fn);
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = arbor__require(s, n, fn, &r);
+    if (!slot) return r;
+    sample x;
+    if ((r = check_sample(s, slot, time, trs, &x, fn, -1)) != ARBOR_OK) return r;
+    double latest = latest_of(s, slot);
+    if (time < latest - s->history_duration) return ARBOR_OK; /* pruned as it would arrive */
+    node_history *e = writable(s, slot);
+    if (!e) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, slot));
+    if (time >= latest) {
+        arbor_trs t = trs_of(&x);
+        if ((r = arbor_node_set_trs(s, n, &t)) != ARBOR_OK) return r; /* checked: cannot fail */
+    }
+    insert(s, e, &x);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_pose_record(arbor_pose *pose, double time) {
+    static const char fn[] = "arbor_pose_record";
+    if (!pose) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "pose is NULL");
+    arbor_scene *s = arbor__pose_scene(pose);
+    if (!s) return arbor__inert(fn);
+    const arbor_node *nodes = arbor_pose_nodes(pose);
+    arbor_trs *trs = arbor_pose_trs(pose);
+    uint32_t count = arbor_pose_count(pose);
+    /* Every entry checked, then room made for its sample, before anything is written. */
+    bool late = false;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_result r = ARBOR_OK;
+        uint32_t slot = arbor__require(s, nodes[i], fn, &r);
+        if (!slot) return r;
+        sample x;
+        if ((r = check_sample(s, slot, time, &trs[i], &x, fn, i)) != ARBOR_OK) return r;
+        late |= time < latest_of(s, slot);
+    }
+    for (uint32_t i = 0; i < count; i++)
+        if (!writable(s, arbor__slot(s, nodes[i])))
+            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT,
+                               ARBOR__NODE_ARGS(s, arbor__slot(s, nodes[i])));
+    /* The present: the pose's one pass when every sample is its node's latest (a physics step),
+       else node by node, the late ones left as they are. */
+    if (!late) {
+        arbor_result r = arbor_pose_apply(pose, NULL);
+        if (r != ARBOR_OK) return r;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__slot(s, nodes[i]);
+        sample x;
+        check_sample(s, slot, time, &trs[i], &x, fn, -1); /* checked above: the unit rotation */
+        double latest = latest_of(s, slot);
+        if (time < latest - s->history_duration) continue;
+        if (late && time >= latest) {
+            arbor_trs u = trs_of(&x);
+            arbor_node_set_trs(s, nodes[i], &u); /* checked above: cannot fail */
+        }
+        insert(s, writable(s, slot), &x); /* room made above */
+    }
+    return ARBOR_OK;
+}
+
+/* ---- the readers ---------------------------------------------------------------------------------- */
+
+/* An affine matrix in double: rows of 4 (the last row (0, 0, 0, 1) left out). */
+typedef struct affine { double m[3][4]; } affine;
+
+static affine compose(const double trs[ARBOR__TRS]) {
+    const double *t = trs + ARBOR__T, *q = trs + ARBOR__R, *sc = trs + ARBOR__S;
+    double x = q[0], y = q[1], z = q[2], w = q[3];
+    double r[3][3] = {
+        { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w) },
+        { 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w) },
+        { 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) },
+    };
+    affine a;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) a.m[i][j] = r[i][j] * sc[j];
+        a.m[i][3] = t[i];
+    }
+    return a;
+}
+
+static affine mul(const affine *a, const affine *b) {
+    affine c;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            c.m[i][j] = a->m[i][0] * b->m[0][j] + a->m[i][1] * b->m[1][j] + a->m[i][2] * b->m[2][j] + (j == 3 ? a->m[i][3] : 0);
+    return c;
+}
+
+static const affine identity = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } } };
+
+/* The inverse of a; false when it has none. */
+static bool invert(affine *out, const affine *a) {
+    const double(*m)[4] = a->m;
+    double c00 = m[1][1] * m[2][2] - m[1][2] * m[2][1], c01 = m[1][2] * m[2][0] - m[1][0] * m[2][2],
+           c02 = m[1][0] * m[2][1] - m[1][1] * m[2][0];
+    double det = m[0][0] * c00 + m[0][1] * c01 + m[0][2] * c02;
+    if (!(fabs(det) > 1e-300) || !isfinite(det)) return false;
+    double inv[3][3] = {
+        { c00, m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1] },
+        { c01, m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2] },
+        { c02, m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0] },
+    };
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) out->m[i][j] = inv[i][j] / det;
+        out->m[i][3] = -(out->m[i][0] * m[0][3] + out->m[i][1] * m[1][3] + out->m[i][2] * m[2][3]);
+    }
+    return true;
+}
+
+static void store(arbor_real out[16], const affine *a) {
+    for (int c = 0; c < 4; c++) {
+        for (int r = 0; r < 3; r++) out[c * 4 + r] = (arbor_real)a->m[r][c];
+        out[c * 4 + 3] = c == 3 ? 1 : 0;
+    }
+}
+
+/* Interpolation as tf2 does it: translation and scale a + (b - a) * u, rotation by slerp on the
+   shorter arc (tf2::Quaternion::slerp). */
+static void interpolate(double out[ARBOR__TRS], const sample *a, const sample *b, double u) {
+    for (int i = 0; i < 3; i++) {
+        out[ARBOR__T + i] = (double)a->trs[ARBOR__T + i] + ((double)b->trs[ARBOR__T + i] - (double)a->trs[ARBOR__T + i]) * u;
+        out[ARBOR__S + i] = (double)a->trs[ARBOR__S + i] + ((double)b->trs[ARBOR__S + i] - (double)a->trs[ARBOR__S + i]) * u;
+    }
+    double qa[4], qb[4], dot = 0, la = 0, lb = 0;
+    for (int i = 0; i < 4; i++) {
+        qa[i] = a->trs[ARBOR__R + i];
+        qb[i] = b->trs[ARBOR__R + i];
+        dot += qa[i] * qb[i];
+        la += qa[i] * qa[i];
+        lb += qb[i] * qb[i];
+    }
+    double c = fabs(dot) / sqrt(la * lb);
+    double theta = acos(c < 1 ? c : 1);
+    if (theta == 0) {
+        memcpy(out + ARBOR__R, qa, sizeof qa);
+        return;
+    }
+    double d = 1 / sin(theta), s0 = sin((1 - u) * theta), s1 = sin(u * theta) * (dot < 0 ? -1 : 1);
+    for (int i = 0; i < 4; i++) out[ARBOR__R + i] = (qa[i] * s0 + qb[i] * s1) * d;
+}
+
+enum { AT_OK, AT_OUTSIDE, AT_MOVED };
+
+/* What the reader saw of a node's samples. */
+typedef struct seen { double first, last; uint32_t parent; } seen;
+
+/* Node e's TRS at time (inf: its latest) into trs, read under its sequence counter; AT_OUTSIDE
+   or AT_MOVED (recorded under another parent than want_parent) with what it holds in *v. */
+static int read_at(const node_history *e, uint32_t want_parent, double time, double trs[ARBOR__TRS], seen *v) {
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
+        if (s1 & 1) continue; /* the writer is inside: a few stores */
+        const ring *r = LOAD(e->ring);
+        uint32_t head = LOAD(e->head), count = LOAD(e->count);
+        v->parent = LOAD(e->parent);
+        atomic_thread_fence(memory_order_acquire); /* r's cap, written before r was published */
+        uint32_t cap = r->cap;
+        if (count > cap || head >= cap || count == 0) { /* torn: read again */
+            atomic_thread_fence(memory_order_acquire);
+            if (LOAD(e->seq) == s1 && count == 0) return AT_OUTSIDE;
+            continue;
+        }
+        v->first = time_of(&r->s[head]);
+        v->last = time_of(&r->s[wrap(head + count - 1, cap)]);
+        int status = AT_OK;
+        sample a, b;
+        double u = 0;
+        if (v->parent != want_parent) {
+            status = AT_MOVED;
+        } else if (time == INFINITY || time == v->last) {
+            get(&a, &r->s[wrap(head + count - 1, cap)]);
+            b = a;
+        } else if (!(time >= v->first && time <= v->last)) {
+            status = AT_OUTSIDE;
+        } else { /* the last sample at or before time: lo in [0, count - 1) */
+            uint32_t lo = 0, hi = count - 1;
+            /* Samples come at a steady rate, mostly: start where time falls between the first and
+               last, and step from there (one or two cache lines, where a binary search of a
+               large ring touches one a step); a few steps, then the search below. */
+            double guess = (time - v->first) / (v->last - v->first) * (double)(count - 1);
+            uint32_t g = guess >= 0 && guess < (double)(count - 1) ? (uint32_t)guess : 0;
+            for (int step = 0; step < 4; step++) {
+                if (time_of(&r->s[wrap(head + g, cap)]) > time) {
+                    hi = g;
+                    if (!g--) break;
+                } else if (time_of(&r->s[wrap(head + g + 1, cap)]) <= time) {
+                    lo = ++g;
+                } else {
+                    lo = g, hi = g + 1;
+                    break;
+                }
+                if (g >= count - 1) break;
+            }
+            while (hi - lo > 1) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (time_of(&r->s[wrap(head + mid, cap)]) <= time) lo = mid; else hi = mid;
+            }
+            get(&a, &r->s[wrap(head + lo, cap)]);
+            get(&b, &r->s[wrap(head + lo + 1, cap)]);
+            if (a.time == time || !(b.time > a.time)) b = a; /* a sample's time: that sample exactly */
+            else u = (time - a.time) / (b.time - a.time);
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (LOAD(e->seq) != s1) continue;
+        if (status == AT_OK) {
+            if (u == 0) for (int i = 0; i < ARBOR__TRS; i++) trs[i] = a.trs[i];
+            else interpolate(trs, &a, &b, u);
+        }
+        return status;
+    }
+}
+
+/* The node of a handle for a reader: live, read without the flags the writer writes (a held
+   node's subtree top is unlinked: no root, not first). 0 when dead. */
+static uint32_t reader_slot(const arbor_scene *s, arbor_node n) {
+    uint32_t id = (uint32_t)n.id;
+    if (!s || id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
+    uint32_t slot = s->n.slot_of[id];
+    if (slot >= s->slot_end) return 0;
+    uint32_t top = slot;
+    for (uint32_t steps = 0; s->n.parent[top] && steps <= s->max_depth; steps++) top = s->n.parent[top];
+    return top == s->first_root || s->n.prev_sibling[top] ? slot : 0;
+}
+
+/* This thread's last extrapolation. */
+static _Thread_local struct { bool set; arbor_node node; double time, first, last; } last_extrapolation;
+
+bool arbor_time_last_extrapolation(arbor_node *node, double *time, double *first, double *last) {
+    if (!last_extrapolation.set) return false;
+    if (node) *node = last_extrapolation.node;
+    if (time) *time = last_extrapolation.time;
+    if (first) *first = last_extrapolation.first;
+    if (last) *last = last_extrapolation.last;
+    return true;
+}
+
+static arbor_result refuse_time(const arbor_scene *s, uint32_t slot, int status, double time, const seen *v, const char *fn) {
+    last_extrapolation.set = true;
+    last_extrapolation.node = arbor__handle(s, slot);
+    last_extrapolation.time = time;
+    last_extrapolation.first = v->first;
+    last_extrapolation.last = v->last;
+    if (status == AT_MOVED) {
+        uint32_t was = v->parent < s->id_end ? s->n.slot_of[v->parent] : 0, now = s->n.parent[slot];
+        char a[ARBOR__LABEL_CAP], b[ARBOR__LABEL_CAP];
+        return arbor__fail(ARBOR_ERR_EXTRAPOLATION, fn,
+                           ARBOR__NODE_FMT " was recorded under %s, its parent is now %s: record it again",
+                           ARBOR__NODE_ARGS(s, slot),
+                           v->parent && was < s->slot_end ? arbor__node_label(s, was, a, sizeof a) : "no parent (a root)",
+                           now ? arbor__node_label(s, now, b, sizeof b) : "none (a root)");
+    }
+    if (time < v->first)
+        return arbor__fail(ARBOR_ERR_EXTRAPOLATION, fn, ARBOR__NODE_FMT " has samples from %.2f s to %.2f s; %.2f s is %.2f s before the first",
+                           ARBOR__NODE_ARGS(s, slot), v->first, v->last, time, v->first - time);
+    return arbor__fail(ARBOR_ERR_EXTRAPOLATION, fn, ARBOR__NODE_FMT " has samples from %.2f s to %.2f s; %.2f s is %.2f s after the last",
+                       ARBOR__NODE_ARGS(s, slot), v->first, v->last, time, time - v->last);
+}
+
+/* slot's local at time into *out: its samples' or, static, its present local. */
+static arbor_result local_at(const arbor_scene *s, uint32_t slot, double time, affine *out, const char *fn) {
+    const node_history *e = entry_of(s, slot);
+    if (!e) {
+        arbor_real m[16];
+        arbor_node_local_matrix(s, arbor__handle(s, slot), m); /* live: cannot fail */
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++) out->m[r][c] = m[c * 4 + r];
+        return ARBOR_OK;
+    }
+    double trs[ARBOR__TRS];
+    seen v;
+    int status = read_at(e, parent_id(s, slot), time, trs, &v);
+    if (status != AT_OK) return refuse_time(s, slot, status, time, &v, fn);
+    *out = compose(trs);
+    return ARBOR_OK;
+}
+
+/* The latest time at which every recorded node from slot up to (not including) stop has
+   samples; +inf when none is recorded. */
+static double latest_common(const arbor_scene *s, uint32_t slot, uint32_t stop) {
+    double t = INFINITY;
+    for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
+        const node_history *e = entry_of(s, n);
+        double trs[ARBOR__TRS];
+        seen v;
+        if (e && read_at(e, parent_id(s, n), INFINITY, trs, &v) == AT_OK && v.last < t) t = v.last;
+    }
+    return t;
+}
+
+/* The path of a lookup: target's and source's slots (0: the world) and their nearest common
+   ancestor (0: none, both roots' trees apart or one is the world). */
+typedef struct path { uint32_t target, source, common; } path;
+
+static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_node source, path *p, const char *fn) {
+    arbor_result r = ARBOR_OK;
+    p->source = reader_slot(s, source);
+    if (!p->source) return arbor__require_failed(s, source, fn, &r), r;
+    p->target = target.id ? reader_slot(s, target) : 0;
+    if (target.id && !p->target) return arbor__require_failed(s, target, fn, &r), r;
+    uint32_t a = p->target, b = p->source;
+    if (a) {
+        while (s->n.depth[a] > s->n.depth[b]) a = s->n.parent[a];
+        while (s->n.depth[b] > s->n.depth[a]) b = s->n.parent[b];
+        while (a != b) {
+            a = s->n.parent[a];
+            b = s->n.parent[b];
+        }
+        if (!a)
+            return arbor__fail(ARBOR_ERR_NOT_CONNECTED, fn, ARBOR__NODE_FMT " and " ARBOR__NODE_FMT " are in different trees",
+                               ARBOR__NODE_ARGS(s, p->target), ARBOR__NODE_ARGS(s, p->source));
+    }
+    p->common = a;
+    return ARBOR_OK;
+}
+
+/* The product of the locals from slot up to (not including) stop, at time. */
+static arbor_result chain_at(const arbor_scene *s, uint32_t slot, uint32_t stop, double time, affine *out, const char *fn) {
+    affine m = identity, l;
+    for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
+        arbor_result r = local_at(s, n, time, &l, fn);
+        if (r != ARBOR_OK) return r;
+        m = n == slot ? l : mul(&l, &m);
+    }
+    *out = m;
+    return ARBOR_OK;
+}
+
+/* target <- source at time along p, into *out. */
+static arbor_result lookup_path(const arbor_scene *s, const path *p, double time, affine *out, const char *fn) {
+    if (time == ARBOR_TIME_LATEST) {
+        double a = latest_common(s, p->source, p->common), b = p->target ? latest_common(s, p->target, p->common) : INFINITY;
+        time = a < b ? a : b; /* inf: nothing on the path is recorded, every time is the same */
+    } else if (!isfinite(time)) {
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "time %g is neither finite nor ARBOR_TIME_LATEST", time);
+    }
+    affine src, tgt, inv;
+    arbor_result r = chain_at(s, p->source, p->common, time, &src, fn);
+    if (r == ARBOR_OK && p->target) r = chain_at(s, p->target, p->common, time, &tgt, fn);
+    if (r != ARBOR_OK) return r;
+    if (!p->target || p->target == p->common) { /* target is the world, or source's ancestor */
+        *out = src;
+        return ARBOR_OK;
+    }
+    if (!invert(&inv, &tgt))
+        return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the frame of " ARBOR__NODE_FMT " at %.2f s cannot be inverted",
+                           ARBOR__NODE_ARGS(s, p->target), time);
+    *out = mul(&inv, &src);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_scene_lookup(arbor_scene *s, arbor_node target, arbor_node source, double time, arbor_real out[16]) {
+    static const char fn[] = "arbor_scene_lookup";
+    ARBOR__REQUIRE_OUT(out, fn);
+    path p;
+    affine m;
+    arbor_result r = find_path(s, target, source, &p, fn);
+    if (r == ARBOR_OK) r = lookup_path(s, &p, time, &m, fn);
+    if (r == ARBOR_OK) store(out, &m);
+    return r;
+}
+
+arbor_result arbor_scene_lookup_between(arbor_scene *s, arbor_node target, double target_time, arbor_node source,
+                                        double source_time, arbor_node fixed, arbor_real out[16]) {
+    static const char fn[] = "arbor_scene_lookup_between";
+    ARBOR__REQUIRE_OUT(out, fn);
+    path to_fixed, from_fixed;
+    affine a, b;
+    arbor_result r = find_path(s, fixed, source, &to_fixed, fn);
+    if (r == ARBOR_OK) r = find_path(s, target, fixed, &from_fixed, fn);
+    if (r == ARBOR_OK) r = lookup_path(s, &to_fixed, source_time, &a, fn);
+    if (r == ARBOR_OK) r = lookup_path(s, &from_fixed, target_time, &b, fn);
+    if (r != ARBOR_OK) return r;
+    affine m = mul(&b, &a);
+    store(out, &m);
+    return ARBOR_OK;
+}
+
+/* The refusal of one element of a call on many: the message of its lookup, after "array[i]: ". */
+static arbor_result refuse_index(arbor_result r, const char *fn, const char *array, uint32_t i) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", arbor_last_error() + strlen(fn) + 2);
+    return arbor__fail(r, fn, "%s[%u]: %s", array, (unsigned)i, why);
+}
+
+arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_node source, const double *times, uint32_t count,
+                                     arbor_real *out) {
+    static const char fn[] = "arbor_scene_lookup_many";
+    ARBOR__REQUIRE_OUT(out, fn);
+    ARBOR__REQUIRE_OUT(times, fn);
+    path p;
+    arbor_result r = find_path(s, target, source, &p, fn);
+    if (r != ARBOR_OK) return r;
+    /* A refusal writes nothing: the earliest and latest times are looked up first (a path whose
+       samples cover both covers every time between), and only when one is refused are the times
+       looked up one by one for the first refused index. */
+    double lo = INFINITY, hi = -INFINITY;
+    bool latest = false;
+    for (uint32_t i = 0; i < count; i++) {
+        latest |= times[i] == ARBOR_TIME_LATEST;
+        if (times[i] < lo && times[i] != ARBOR_TIME_LATEST) lo = times[i];
+        if (times[i] > hi || !(times[i] == times[i])) hi = times[i];
+    }
+    affine m;
+    bool covered = (lo > hi || (lookup_path(s, &p, lo, &m, fn) == ARBOR_OK && lookup_path(s, &p, hi, &m, fn) == ARBOR_OK)) &&
+                   (!latest || lookup_path(s, &p, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
+    for (uint32_t i = 0; !covered && i < count; i++)
+        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
+    for (uint32_t i = 0; i < count; i++) {
+        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
+        store(out + (size_t)i * 16, &m);
+    }
+    return ARBOR_OK;
+}
+
+arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nodes, uint32_t count, double time, arbor_real *out) {
+    static const char fn[] = "arbor_scene_world_matrices_at";
+    ARBOR__REQUIRE_OUT(out, fn);
+    ARBOR__REQUIRE_OUT(nodes, fn);
+    for (int pass = 0; pass < 2; pass++) /* the first checks: a refusal writes nothing */
+        for (uint32_t i = 0; i < count; i++) {
+            path p;
+            affine m;
+            arbor_result r = find_path(s, ARBOR_NONE, nodes[i], &p, fn);
+            if (r == ARBOR_OK) r = lookup_path(s, &p, time, &m, fn);
+            if (r != ARBOR_OK) return refuse_index(r, fn, "nodes", i);
+            if (pass) store(out + (size_t)i * 16, &m);
+        }
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_history_range(const arbor_scene *s, arbor_node n, double *first, double *last) {
+    static const char fn[] = "arbor_node_history_range";
+    ARBOR__REQUIRE_OUT(first, fn);
+    ARBOR__REQUIRE_OUT(last, fn);
+    arbor_result r = ARBOR_OK;
+    uint32_t slot = reader_slot(s, n);
+    if (!slot) return arbor__require_failed(s, n, fn, &r), r;
+    const node_history *e = entry_of(s, slot);
+    double trs[ARBOR__TRS];
+    seen v = { -INFINITY, INFINITY, 0 };
+    if (e && read_at(e, LOAD(e->parent), INFINITY, trs, &v) == AT_OUTSIDE) v.first = v.last = NAN; /* holds none */
+    *first = v.first;
+    *last = v.last;
+    return ARBOR_OK;
+}
