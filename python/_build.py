@@ -297,6 +297,7 @@ AP int ap_urdf_joint(const arbor_urdf *r, uint32_t i, const char **name, int *ty
 }
 AP int ap_urdf_positions(const arbor_urdf *r, double *out, uint32_t cap) { return arbor_urdf_positions(r, out, cap); }
 AP int ap_urdf_set_positions(arbor_urdf *r, const double *q, uint32_t count) { return arbor_urdf_set_positions(r, q, count); }
+AP int ap_urdf_record_positions(arbor_urdf *r, double time, const double *q, uint32_t count) { return arbor_urdf_record_positions(r, time, q, count); }
 /* pool NULL: this thread. */
 AP int ap_urdf_forward_kinematics(const arbor_urdf *r, const double *q, uint32_t configs, arbor_real *out, arbor_pool *pool) {
     if (!pool) return arbor_urdf_forward_kinematics(r, q, configs, out);

@@ -713,6 +713,10 @@ ROW(arbor_urdf_set_positions) {
     INVALID(arbor_urdf_set_positions(NULL, q, 1));
 }
 ROW(arbor_urdf_set_position) { INVALID(arbor_urdf_set_position(NULL, "x", 0)); }
+ROW(arbor_urdf_record_positions) {
+    double q[1] = { 0 };
+    INVALID(arbor_urdf_record_positions(NULL, 0, q, 1));
+}
 ROW(arbor_urdf_forward_kinematics) {
     double q[1] = { 0 };
     INVALID(arbor_urdf_forward_kinematics(NULL, q, 1, OUT));
@@ -919,7 +923,7 @@ static const row rows[] = {
     E(arbor_urdf_find_joint),
     E(arbor_urdf_dof),
     E(arbor_urdf_positions),
-    E(arbor_urdf_set_positions),
+    E(arbor_urdf_set_positions), E(arbor_urdf_record_positions),
     E(arbor_urdf_set_position),
     E(arbor_urdf_forward_kinematics),
     E(arbor_urdf_forward_kinematics_parallel),

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "test_util.h"
+#include "arbor/time.h"
 #include "arbor/urdf.h"
 
 #define URDF_DIR ARBOR_SHARED_DIR "/urdf"
@@ -90,7 +91,8 @@ static bool have_oracle(void) { return false; }
 static void run_oracle(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", ARBOR_URDF_KDL, args);
+    int n = snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", ARBOR_URDF_KDL, args);
+    if (n < 0 || (size_t)n >= sizeof cmd) fail_msg("the oracle's command is too long: %s", args);
     int rc = system(cmd);
     if (rc != 0) fail_msg("the oracle failed (%d): %s", rc, cmd);
 }
@@ -510,6 +512,54 @@ static void test_positions_limits_mimic_refusals(void **state)
     arbor_scene_destroy(s);
 }
 
+/* Joint positions recorded at stamps: a lookup between them interpolates each link (the arm's
+   shoulder turns about z, its slider 1 + slide out along the arm's x), a late record only fills
+   the history, a refused one changes nothing. Expected values by hand: slider at time t is at
+   Rz(a(t)) (1 + d(t), 0, 0). */
+static void test_record_positions_lookup(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = load_arm(s, false);
+    arbor_node slider = arbor_urdf_find_link(r, "slider");
+    double q1[2] = { 0.0, 0.2 }, q3[2] = { 0.4, 0.2 }, q2[2] = { -0.4, 0.3 }, q[2];
+    assert_int_equal(arbor_urdf_record_positions(r, 1.0, q1, 2), ARBOR_OK);
+    assert_int_equal(arbor_urdf_record_positions(r, 3.0, q3, 2), ARBOR_OK);
+    arbor_real m[16];
+    assert_int_equal(arbor_scene_lookup(s, ARBOR_NONE, slider, 2.0, m), ARBOR_OK);
+    ASSERT_NEAR(m[12], 1.2 * cos(0.2), TEST_EPS); /* the shorter arc's middle: Rz(0.2) */
+    ASSERT_NEAR(m[13], 1.2 * sin(0.2), TEST_EPS);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.4 && q[1] == 0.2); /* the latest record is the present */
+    world_of(s, r, "slider", m);
+    ASSERT_NEAR(m[12], 1.2 * cos(0.4), TEST_EPS);
+
+    /* a late record: history only; a lookup at its time gives it, between it and t = 1 the middle */
+    assert_int_equal(arbor_urdf_record_positions(r, 2.0, q2, 2), ARBOR_OK);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.4 && q[1] == 0.2);
+    assert_int_equal(arbor_scene_lookup(s, ARBOR_NONE, slider, 2.0, m), ARBOR_OK);
+    ASSERT_NEAR(m[12], 1.3 * cos(-0.4), TEST_EPS);
+    ASSERT_NEAR(m[13], 1.3 * sin(-0.4), TEST_EPS);
+    assert_int_equal(arbor_scene_lookup(s, ARBOR_NONE, slider, 1.5, m), ARBOR_OK);
+    ASSERT_NEAR(m[12], 1.25 * cos(-0.2), TEST_EPS);
+    ASSERT_NEAR(m[13], 1.25 * sin(-0.2), TEST_EPS);
+
+    /* refused: out of limits, NaN time, too few values; nothing changed */
+    double first, last, outside[2] = { 0.9, 0.2 };
+    assert_int_equal(arbor_urdf_record_positions(r, 4.0, outside, 2), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "joint 'shoulder'"));
+    assert_int_not_equal(arbor_urdf_record_positions(r, NAN, q3, 2), ARBOR_OK);
+    assert_int_equal(arbor_urdf_record_positions(r, 4.0, q3, 1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_node_history_range(s, slider, &first, &last), ARBOR_OK);
+    assert_true(first == 1.0 && last == 3.0);
+    assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
+    assert_true(q[0] == 0.4 && q[1] == 0.2);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
 static void test_lifetimes_and_memory(void **state)
 {
     (void)state;
@@ -751,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),
         cmocka_unit_test(test_memory_messages_name_the_line),

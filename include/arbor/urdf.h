@@ -145,6 +145,13 @@ ARBOR_API arbor_result arbor_urdf_set_positions(arbor_urdf *robot, const double 
 /* One joint's value (a joint of one value; a mimic joint is refused: set its master), the others
    kept; refused as arbor_urdf_set_positions, and for an unknown name. */
 ARBOR_API arbor_result arbor_urdf_set_position(arbor_urdf *robot, const char *joint, double value);
+/* The positions q (count = arbor_urdf_dof) recorded as every link's stamped sample at time
+   (arbor/time.h: arbor_pose_record), so that arbor_scene_lookup answers where a link was at any
+   time between records ("where was the gripper at t"). A time later than every earlier record
+   also makes q the current positions (arbor_urdf_positions, every "now" read); an earlier one
+   (a late message) only fills the history. Refused, nothing changed: what
+   arbor_urdf_set_positions refuses, and what arbor_pose_record refuses (a time not finite). */
+ARBOR_API arbor_result arbor_urdf_record_positions(arbor_urdf *robot, double time, const double *q, uint32_t count);
 
 /* Forward kinematics of `configs` configurations without touching the scene: q holds configs
    rows of dof values; out receives configs x link_count matrices of 16 (column-major, link

@@ -6,6 +6,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from . import _args as args
 from . import _lowlevel as ll
 from ._anim import _ScenePart
 from ._errors import InvalidArgumentError
@@ -123,6 +124,15 @@ class Robot(_ScenePart):
         values (the others kept), and writes every link's local transform and world matrix."""
         row = self._row(q, "Robot.set_positions")
         check(lib.ap_urdf_set_positions(self._p(), ll.ptr(row, "double *"), self.dof))
+
+    def record_positions(self, time, q):
+        """Records the joint positions q (as set_positions takes them) as every link's stamped
+        sample at ``time`` (seconds), so that ``scene.lookup`` answers where a link was at any
+        time between records. A time later than every earlier record also makes q the current
+        positions; an earlier one (a late message) only fills the history."""
+        t = args.real(time, "Robot.record_positions: time")
+        row = self._row(q, "Robot.record_positions")
+        check(lib.ap_urdf_record_positions(self._p(), t, ll.ptr(row, "double *"), self.dof))
 
     def forward_kinematics(self, q):
         """Every link's pose, relative to the root link, at each configuration of q (B, dof), or

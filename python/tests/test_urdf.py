@@ -123,3 +123,30 @@ def test_bad_file_names_the_line(tmp_path):
     f.write_text('<robot name="r">\n<link name="a"/>\n<link name="b"/>\n</robot>\n')
     with pytest.raises(arbor.ParseError, match="line 3: two root links"):
         arbor.load_urdf(f)
+
+
+def test_record_positions_then_lookup(tmp_path):
+    """A shoulder turning about z with a tip 1 out along its x: recorded at 0 and 2 s, the tip at
+    1 s is at Rz(0.5) (1, 0, 0) (the shorter arc's middle, by hand), for one time and an array."""
+    path = tmp_path / "arm.urdf"
+    path.write_text('<robot name="arm"><link name="base"/><link name="arm"/><link name="tip"/>'
+                    '<joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>'
+                    '<axis xyz="0 0 1"/></joint>'
+                    '<joint name="end" type="fixed"><parent link="arm"/><child link="tip"/>'
+                    '<origin xyz="1 0 0"/></joint></robot>')
+    robot = arbor.load_urdf(str(path))
+    robot.record_positions(0.0, [0.0])
+    robot.record_positions(2.0, {"shoulder": 1.0})
+    tip = robot.link("tip")
+    m = robot.scene.lookup(None, tip, 1.0)
+    assert np.allclose(m[:3, 3], [np.cos(0.5), np.sin(0.5), 0], atol=TOL)
+    many = robot.scene.lookup(None, tip, np.array([0.0, 1.0, 2.0]))
+    assert many.shape == (3, 4, 4)
+    assert np.allclose(many[:, 0, 3], np.cos([0.0, 0.5, 1.0]), atol=TOL)
+    assert robot.positions[0] == 1.0  # the latest record is the present
+    robot.record_positions(1.5, [0.2])  # late: history only
+    assert robot.positions[0] == 1.0
+    with pytest.raises(TypeError):
+        robot.record_positions("1", [0.0])
+    with pytest.raises(arbor.ExtrapolationError):
+        robot.scene.lookup(None, tip, 3.0)

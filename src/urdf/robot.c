@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "arbor/pose.h"
+#include "arbor/time.h"
 #include "urdf/urdf_internal.h"
 
 struct arbor_urdf {
@@ -23,6 +24,8 @@ struct arbor_urdf {
     uint32_t *pose_link;    /* the link of each pose entry */
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
+    bool recorded;          /* arbor_urdf_record_positions was called: q is the latest sample's */
+    double latest;          /* the latest time recorded */
     size_t bytes;           /* of this block (the struct and its arrays) */
 };
 
@@ -300,13 +303,20 @@ arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap
     return ARBOR_OK;
 }
 
-static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q) {
+/* Checks q, then writes it through the pose: applied now (time NULL), or recorded at *time
+   (time.h), where q becomes the current positions only when no later time was recorded. */
+static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q, const double *time) {
     arbor_result r = check(R, func, -1, q, R->work);
     if (r) return r;
     if (R->pose) {
         arbor_trs *trs = arbor_pose_trs(R->pose);
         for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
-        if ((r = arbor_pose_apply(R->pose, NULL))) return r;
+        if ((r = time ? arbor_pose_record(R->pose, *time) : arbor_pose_apply(R->pose, NULL))) return r;
+    }
+    if (time && R->recorded && *time < R->latest) return ARBOR_OK; /* a late sample: history only */
+    if (time) {
+        R->recorded = true;
+        R->latest = *time;
     }
     memcpy(R->q, R->work, sizeof(double) * R->m.dof);
     return ARBOR_OK;
@@ -318,7 +328,16 @@ arbor_result arbor_urdf_set_positions(arbor_urdf *R, const double *q, uint32_t c
     if (!R->s) return arbor__inert(func);
     if (count != R->m.dof)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%u values: robot '%s' takes %u", count, R->m.name, R->m.dof);
-    return set_positions(R, func, q);
+    return set_positions(R, func, q, NULL);
+}
+
+arbor_result arbor_urdf_record_positions(arbor_urdf *R, double time, const double *q, uint32_t count) {
+    static const char func[] = "arbor_urdf_record_positions";
+    if (!R || (!q && count)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "q");
+    if (!R->s) return arbor__inert(func);
+    if (count != R->m.dof)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%u values: robot '%s' takes %u", count, R->m.name, R->m.dof);
+    return set_positions(R, func, q, &time);
 }
 
 arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double value) {
@@ -336,7 +355,7 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
     if (!q) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory");
     memcpy(q, R->q, sizeof(double) * R->m.dof);
     q[j->position_index] = value;
-    arbor_result r = set_positions(R, func, q);
+    arbor_result r = set_positions(R, func, q, NULL);
     arbor__free_with(&R->dep.allocator, q, sizeof(double) * R->m.dof);
     return r;
 }
