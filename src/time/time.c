@@ -601,7 +601,7 @@ static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_nod
 
 /* The product of the locals from slot up to (not including) stop, at time. */
 static arbor_result chain_at(const arbor_scene *s, uint32_t slot, uint32_t stop, double time, affine *out, const char *fn) {
-    affine m = identity, l;
+    affine m = identity, l = identity; /* l: set by local_at (initialised for -O3's flow analysis) */
     for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
         arbor_result r = local_at(s, n, time, &l, fn);
         if (r != ARBOR_OK) return r;
