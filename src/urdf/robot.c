@@ -322,22 +322,21 @@ static arbor_result set_positions(arbor_urdf *R, const char *func, const double 
     return ARBOR_OK;
 }
 
-arbor_result arbor_urdf_set_positions(arbor_urdf *R, const double *q, uint32_t count) {
-    static const char func[] = "arbor_urdf_set_positions";
+/* The checks of a call that takes all dof values, then set_positions. */
+static arbor_result all_positions(arbor_urdf *R, const char *func, const double *q, uint32_t count, const double *time) {
     if (!R || (!q && count)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "q");
     if (!R->s) return arbor__inert(func);
     if (count != R->m.dof)
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%u values: robot '%s' takes %u", count, R->m.name, R->m.dof);
-    return set_positions(R, func, q, NULL);
+    return set_positions(R, func, q, time);
+}
+
+arbor_result arbor_urdf_set_positions(arbor_urdf *R, const double *q, uint32_t count) {
+    return all_positions(R, "arbor_urdf_set_positions", q, count, NULL);
 }
 
 arbor_result arbor_urdf_record_positions(arbor_urdf *R, double time, const double *q, uint32_t count) {
-    static const char func[] = "arbor_urdf_record_positions";
-    if (!R || (!q && count)) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "q");
-    if (!R->s) return arbor__inert(func);
-    if (count != R->m.dof)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%u values: robot '%s' takes %u", count, R->m.name, R->m.dof);
-    return set_positions(R, func, q, &time);
+    return all_positions(R, "arbor_urdf_record_positions", q, count, &time);
 }
 
 arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double value) {

@@ -113,6 +113,10 @@ void cli_progress_end(cli_progress *p);
 
 /* True when path is a regular file that can be read; else false after saying whether it is
    missing, a directory, FIFO, socket or device (not `what`: "a glTF file") or unreadable. */
+/* What a path that is not a regular file is, in a message's words ("a directory", "a FIFO",
+   "a socket or device"); NULL for a regular file. */
+struct stat;
+const char *cli_not_regular(const struct stat *st);
 bool cli_check_input(const char *path, const char *what);
 /* path opened to read when it is a regular file (NULL otherwise, errno set), without blocking
    on a FIFO: every file the CLI reads goes through it. */

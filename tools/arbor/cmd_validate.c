@@ -115,8 +115,7 @@ static bool unreadable(const char *path, arbor_gltf_message *m) {
     if (missing)
         snprintf(m->message, sizeof m->message, "%s", errno == ENOENT ? "no such file" : strerror(errno));
     else
-        snprintf(m->message, sizeof m->message, "%s is %s, not a glTF file", path,
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket or device");
+        snprintf(m->message, sizeof m->message, "%s is %s, not a glTF file", path, cli_not_regular(&st));
     return true;
 }
 

@@ -160,6 +160,10 @@ static bool read_all(FILE *stream, unsigned char **bytes, size_t *size) {
     return true;
 }
 
+const char *cli_not_regular(const struct stat *st) {
+    return S_ISREG(st->st_mode) ? NULL : S_ISDIR(st->st_mode) ? "a directory" : S_ISFIFO(st->st_mode) ? "a FIFO" : "a socket or device";
+}
+
 bool cli_check_input(const char *path, const char *what) {
     struct stat st;
     if (stat(path, &st)) {
@@ -167,8 +171,7 @@ bool cli_check_input(const char *path, const char *what) {
         return false;
     }
     if (!S_ISREG(st.st_mode)) { /* a FIFO would block the read: refused without opening it */
-        cli_error("%s is %s, not %s", path, S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a socket or device",
-                  what);
+        cli_error("%s is %s, not %s", path, cli_not_regular(&st), what);
         return false;
     }
     if (access(path, R_OK)) {
