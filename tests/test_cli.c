@@ -11,7 +11,8 @@
  * - failures print one line each, "arbor: CMD: FILE: POINTER: ..." (no library function's name),
  *   warnings "arbor: CMD: warning: ...", standard input named "(standard input)", an unknown
  *   command one line;
- * - `validate` on a good file, on ../shared/gltf/invalid/node/node_loop.gltf and on both;
+ * - `validate` on a good file, on ../shared/gltf/invalid/node/node_loop.gltf and on both, and
+ *   of standard input;
  * - `convert` .glb -> .gltf -> .glb round trips of every sample keep every world matrix;
  * - `tree`, `info` and `dot` name what they should;
  * - `edit` applies a script and -e commands (every command, undo and redo) and the saved file
@@ -345,6 +346,12 @@ static void test_validate(void **state) {
                            "three_errors.gltf: error: UNRESOLVED_REFERENCE: /nodes/1/children/0: node 5 does not exist");
     assert_output_contains(STDERR_FILE, "three_errors.gltf: error: UNRESOLVED_REFERENCE: /nodes/2/mesh: mesh 1 does not exist");
     assert_output_contains(STDERR_FILE, "three_errors.gltf: 3 errors");
+    /* standard input: the same report, under its own name, not just the load's first problem */
+    snprintf(args, sizeof args, "validate - < '%s'", three);
+    assert_int_equal(run(args), 1);
+    assert_output_contains(STDERR_FILE, "(standard input): error: ROTATION_NON_UNIT: /nodes/0/rotation: ");
+    assert_output_contains(STDERR_FILE, "(standard input): error: UNRESOLVED_REFERENCE: /nodes/2/mesh: mesh 1 does not exist");
+    assert_output_contains(STDERR_FILE, "(standard input): 3 errors");
     snprintf(args, sizeof args, "validate --json '%s'", three);
     assert_int_equal(run(args), 1);
     json_t *report = json_load_file(STDOUT_FILE, 0, NULL);
@@ -365,6 +372,13 @@ static void test_validate(void **state) {
         assert_int_equal(json_integer_value(json_object_get(m, "severity")), 0);
         assert_true(json_string_length(json_object_get(m, "message")) > 0);
     }
+    json_decref(report);
+    snprintf(args, sizeof args, "validate --json - < '%s'", three);
+    assert_int_equal(run(args), 1);
+    report = json_load_file(STDOUT_FILE, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(report, "uri")), "(standard input)");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(report, "issues"), "numErrors")), 3);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(report, "info"), "version")), "2.0");
     json_decref(report);
     snprintf(args, sizeof args, "validate --json '%s' '%s'", EXAMPLE, three);
     assert_int_equal(run(args), 1);

@@ -1709,17 +1709,37 @@ static void test_validate_khronos_codes(void **state)
     }
     NEED_SHARED();
     load_corpus();
-    size_t errors = 0, same = 0, files_without = 0, zeros = 0;
+    size_t errors = 0, same = 0, same_from_memory = 0, files_without = 0, zeros = 0;
     for (size_t f = 0; f < g_corpus.count; f++) {
         const char *file = g_corpus.files[f];
         char report_path[600];
         snprintf(report_path, sizeof report_path, "%s.report.json", file);
         json_t *report = json_load_file(report_path, 0, NULL), *k;
         assert_non_null(report);
-        arbor_gltf_message found[128];
+        arbor_gltf_message found[128], from_memory[128];
         count = 0;
         arbor_gltf_validate_messages(file, NULL, found, 128, &count);
         assert_true(count <= 128);
+        /* the same bytes from memory, URIs beside the file: the same report of the validator's */
+        size_t size = 0;
+        char *bytes = read_file(file, &size), dir[600];
+        assert_non_null(bytes);
+        snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(file, '/') - file), file);
+        uint32_t memory_count = 0;
+        arbor_gltf_validate_memory(bytes, size, dir, NULL, from_memory, 128, &memory_count);
+        /* gltf.h: the file's own messages, but where its name alone made it a GLB */
+        size_t n = strlen(file);
+        if (strcmp(file + n - 4, ".glb") || (size >= 4 && !memcmp(bytes, "glTF", 4))) {
+            assert_int_equal(memory_count, count);
+            for (uint32_t j = 0; j < count; j++) {
+                assert_string_equal(from_memory[j].code, found[j].code);
+                assert_string_equal(from_memory[j].pointer, found[j].pointer);
+                assert_string_equal(from_memory[j].message, found[j].message);
+                assert_int_equal(from_memory[j].offset, found[j].offset);
+                assert_int_equal(from_memory[j].severity, found[j].severity);
+            }
+        }
+        free(bytes);
         size_t i, theirs = 0;
         json_array_foreach(json_object_get(json_object_get(report, "issues"), "messages"), i, k)
         {
@@ -1729,6 +1749,11 @@ static void test_validate_khronos_codes(void **state)
             for (uint32_t j = 0; j < count; j++)
                 if (found[j].severity == 0 && !strcmp(found[j].code, code) && same_place(&found[j], k)) {
                     same++;
+                    break;
+                }
+            for (uint32_t j = 0; j < memory_count; j++)
+                if (from_memory[j].severity == 0 && !strcmp(from_memory[j].code, code) && same_place(&from_memory[j], k)) {
+                    same_from_memory++;
                     break;
                 }
         }
@@ -1751,6 +1776,8 @@ static void test_validate_khronos_codes(void **state)
     assert_true(zeros <= 3); /* animation/valid, skin/valid, skin/ignored_animated_transform */
     assert_true(errors > 250);
     assert_true(same * 10 >= errors * 9);
+    print_message("from memory: %zu of the %zu errors\n", same_from_memory, errors);
+    assert_true(same_from_memory * 10 >= errors * 9);
 }
 
 /* Allocations fail after a budget: every failure must leave the scene as it was, and leak nothing. */

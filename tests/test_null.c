@@ -633,6 +633,12 @@ ROW(arbor_gltf_validate_messages) {
     assert_int_equal(count, 0);
     INVALID(arbor_gltf_validate_messages("x.gltf", NULL, NULL, 4, NULL));
 }
+ROW(arbor_gltf_validate_memory) {
+    uint32_t count = 1;
+    INVALID(arbor_gltf_validate_memory(NULL, 4, NULL, NULL, NULL, 0, &count));
+    assert_int_equal(count, 0);
+    INVALID(arbor_gltf_validate_memory("{}", 2, NULL, NULL, NULL, 4, NULL));
+}
 ROW(arbor_gltf_destroy) { arbor_gltf_destroy(NULL); }
 ROW(arbor_gltf_node_count) { assert_int_equal(arbor_gltf_node_count(NULL), 0); }
 ROW(arbor_gltf_node) { assert_true(arbor_node_is_none(arbor_gltf_node(NULL, 0))); }
@@ -900,7 +906,7 @@ static const row rows[] = {
     E(arbor_clip_channel_count), E(arbor_clip_channel), E(arbor_clip_target_name), E(arbor_clip_bind_names), E(arbor_clip_rig_by_names),
     E(arbor_player_create), E(arbor_player_destroy), E(arbor_player_clip), E(arbor_player_apply), E(arbor_players_apply), E(arbor_players_apply_pose),
     E(arbor_pose_create), E(arbor_pose_destroy), E(arbor_pose_count), E(arbor_pose_nodes), E(arbor_pose_trs),
-    E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_validate), E(arbor_gltf_validate_messages),
+    E(arbor_pose_read), E(arbor_pose_apply), E(arbor_gltf_validate), E(arbor_gltf_validate_messages), E(arbor_gltf_validate_memory),
     E(arbor_player_sample), E(arbor_player_blend), E(arbor_player_add), E(arbor_player_weights),
     E(arbor_skins_create), E(arbor_skins_destroy), E(arbor_skins_add), E(arbor_skins_count), E(arbor_skins_joint_total),
     E(arbor_skins_first_joint), E(arbor_skins_skin), E(arbor_skins_compute),

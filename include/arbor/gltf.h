@@ -180,6 +180,15 @@ typedef struct arbor_gltf_message {
 ARBOR_API arbor_result arbor_gltf_validate_messages(const char *path, const arbor_gltf_options *options,
                                                     arbor_gltf_message *messages, uint32_t cap, uint32_t *count);
 
+/* arbor_gltf_validate_messages of size bytes in memory, read as arbor_gltf_load_memory reads
+   them: .glb when they start with the GLB magic, else JSON; external URIs resolve from base_dir
+   (NULL: they are refused, an issue each). A file of these bytes in base_dir gets the same
+   messages from arbor_gltf_validate_messages, but where its name ending in .glb made it a GLB
+   (here, bytes without the magic are JSON). data may be NULL when size is 0. */
+ARBOR_API arbor_result arbor_gltf_validate_memory(const void *data, size_t size, const char *base_dir,
+                                                  const arbor_gltf_options *options, arbor_gltf_message *messages,
+                                                  uint32_t cap, uint32_t *count);
+
 /* How arbor_gltf_save writes; all zero (or NULL options): the defaults. */
 typedef struct arbor_gltf_save_options {
     bool external_images; /* .glb: images with relative URIs stay files beside it (copied there when

@@ -318,41 +318,66 @@ static void no_log(void *user, arbor_log_level level, const char *message) {
     (void)message;
 }
 
-/* Both validations: a lenient load into a scene of its own, every problem into issues or
-   messages. */
-static arbor_result validate(const char *fn, const char *path, const arbor_gltf_options *options,
-                             arbor_gltf_issue *issues, arbor_gltf_message *messages, uint32_t cap, uint32_t *count) {
+/* Bytes to validate from memory, and the folder their URIs resolve from. */
+typedef struct validate_bytes {
+    const void *data;
+    size_t size;
+    const char *base_dir;
+} validate_bytes;
+
+/* Every validation: a lenient load into a scene of its own, every problem into issues or
+   messages; of the file at path, or of the bytes of mem when it is not NULL. */
+static arbor_result validate(const char *fn, const char *path, const validate_bytes *mem,
+                             const arbor_gltf_options *options, arbor_gltf_issue *issues, arbor_gltf_message *messages,
+                             uint32_t cap, uint32_t *count) {
     if (count) *count = 0;
-    if (!path || (cap && !issues && !messages)) return refuse_arguments(fn, "path is required, and the list when cap > 0");
+    if (!mem && (!path || (cap && !issues && !messages)))
+        return refuse_arguments(fn, "path is required, and the list when cap > 0");
+    if (mem && ((!mem->data && mem->size) || (cap && !messages)))
+        return refuse_arguments(fn, "data is required when size > 0, and the list when cap > 0");
     arbor_scene_desc desc = {.log = no_log};
     arbor_scene *s = NULL;
     arbor_result made = arbor_scene_create(&desc, &s);
     if (made) return made;
     ld L;
-    begin(&L, s, path, NULL, options);
+    begin(&L, s, mem ? fn : path, mem ? mem->base_dir : NULL, options); /* from memory, messages name the call */
     L.opt.lenient = true; /* every breach is an issue, and the check goes on */
     L.validating = true;
     L.issues = issues;
     L.messages = messages;
     L.issue_cap = cap;
     arbor_gltf *doc = NULL;
-    load_file(&L, path, &doc);
+    if (mem) {
+        L.memory = true;
+        const uint8_t *bytes = mem->data ? mem->data : (const uint8_t *)"";
+        load(&L, bytes, mem->size, has_glb_magic(bytes, mem->size), mem->base_dir, &doc);
+    } else {
+        load_file(&L, path, &doc);
+    }
     arbor_gltf_destroy(doc);
     arbor_scene_destroy(s);
     if (count) *count = L.issue_count;
     if (L.issue_code)
-        arbor__fail(L.issue_code, fn, "%s: %u issue%s", path, L.issue_count, L.issue_count == 1 ? "" : "s");
+        arbor__fail(L.issue_code, fn, "%s: %u issue%s", mem ? "the bytes" : path, L.issue_count,
+                    L.issue_count == 1 ? "" : "s");
     return L.issue_code;
 }
 
 arbor_result arbor_gltf_validate(const char *path, const arbor_gltf_options *options, arbor_gltf_issue *issues,
                                  uint32_t cap, uint32_t *count) {
-    return validate("arbor_gltf_validate", path, options, issues, NULL, cap, count);
+    return validate("arbor_gltf_validate", path, NULL, options, issues, NULL, cap, count);
 }
 
 arbor_result arbor_gltf_validate_messages(const char *path, const arbor_gltf_options *options,
                                           arbor_gltf_message *messages, uint32_t cap, uint32_t *count) {
-    return validate("arbor_gltf_validate_messages", path, options, NULL, messages, cap, count);
+    return validate("arbor_gltf_validate_messages", path, NULL, options, NULL, messages, cap, count);
+}
+
+arbor_result arbor_gltf_validate_memory(const void *data, size_t size, const char *base_dir,
+                                        const arbor_gltf_options *options, arbor_gltf_message *messages, uint32_t cap,
+                                        uint32_t *count) {
+    validate_bytes mem = {data, size, base_dir};
+    return validate("arbor_gltf_validate_memory", NULL, &mem, options, NULL, messages, cap, count);
 }
 
 arbor_result arbor_gltf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,

@@ -135,6 +135,12 @@ void cli_close(cli_file *f);
    default), -1 for the file's default. */
 int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene);
 
+/* The bytes of path ("-": standard input, f->path "(standard input)") into a new *f: true, or
+   false after saying whether it is missing, a directory or unreadable (f holds nothing then). */
+bool cli_read_input(cli_file *f, const char *path);
+/* cli_load_scene of a file cli_read_input has read into f. */
+int cli_load_read(cli_file *f, const char *path, bool lenient, int32_t scene);
+
 /* The file's glTF JSON (of a .glb, its JSON chunk), parsed once; NULL when unreadable (a file
    arbor_gltf_load accepted is readable). */
 json_t *cli_json(cli_file *f);

@@ -21,8 +21,8 @@ static const char help[] =
     "a file without errors. A directory or a file that cannot be read is an IO_ERROR. A problem\n"
     "the validator rates below an error keeps its rating even when arbor cannot load the file\n"
     "for it (an absolute URI: a warning; a required extension arbor does not know: an\n"
-    "information): the line says so. FILE - reads standard input, checked by a load (its first\n"
-    "problem only).\n"
+    "information): the line says so. FILE - reads standard input (its URIs resolving from the\n"
+    "working directory).\n"
     "Exit status: 0 when no file has an error, 1 when one has, 2 for a usage error.\n"
     "\n"
     "  --json      print the Khronos validator's report for each file (uri, mimeType,\n"
@@ -36,23 +36,8 @@ static const char help[] =
 static const char *const severity_names[] = {"error", "warning", "information", "hint"};
 
 /* The report's info: what the file's JSON says of itself (absent when it cannot be read). */
-static json_t *info_of(const char *path) {
-    FILE *in = fopen(path, "rb");
-    if (!in) return NULL;
-    cli_file f = {.path = path};
-    size_t cap = 0;
-    for (;;) {
-        if (f.size == cap) {
-            unsigned char *more = realloc(f.bytes, cap = cap ? 2 * cap : 65536);
-            if (!more) break;
-            f.bytes = more;
-        }
-        size_t got = fread(f.bytes + f.size, 1, cap - f.size, in);
-        if (!got) break;
-        f.size += got;
-    }
-    fclose(in);
-    json_t *root = cli_json(&f), *info = NULL;
+static json_t *info_of(cli_file *f) {
+    json_t *root = cli_json(f), *info = NULL;
     if (json_is_object(root)) {
         json_t *asset = json_object_get(root, "asset"), *v, *mesh;
         size_t i, k;
@@ -74,13 +59,11 @@ static json_t *info_of(const char *path) {
         json_object_set_new(info, "hasTextures", json_boolean(json_array_size(json_object_get(root, "textures")) > 0));
         json_object_set_new(info, "hasDefaultScene", json_boolean(json_object_get(root, "scene") != NULL));
     }
-    json_decref(f.json);
-    free(f.bytes);
     return info;
 }
 
 /* A file's report as the Khronos validator writes it; counts[4] gets the issues by severity. */
-static json_t *report(const char *file, const arbor_gltf_message *m, uint32_t count, bool with_info, uint32_t counts[4]) {
+static json_t *report(const char *file, const arbor_gltf_message *m, uint32_t count, cli_file *with_info, uint32_t counts[4]) {
     json_t *messages = json_array();
     for (uint32_t i = 0; i < count; i++) {
         if (m[i].severity >= 0 && m[i].severity < 4) counts[m[i].severity]++;
@@ -100,7 +83,7 @@ static json_t *report(const char *file, const arbor_gltf_message *m, uint32_t co
                             glb ? "model/gltf-binary" : "model/gltf+json", "validatorVersion", version,
                             "issues", "numErrors", counts[0], "numWarnings", counts[1], "numInfos", counts[2],
                             "numHints", counts[3], "messages", messages, "truncated", count > MAX_ISSUES);
-    json_t *info = with_info ? info_of(file) : NULL;
+    json_t *info = with_info ? info_of(with_info) : NULL;
     if (info) json_object_set_new(out, "info", info);
     return out;
 }
@@ -119,16 +102,21 @@ static bool unreadable(const char *path, arbor_gltf_message *m) {
     return true;
 }
 
-/* Standard input, checked by a load: 0 when it loads, else 1 (the load said why). */
-static int standard_input(const cli_args *args, json_t *all) {
-    cli_file f;
-    if (cli_load(&f, "-", args->lenient)) return 1;
-    int32_t scene;
-    int status = cli_pick_scene("validate", &f, args, &scene);
-    if (!status && args->json) json_array_append_new(all, report(f.path, NULL, 0, false, (uint32_t[4]){0}));
-    else if (!status) printf("%s: ok\n", f.path);
-    cli_close(&f);
-    return status;
+/* Every message of the file at path, or of the bytes of f when path is NULL (standard input,
+   URIs resolving from the working directory), into *m (grown to hold them all): what the
+   validation returned, *count the messages (at most *cap). */
+static arbor_result messages_of(const char *path, const cli_file *f, arbor_gltf_message **m, uint32_t *cap,
+                                uint32_t *count) {
+    arbor_result r = ARBOR_OK;
+    for (int pass = 0; pass < 2; pass++) { /* the second with room for every message */
+        r = path ? arbor_gltf_validate_messages(path, NULL, *m, *cap, count)
+                 : arbor_gltf_validate_memory(f->bytes, f->size, ".", NULL, *m, *cap, count);
+        arbor_gltf_message *more = *count > *cap ? realloc(*m, *count * sizeof **m) : NULL;
+        if (!more) break; /* all there, or no memory for the rest */
+        *m = more, *cap = *count;
+    }
+    if (*count > *cap) *count = *cap;
+    return r;
 }
 
 int cmd_validate(int argc, char **argv) {
@@ -147,11 +135,7 @@ int cmd_validate(int argc, char **argv) {
     }
     for (int i = 0; i < args.file_count; i++) {
         const char *file = args.files[i];
-        if (!strcmp(file, "-")) {
-            int r = standard_input(&args, all);
-            status = r > status ? r : status;
-            continue;
-        }
+        bool from_stdin = !strcmp(file, "-");
         if (args.lenient && !args.json) { /* what a lenient load makes of it */
             cli_file f;
             int32_t scene;
@@ -163,38 +147,37 @@ int cmd_validate(int argc, char **argv) {
             if (picked)
                 status = picked;
             else if (f.warnings)
-                printf("%s: ok (%u warning%s)\n", file, f.warnings, f.warnings == 1 ? "" : "s");
+                printf("%s: ok (%u warning%s)\n", f.path, f.warnings, f.warnings == 1 ? "" : "s");
             else
-                printf("%s: ok\n", file);
+                printf("%s: ok\n", f.path);
             cli_close(&f);
             continue;
         }
+        cli_file f = {.path = file};
+        if (from_stdin && !cli_read_input(&f, file)) {
+            status = status ? status : 1;
+            continue;
+        }
+        file = f.path;
         uint32_t count = 0;
         arbor_result r = ARBOR_ERR_IO;
-        if (unreadable(file, m)) {
-            count = 1;
-        } else {
-            r = arbor_gltf_validate_messages(file, NULL, m, cap, &count);
-            if (count > cap) { /* every message, for the counts by severity */
-                arbor_gltf_message *more = realloc(m, count * sizeof *m);
-                if (more) m = more, cap = count, r = arbor_gltf_validate_messages(file, NULL, m, cap, &count);
-                if (count > cap) count = cap;
-            }
-        }
+        if (from_stdin || !unreadable(file, m)) r = messages_of(from_stdin ? NULL : file, &f, &m, &cap, &count);
+        else count = 1;
+        bool with_info = args.json && r != ARBOR_ERR_IO && (f.bytes || cli_read_input(&f, file));
         uint32_t counts[4] = {0, 0, 0, 0};
-        json_t *one = report(file, m, count, args.json && r != ARBOR_ERR_IO, counts);
+        json_t *one = report(file, m, count, with_info ? &f : NULL, counts);
         if (counts[0]) status = status ? status : 1;
         if (!r && args.scene) { /* the scene asked for, by index or name */
-            cli_file f;
             int32_t scene;
-            if (cli_load(&f, file, false)) {
+            if ((!f.bytes && !cli_read_input(&f, file)) ||
+                cli_load_read(&f, from_stdin ? "-" : file, false, ARBOR_GLTF_DEFAULT_SCENE)) {
                 status = status ? status : 1;
             } else {
                 int picked = cli_pick_scene("validate", &f, &args, &scene);
                 if (picked) status = picked;
-                cli_close(&f);
             }
         }
+        cli_close(&f);
         if (args.json) {
             json_array_append_new(all, one);
             continue;

@@ -208,9 +208,10 @@ int cli_check_output(const char *cmd, const char *path) {
     return 0;
 }
 
-/* The file's bytes, or a message that says whether it is missing, a directory or unreadable. */
-static bool read_input(cli_file *f, const char *path) {
+bool cli_read_input(cli_file *f, const char *path) {
+    *f = (cli_file){ .path = path };
     if (!strcmp(path, "-")) {
+        f->path = "(standard input)";
         if (read_all(stdin, &f->bytes, &f->size)) return true;
         cli_error("cannot read standard input");
         return false;
@@ -230,9 +231,11 @@ static bool read_input(cli_file *f, const char *path) {
 int cli_load(cli_file *f, const char *path, bool lenient) { return cli_load_scene(f, path, lenient, ARBOR_GLTF_DEFAULT_SCENE); }
 
 int cli_load_scene(cli_file *f, const char *path, bool lenient, int32_t scene) {
-    *f = (cli_file){ .path = path };
-    if (!read_input(f, path)) return 1;
-    if (!strcmp(path, "-")) f->path = "(standard input)";
+    if (!cli_read_input(f, path)) return 1;
+    return cli_load_read(f, path, lenient, scene);
+}
+
+int cli_load_read(cli_file *f, const char *path, bool lenient, int32_t scene) {
     if (arbor_scene_create(&(arbor_scene_desc){ .log = log_warning, .log_user = f }, &f->scene) != ARBOR_OK) {
         cli_error("out of memory");
         cli_close(f);
