@@ -4,6 +4,7 @@
    setters' write (arbor__write_many), which cannot fail by then: the nodes were checked, and a
    clip's values are finite and bounded by construction. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "anim/anim_internal.h"
@@ -279,23 +280,32 @@ static arbor_result bind_pose(arbor_player *p, arbor_pose *pose, const char *fn)
     return ARBOR_OK;
 }
 
+/* Exchanges one lane's values (width w, a constant where it is inlined, so the copies unroll)
+   with the part at byte offset `part` of the pose entries they map to, first to last or last
+   to first. */
+static inline void swap_lane(const lane *L, const uint32_t *entry, arbor_trs *entries, size_t part, uint32_t w,
+                             bool back) {
+    for (uint32_t j = 0; j < L->count; j++) {
+        uint32_t e = back ? L->count - 1 - j : j;
+        arbor_real *v = L->values + (size_t)e * w, *to = (arbor_real *)((char *)&entries[entry[e]] + part), x[4];
+        memcpy(x, to, w * sizeof *x);
+        memcpy(to, v, w * sizeof *x);
+        memcpy(v, x, w * sizeof *x);
+    }
+}
+
 /* Exchanges the player's lane values with the pose entries they map to (bind_pose), first to
    last, or last to first (back: undoing an exchange when two channels share an entry). */
 static void swap_entries(arbor_player *p, arbor_trs *entries, bool back) {
-    for (int k = 0; k < 3; k++) {
-        int q = back ? 2 - k : k;
-        const lane *L = &p->lanes[q];
-        uint32_t at = q == T ? 0 : q == R ? p->lanes[T].count : p->lanes[T].count + p->lanes[R].count, w = lane_width(q);
-        for (uint32_t j = 0; j < L->count; j++) {
-            uint32_t e = back ? L->count - 1 - j : j;
-            arbor_real *to, *v = L->values + (size_t)e * w;
-            trs_part(&entries[p->pose_entry[at + e]], q, &to);
-            for (uint32_t c = 0; c < w; c++) {
-                arbor_real x = to[c];
-                to[c] = v[c];
-                v[c] = x;
-            }
-        }
+    const uint32_t *t = p->pose_entry, *r = t + p->lanes[T].count, *sc = r + p->lanes[R].count;
+    if (back) {
+        swap_lane(&p->lanes[S], sc, entries, offsetof(arbor_trs, scale), 3, true);
+        swap_lane(&p->lanes[R], r, entries, offsetof(arbor_trs, rotation), 4, true);
+        swap_lane(&p->lanes[T], t, entries, offsetof(arbor_trs, translation), 3, true);
+    } else {
+        swap_lane(&p->lanes[T], t, entries, offsetof(arbor_trs, translation), 3, false);
+        swap_lane(&p->lanes[R], r, entries, offsetof(arbor_trs, rotation), 4, false);
+        swap_lane(&p->lanes[S], sc, entries, offsetof(arbor_trs, scale), 3, false);
     }
 }
 
