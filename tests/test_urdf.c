@@ -512,6 +512,88 @@ static void test_positions_limits_mimic_refusals(void **state)
     arbor_scene_destroy(s);
 }
 
+/* Floating and planar joints (none of the shared robots has one, and KDL reads neither): world
+   matrices against double products built here from urdf.h's definitions. world -(floating,
+   origin with rpy)- body; body -(planar about z, origin 0 0 0.25)- sled; body -(planar about x)-
+   tilted, whose plane's first direction is y x axis = (0, 0, -1) and second axis x that = y. */
+static const char mover_urdf[] =
+    "<robot name=\"mover\">\n" LINK("world") LINK("body") LINK("sled") LINK("tilted")
+    JOINT("free", "floating", "world", "body", "<origin xyz=\"0.5 -1 2\" rpy=\"0.3 -0.2 0.7\"/>")
+    JOINT("plane", "planar", "body", "sled", "<origin xyz=\"0 0 0.25\"/><axis xyz=\"0 0 1\"/>")
+    JOINT("side", "planar", "body", "tilted", "<axis xyz=\"2 0 0\"/>")
+    "</robot>\n";
+
+/* out = T(t) R(angle about unit axis) */
+static void ref_axis_angle(double out[16], const double t[3], double x, double y, double z, double angle)
+{
+    const double q[4] = { x * sin(angle / 2), y * sin(angle / 2), z * sin(angle / 2), cos(angle / 2) }, one[3] = { 1, 1, 1 };
+    test_ref_compose(out, t, q, one);
+}
+
+static void test_floating_and_planar_joints(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, mover_urdf, sizeof mover_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 7 + 3 + 3);
+    arbor_urdf_joint j;
+    assert_int_equal(arbor_urdf_joint_info(r, 0, &j), ARBOR_OK);
+    assert_int_equal(j.type, ARBOR_URDF_FLOATING);
+    assert_int_equal(j.position_count, 7);
+    assert_int_equal(arbor_urdf_joint_info(r, 1, &j), ARBOR_OK);
+    assert_int_equal(j.type, ARBOR_URDF_PLANAR);
+    assert_int_equal(j.position_count, 3);
+    double q[13];
+    assert_int_equal(arbor_urdf_positions(r, q, 13), ARBOR_OK);
+    for (int k = 0; k < 13; k++) assert_true(q[k] == (k == 6)); /* the floating joint at the identity */
+
+    /* the origin: T(0.5, -1, 2) Rz(0.7) Ry(-0.2) Rx(0.3), URDF's fixed-axis roll, pitch, yaw */
+    const double qx[4] = { sin(0.15), 0, 0, cos(0.15) }, qy[4] = { 0, sin(-0.1), 0, cos(-0.1) },
+                 qz[4] = { 0, 0, sin(0.35), cos(0.35) }, one[3] = { 1, 1, 1 };
+    double zy[4], rpy[4], origin[16], motion[16], body[16], step[16], sled[16], tilted[16];
+    test_ref_quat_mul(zy, qz, qy);
+    test_ref_quat_mul(rpy, zy, qx);
+    test_ref_compose(origin, (const double[3]){ 0.5, -1, 2 }, rpy, one);
+    const double set[13] = { 0.3, -0.4, 1.5, 1, 2, 2, 4, /* |q| = 5: normalised */
+                             0.7, -0.2, 0.9, 0.25, -0.5, -1.1 };
+    assert_int_equal(arbor_urdf_set_positions(r, set, 13), ARBOR_OK);
+    test_ref_compose(motion, set, (const double[4]){ 0.2, 0.4, 0.4, 0.8 }, one);
+    test_ref_mul(body, origin, motion);
+    /* sled: body T(0, 0, 0.25) T(0.7, -0.2, 0) Rz(0.9) */
+    ref_axis_angle(step, (const double[3]){ 0.7, -0.2, 0.25 }, 0, 0, 1, 0.9);
+    test_ref_mul(sled, body, step);
+    /* tilted: body T(0.25 (0, 0, -1) - 0.5 (0, 1, 0)) Rx(-1.1) */
+    ref_axis_angle(step, (const double[3]){ 0, -0.5, -0.25 }, 1, 0, 0, -1.1);
+    test_ref_mul(tilted, body, step);
+    arbor_real m[16];
+    world_of(s, r, "body", m);
+    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
+    world_of(s, r, "sled", m);
+    ASSERT_MAT4_NEAR_D_REL(m, sled, FK_TOL);
+    world_of(s, r, "tilted", m);
+    ASSERT_MAT4_NEAR_D_REL(m, tilted, FK_TOL);
+
+    /* a batch row gives the same, relative to the root link (world, at the identity) */
+    arbor_real out[4 * 16];
+    assert_int_equal(arbor_urdf_forward_kinematics(r, set, 1, out), ARBOR_OK);
+    ASSERT_MAT4_NEAR_D_REL(out + 16 * link_index(r, "tilted"), tilted, FK_TOL);
+
+    /* a zero quaternion is refused, nothing changed */
+    double bad[13];
+    memcpy(bad, set, sizeof bad);
+    bad[3] = bad[4] = bad[5] = bad[6] = 0;
+    uint64_t version = arbor_node_world_version(s, arbor_urdf_find_link(r, "body"));
+    assert_int_equal(arbor_urdf_set_positions(r, bad, 13), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "'free'"));
+    assert_int_equal(arbor_node_world_version(s, arbor_urdf_find_link(r, "body")), version);
+    world_of(s, r, "body", m);
+    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
 /* Joint positions recorded at stamps: a lookup between them interpolates each link (the arm's
    shoulder turns about z, its slider 1 + slide out along the arm's x), a late record only fills
    the history, a refused one changes nothing. Expected values by hand: slider at time t is at
@@ -801,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_floating_and_planar_joints),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),
