@@ -167,10 +167,22 @@ ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B
     return out;
 #endif
 }
-/* arbor__rows_mul_mem(a, B) stored at out, B's rows in half h of b0, b1, b2 (four-lane rows of
-   two nodes, as arbor__compose_lanes4x2 leaves them): the same bits; for float, rows 0 and 1
-   go out from the register of eight that computed them (no moves, no trip through the
-   stack). */
+/* arbor__rows_mul_mem(a, B) stored at out (the same bits): for float, rows 0 and 1 go out from
+   the register of eight that computed them (no moves, no trip through the stack). */
+ARBOR__HOT void arbor__rows_mul_store(arbor_real out[12], const arbor_real a[12], arbor__rows B) {
+#if ARBOR_REAL_IS_DOUBLE
+    arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), B));
+#else
+    const arbor__v4x2 r01 = arbor__rows01_mul_twice(a, __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
+                                                    __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
+                                                    __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3));
+    const arbor__v4 r2 = arbor__row_mul(arbor__v4_load(a + 8), B);
+    memcpy(out, &r01, sizeof r01);
+    memcpy(out + 8, &r2, sizeof r2);
+#endif
+}
+/* arbor__rows_mul_store with B's rows in half h of b0, b1, b2 (four-lane rows of two nodes,
+   as arbor__compose_lanes4x2 leaves them). */
 ARBOR__HOT void arbor__rows_mul_store_half(arbor_real out[12], const arbor_real a[12], arbor__v4x2 b0, arbor__v4x2 b1,
                                            arbor__v4x2 b2, int h) {
 #if ARBOR_REAL_IS_DOUBLE
@@ -315,6 +327,9 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
     return out;
 }
 ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows b) { return arbor__rows_mul(arbor__rows_load(a), b); }
+ARBOR__HOT void arbor__rows_mul_store(arbor_real out[12], const arbor_real a[12], arbor__rows b) {
+    arbor__rows_store(out, arbor__rows_mul_mem(a, b));
+}
 ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
     return arbor__rows_mul(arbor__rows_load(a), arbor__rows_load(b));
 }

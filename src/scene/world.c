@@ -148,8 +148,10 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local, b
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
                                                        : NULL;
-    arbor__rows world = above ? arbor__rows_mul_mem(above, local) : local;
-    arbor__rows_store(s->n.world + (size_t)slot * 12, world);
+    if (above)
+        arbor__rows_mul_store(s->n.world + (size_t)slot * 12, above, local);
+    else
+        arbor__rows_store(s->n.world + (size_t)slot * 12, local);
     s->n.version[slot] = take_version(c);
     s->n.flags[slot] &= (uint8_t)~COMPUTED_CLEARS;
     c->world_composed++;
@@ -294,7 +296,10 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
         const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                                   : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot + k)
                                                            : NULL;
-        arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, above ? arbor__rows_mul_mem(above, l) : l);
+        if (above)
+            arbor__rows_mul_store(s->n.world + (size_t)(slot + k) * 12, above, l);
+        else
+            arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, l);
         s->n.version[slot + k] = version + k;
     }
     uint32_t f;
