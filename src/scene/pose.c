@@ -666,7 +666,7 @@ ARBOR__DISPATCH static void pose_products(const arbor_pose *p, uint32_t first, u
         uint32_t up = parent[slot[k]];
         arbor_real *w = world + (size_t)slot[k] * 12;
         if (claims) arbor__claim_wait(claims, up - slot0, first, ready); /* outside the pose: past its end, no wait */
-        if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));
+        if (up) arbor__rows_mul_store(w, world + (size_t)up * 12, arbor__rows_load(w));
     }
     if (claims) arbor__claim_publish(claims, first, end);
 }

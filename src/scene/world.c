@@ -309,6 +309,47 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
     c->local_composed += 4;
     c->world_composed += 4;
 }
+
+/* finish4 for the eight slots from slot, their locals as arbor__compose_lanes4x2 leaves them
+   (slots k and k + 4 in lane k of each half). */
+#define EIGHT_DIRTY (UINT64_C(0x0101010101010101) * ARBOR__WORLD_DIRTY)
+#define EIGHT_MATRIX (UINT64_C(0x0101010101010101) * ARBOR__MATRIX)
+static inline bool eight_plain_dirty(const uint8_t *flags) {
+    uint64_t eight;
+    memcpy(&eight, flags, sizeof eight);
+    return (eight & (EIGHT_DIRTY | EIGHT_MATRIX)) == EIGHT_DIRTY;
+}
+ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 local) {
+    arbor_scene *s = c->s;
+    if (c->end_version - c->next_version < 8) c->next_version = c->end_version;
+    const uint64_t version = take_version(c);
+    c->next_version += 7;
+    ARBOR__UNROLL
+    for (int h = 0; h < 2; h++) {
+        ARBOR__UNROLL
+        for (uint32_t k = 0; k < 4; k++) {
+            const uint32_t at = slot + 4 * (uint32_t)h + k, parent = s->n.parent[at];
+            const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
+                                      : s->hooks.foreign_world ? s->hooks.foreign_world(s, at)
+                                                               : NULL;
+            if (above) {
+                arbor__rows_mul_store_half(s->n.world + (size_t)at * 12, above, local.m[3 * k], local.m[3 * k + 1],
+                                           local.m[3 * k + 2], h);
+            } else {
+                const arbor__rows l = {{ARBOR__HALF(local.m[3 * k], h), ARBOR__HALF(local.m[3 * k + 1], h),
+                                        ARBOR__HALF(local.m[3 * k + 2], h)}};
+                arbor__rows_store(s->n.world + (size_t)at * 12, l);
+            }
+            s->n.version[at] = version + 4 * (uint32_t)h + k;
+        }
+    }
+    uint64_t f;
+    memcpy(&f, s->n.flags + slot, sizeof f);
+    f &= ~(UINT64_C(0x0101010101010101) * COMPUTED_CLEARS);
+    memcpy(s->n.flags + slot, &f, sizeof f);
+    c->local_composed += 8;
+    c->world_composed += 8;
+}
 #endif
 
 /* Computes what is out of date in slots [first, end), in slot order; with claims, the block
@@ -326,6 +367,20 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
             publish = slot + ARBOR__CLAIM_STEP;
         }
 #if ARBOR__SIMD
+        if (slot + 8 <= end && eight_plain_dirty(flags + slot)) {
+            if (slot + ARBOR__PREFETCH_AHEAD + 8 <= end) {
+                ARBOR__UNROLL
+                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 8; k++)
+                    arbor__prefetch_world(world, parent[k]);
+            }
+            if (claims)
+                for (uint32_t k = slot; k < slot + 8; k++) arbor__claim_wait(claims, parent[k], first, ready);
+            const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
+            ARBOR__TRS_LANES4X2(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+            finish8(c, slot, arbor__compose_lanes4x2(tx, ty, tz, x, y, z, w, sx, sy, sz));
+            slot += 8;
+            continue;
+        }
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
             if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
                 ARBOR__UNROLL
