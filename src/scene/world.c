@@ -352,6 +352,18 @@ ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 loca
 }
 #endif
 
+/* Before a group of n slots from slot: the parents' matrices n slots further on asked for, and
+   with claims, the group's parents in blocks still under way waited for. */
+ARBOR__HOT void group_ready(const arbor_real *world, const uint32_t *parent, uint32_t slot, uint32_t n, uint32_t end,
+                            arbor__claims *claims, uint32_t first, uint32_t *ready) {
+    if (slot + ARBOR__PREFETCH_AHEAD + n <= end) {
+        ARBOR__UNROLL
+        for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + n; k++) arbor__prefetch_world(world, parent[k]);
+    }
+    if (claims)
+        for (uint32_t k = slot; k < slot + n; k++) arbor__claim_wait(claims, parent[k], first, ready);
+}
+
 /* Computes what is out of date in slots [first, end), in slot order; with claims, the block
    of claimed slots from first, waiting for parents in blocks before it and publishing its
    progress. */
@@ -368,13 +380,7 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
         }
 #if ARBOR__SIMD
         if (slot + 8 <= end && eight_plain_dirty(flags + slot)) {
-            if (slot + ARBOR__PREFETCH_AHEAD + 8 <= end) {
-                ARBOR__UNROLL
-                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 8; k++)
-                    arbor__prefetch_world(world, parent[k]);
-            }
-            if (claims)
-                for (uint32_t k = slot; k < slot + 8; k++) arbor__claim_wait(claims, parent[k], first, ready);
+            group_ready(world, parent, slot, 8, end, claims, first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES4X2(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             finish8(c, slot, arbor__compose_lanes4x2(tx, ty, tz, x, y, z, w, sx, sy, sz));
@@ -382,13 +388,7 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
             continue;
         }
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
-            if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
-                ARBOR__UNROLL
-                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4; k++)
-                    arbor__prefetch_world(world, parent[k]);
-            }
-            if (claims)
-                for (uint32_t k = slot; k < slot + 4; k++) arbor__claim_wait(claims, parent[k], first, ready);
+            group_ready(world, parent, slot, 4, end, claims, first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             finish4(c, slot, arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz));
