@@ -140,13 +140,13 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
    operation where the CPU has it, two otherwise), from b's rows each given twice over
    ([row | row]): each half broadcasts its own row's elements, arbor__row_mul's operations lane
    by lane (the same bits). */
-ARBOR__HOT arbor__v4x2 arbor__rows01_mul_twice(const float a[12], arbor__v4x2 b0, arbor__v4x2 b1, arbor__v4x2 b2) {
+ARBOR__HOT void arbor__rows01_mul_twice(arbor__v4x2 *out, const float a[12], const arbor__v4x2 b[3]) {
     arbor__v4x2 a01;
     memcpy(&a01, a, sizeof a01);
     const arbor__v4x2 e = {0, 0, 0, 1, 0, 0, 0, 1};
-    return __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b0 +
-           __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b1 +
-           __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b2 +
+    *out = __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b[0] +
+           __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b[1] +
+           __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b[2] +
            __builtin_shufflevector(a01, a01, 3, 3, 3, 3, 7, 7, 7, 7) * e;
 }
 #define ARBOR__TWICE_(v, h) __builtin_shufflevector(v, v, 4 * (h), 4 * (h) + 1, 4 * (h) + 2, 4 * (h) + 3, \
@@ -159,9 +159,11 @@ ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B
 #if ARBOR_REAL_IS_DOUBLE
     return arbor__rows_mul(arbor__rows_load(a), B);
 #else
-    const arbor__v4x2 r01 = arbor__rows01_mul_twice(a, __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
-                                                    __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
-                                                    __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3));
+    const arbor__v4x2 twice[3] = {__builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, twice);
     const arbor__rows out = {{__builtin_shufflevector(r01, r01, 0, 1, 2, 3), __builtin_shufflevector(r01, r01, 4, 5, 6, 7),
                               arbor__row_mul(arbor__v4_load(a + 8), B)}};
     return out;
@@ -173,26 +175,29 @@ ARBOR__HOT void arbor__rows_mul_store(arbor_real out[12], const arbor_real a[12]
 #if ARBOR_REAL_IS_DOUBLE
     arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), B));
 #else
-    const arbor__v4x2 r01 = arbor__rows01_mul_twice(a, __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
-                                                    __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
-                                                    __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3));
+    const arbor__v4x2 twice[3] = {__builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, twice);
     const arbor__v4 r2 = arbor__row_mul(arbor__v4_load(a + 8), B);
     memcpy(out, &r01, sizeof r01);
     memcpy(out + 8, &r2, sizeof r2);
 #endif
 }
 /* arbor__rows_mul_store with B's rows in half h of b0, b1, b2 (four-lane rows of two nodes,
-   as arbor__compose_lanes4x2 leaves them). */
-ARBOR__HOT void arbor__rows_mul_store_half(arbor_real out[12], const arbor_real a[12], arbor__v4x2 b0, arbor__v4x2 b1,
-                                           arbor__v4x2 b2, int h) {
+   as ARBOR__COMPOSE_LANES4X2 leaves them). */
+ARBOR__HOT void arbor__rows_mul_store_half(arbor_real out[12], const arbor_real a[12], const arbor__v4x2 b[3], int h) {
+    const arbor__v4x2 b0 = b[0], b1 = b[1], b2 = b[2];
 #if ARBOR_REAL_IS_DOUBLE
     const arbor__rows B = {{ARBOR__HALF(b0, h), ARBOR__HALF(b1, h), ARBOR__HALF(b2, h)}};
     arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), B));
 #else
-    const arbor__v4x2 d0 = h ? ARBOR__TWICE_(b0, 1) : ARBOR__TWICE_(b0, 0), d1 = h ? ARBOR__TWICE_(b1, 1) : ARBOR__TWICE_(b1, 0);
-    const arbor__v4x2 d2 = h ? ARBOR__TWICE_(b2, 1) : ARBOR__TWICE_(b2, 0);
-    const arbor__v4x2 r01 = arbor__rows01_mul_twice(a, d0, d1, d2);
-    const arbor__rows B = {{ARBOR__HALF(d0, 0), ARBOR__HALF(d1, 0), ARBOR__HALF(d2, 0)}};
+    const arbor__v4x2 d[3] = {h ? ARBOR__TWICE_(b0, 1) : ARBOR__TWICE_(b0, 0), h ? ARBOR__TWICE_(b1, 1) : ARBOR__TWICE_(b1, 0),
+                              h ? ARBOR__TWICE_(b2, 1) : ARBOR__TWICE_(b2, 0)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, d);
+    const arbor__rows B = {{ARBOR__HALF(d[0], 0), ARBOR__HALF(d[1], 0), ARBOR__HALF(d[2], 0)}};
     const arbor__v4 r2 = arbor__row_mul(arbor__v4_load(a + 8), B);
     memcpy(out, &r01, sizeof r01);
     memcpy(out + 8, &r2, sizeof r2);
@@ -269,12 +274,9 @@ ARBOR__HOT arbor__rows4 arbor__compose_lanes(arbor__v4 tx, arbor__v4 ty, arbor__
     return out;
 }
 typedef struct arbor__rows4x2 { arbor__v4x2 m[12]; } arbor__rows4x2;
-ARBOR__HOT arbor__rows4x2 arbor__compose_lanes4x2(arbor__v4x2 tx, arbor__v4x2 ty, arbor__v4x2 tz, arbor__v4x2 x, arbor__v4x2 y,
-                                                  arbor__v4x2 z, arbor__v4x2 w, arbor__v4x2 sx, arbor__v4x2 sy, arbor__v4x2 sz) {
-    arbor__rows4x2 out;
-    ARBOR__COMPOSE_LANES_WITH(arbor__v4x2, ARBOR__TRANSPOSE4X2, out.m, tx, ty, tz, x, y, z, w, sx, sy, sz);
-    return out;
-}
+/* The same on arbor__v4x2 (a macro: registers of eight are not passed as arguments, whose ABI
+   differs without AVX), into out.m. */
+#define ARBOR__COMPOSE_LANES4X2(out, ...) ARBOR__COMPOSE_LANES_WITH(arbor__v4x2, ARBOR__TRANSPOSE4X2, (out).m, __VA_ARGS__)
 
 /* Four TRS as a scene stores them, 10 reals each, transposed: a node a lane; L(p) loads lanes
    of type V from p (arbor__v4x2: the second half from 40 reals on, the next four TRS). */
@@ -291,13 +293,10 @@ ARBOR__HOT arbor__rows4x2 arbor__compose_lanes4x2(arbor__v4x2 tx, arbor__v4x2 ty
         sz = S(u_, v_, 2, 3, 6, 7);                                                                                    \
     } while (0)
 #define ARBOR__TRS_LANES(trs, ...) ARBOR__TRS_LANES_WITH(arbor__v4, arbor__v4_load, ARBOR__SHUF, ARBOR__TRANSPOSE4, trs, __VA_ARGS__)
-ARBOR__HOT arbor__v4x2 arbor__v4x2_load(const arbor_real *p) {
-    const arbor__v4 lo = arbor__v4_load(p), hi = arbor__v4_load(p + 40);
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
-}
+#define ARBOR__V4X2_LOAD(p) __builtin_shufflevector(arbor__v4_load(p), arbor__v4_load((p) + 40), 0, 1, 2, 3, 4, 5, 6, 7)
 /* Eight TRS, 10 reals each: nodes k and k + 4 in lane k of each half. */
 #define ARBOR__TRS_LANES4X2(trs, ...) \
-    ARBOR__TRS_LANES_WITH(arbor__v4x2, arbor__v4x2_load, ARBOR__SHUF2, ARBOR__TRANSPOSE4X2, trs, __VA_ARGS__)
+    ARBOR__TRS_LANES_WITH(arbor__v4x2, ARBOR__V4X2_LOAD, ARBOR__SHUF2, ARBOR__TRANSPOSE4X2, trs, __VA_ARGS__)
 
 ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
     ARBOR__TRS_LANES(trs, tx, ty, tz, x, y, z, w, sx, sy, sz);
@@ -465,9 +464,9 @@ typedef int64_t arbor__mask4x2 __attribute__((vector_size(8 * sizeof(int64_t))))
 typedef int32_t arbor__mask4x2 __attribute__((vector_size(8 * sizeof(int32_t))));
 #endif
 /* arbor__sqrt4 on each half (the same correctly rounded roots). */
-ARBOR__HOT arbor__v4x2 arbor__sqrt4x2(arbor__v4x2 v) {
-    const arbor__v4 lo = arbor__sqrt4(ARBOR__HALF(v, 0)), hi = arbor__sqrt4(ARBOR__HALF(v, 1));
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+ARBOR__HOT void arbor__sqrt4x2(arbor__v4x2 *v) {
+    const arbor__v4 lo = arbor__sqrt4(ARBOR__HALF(*v, 0)), hi = arbor__sqrt4(ARBOR__HALF(*v, 1));
+    *v = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
 }
 /* The body of arbor__slerp_weights on lanes of vector type V (comparisons give M; select(m,
    yes, no) and sqrt_lanes act lane by lane), one copy for four lanes and for eight. */

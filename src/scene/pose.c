@@ -483,14 +483,14 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
 }
 
 #if ARBOR__SIMD
-/* A posed node's world matrix from its local rows, in half h of r0, r1, r2 (pose8): the
+/* A posed node's world matrix from its local rows, in half h of r[0 .. 2] (pose8): the
    product's registers go straight to memory. */
-ARBOR__HOT void pose_world(pose_arrays s, arbor__v4x2 r0, arbor__v4x2 r1, arbor__v4x2 r2, int h, uint32_t slot, bool multiply) {
+ARBOR__HOT void pose_world(pose_arrays s, const arbor__v4x2 r[3], int h, uint32_t slot, bool multiply) {
     uint32_t parent = multiply ? s.parent[slot] : 0;
     if (parent) {
-        arbor__rows_mul_store_half(s.world + (size_t)slot * 12, s.world + (size_t)parent * 12, r0, r1, r2, h);
+        arbor__rows_mul_store_half(s.world + (size_t)slot * 12, s.world + (size_t)parent * 12, r, h);
     } else {
-        const arbor__rows local = {{ARBOR__HALF(r0, h), ARBOR__HALF(r1, h), ARBOR__HALF(r2, h)}};
+        const arbor__rows local = {{ARBOR__HALF(r[0], h), ARBOR__HALF(r[1], h), ARBOR__HALF(r[2], h)}};
         arbor__rows_store(s.world + (size_t)slot * 12, local);
     }
 }
@@ -578,12 +578,14 @@ ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
     const arbor__v4x2 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
     const arbor__mask4x2 ok = (sum > lo) & (sum < hi);
     if (!((ok[0] & ok[1] & ok[2] & ok[3]) & (ok[4] & ok[5] & ok[6] & ok[7]))) return false;
-    const arbor__v4x2 l = arbor__sqrt4x2(sum);
+    arbor__v4x2 l = sum;
+    arbor__sqrt4x2(&l);
     x = x / l;
     y = y / l;
     z = z / l;
     w = w / l;
-    const arbor__rows4x2 local = arbor__compose_lanes4x2(tx, ty, tz, x, y, z, w, sx, sy, sz);
+    arbor__rows4x2 local;
+    ARBOR__COMPOSE_LANES4X2(local, tx, ty, tz, x, y, z, w, sx, sy, sz);
     ARBOR__TRANSPOSE4X2(x, y, z, w); /* back to a rotation a register: nodes k and k + 4 in x, y, z, w */
     ARBOR__UNROLL
     for (int h = 0; h < 2; h++) {
@@ -593,7 +595,7 @@ ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
 #if POSE_STREAM
         if (stream4(s, e, at, q[0], q[1], q[2], q[3], version + 4 * (unsigned)h)) {
             ARBOR__UNROLL
-            for (int k = 0; k < 4; k++) pose_world(s, local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2], h, at[k], multiply);
+            for (int k = 0; k < 4; k++) pose_world(s, local.m + 3 * k, h, at[k], multiply);
             continue;
         }
 #endif
@@ -603,7 +605,7 @@ ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
             memcpy(trs, e + k * ARBOR__TRS, ARBOR__TRS * sizeof *trs);
             memcpy(trs + ARBOR__R, &q[k], sizeof q[k]);
             s.version[at[k]] = version + 4 * (unsigned)h + (unsigned)k;
-            pose_world(s, local.m[3 * k], local.m[3 * k + 1], local.m[3 * k + 2], h, at[k], multiply);
+            pose_world(s, local.m + 3 * k, h, at[k], multiply);
             s.flags[at[k]] = posed_flags(s.flags[at[k]]);
         }
     }

@@ -310,7 +310,7 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
     c->world_composed += 4;
 }
 
-/* finish4 for the eight slots from slot, their locals as arbor__compose_lanes4x2 leaves them
+/* finish4 for the eight slots from slot, their locals as ARBOR__COMPOSE_LANES4X2 leaves them
    (slots k and k + 4 in lane k of each half). */
 #define EIGHT_DIRTY (UINT64_C(0x0101010101010101) * ARBOR__WORLD_DIRTY)
 #define EIGHT_MATRIX (UINT64_C(0x0101010101010101) * ARBOR__MATRIX)
@@ -319,7 +319,7 @@ static inline bool eight_plain_dirty(const uint8_t *flags) {
     memcpy(&eight, flags, sizeof eight);
     return (eight & (EIGHT_DIRTY | EIGHT_MATRIX)) == EIGHT_DIRTY;
 }
-ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 local) {
+ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 *local) {
     arbor_scene *s = c->s;
     if (c->end_version - c->next_version < 8) c->next_version = c->end_version;
     const uint64_t version = take_version(c);
@@ -333,11 +333,10 @@ ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 loca
                                       : s->hooks.foreign_world ? s->hooks.foreign_world(s, at)
                                                                : NULL;
             if (above) {
-                arbor__rows_mul_store_half(s->n.world + (size_t)at * 12, above, local.m[3 * k], local.m[3 * k + 1],
-                                           local.m[3 * k + 2], h);
+                arbor__rows_mul_store_half(s->n.world + (size_t)at * 12, above, local->m + 3 * k, h);
             } else {
-                const arbor__rows l = {{ARBOR__HALF(local.m[3 * k], h), ARBOR__HALF(local.m[3 * k + 1], h),
-                                        ARBOR__HALF(local.m[3 * k + 2], h)}};
+                const arbor__rows l = {{ARBOR__HALF(local->m[3 * k], h), ARBOR__HALF(local->m[3 * k + 1], h),
+                                        ARBOR__HALF(local->m[3 * k + 2], h)}};
                 arbor__rows_store(s->n.world + (size_t)at * 12, l);
             }
             s->n.version[at] = version + 4 * (uint32_t)h + k;
@@ -350,7 +349,6 @@ ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 loca
     c->local_composed += 8;
     c->world_composed += 8;
 }
-#endif
 
 /* Before a group of n slots from slot: the parents' matrices n slots further on asked for, and
    with claims, the group's parents in blocks still under way waited for. */
@@ -363,6 +361,7 @@ ARBOR__HOT void group_ready(const arbor_real *world, const uint32_t *parent, uin
     if (claims)
         for (uint32_t k = slot; k < slot + n; k++) arbor__claim_wait(claims, parent[k], first, ready);
 }
+#endif
 
 /* Computes what is out of date in slots [first, end), in slot order; with claims, the block
    of claimed slots from first, waiting for parents in blocks before it and publishing its
@@ -383,7 +382,9 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
             group_ready(world, parent, slot, 8, end, claims, first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES4X2(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
-            finish8(c, slot, arbor__compose_lanes4x2(tx, ty, tz, x, y, z, w, sx, sy, sz));
+            arbor__rows4x2 local;
+            ARBOR__COMPOSE_LANES4X2(local, tx, ty, tz, x, y, z, w, sx, sy, sz);
+            finish8(c, slot, &local);
             slot += 8;
             continue;
         }
