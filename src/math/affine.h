@@ -106,6 +106,17 @@ ARBOR__HOT arbor__v4 arbor__v4_load(const arbor_real *p) {
     memcpy(&v, p, sizeof v);
     return v;
 }
+
+/* Two groups of four lanes in one register of eight (AVX's two halves; two registers on
+   SSE2, four for double): lanes 4 h .. 4 h + 3 hold group h. ARBOR__SHUF2 shuffles each half
+   as ARBOR__SHUF shuffles four lanes, so the four-lane macros below serve both. */
+typedef arbor_real arbor__v4x2 __attribute__((vector_size(8 * sizeof(arbor_real))));
+#define ARBOR__HALF_(x, h) ((x) < 4 ? (x) + 4 * (h) : (x) + 4 + 4 * (h))
+/* Half h (0 or 1) of v, four lanes. */
+#define ARBOR__HALF(v, h) ((h) ? __builtin_shufflevector(v, v, 4, 5, 6, 7) : __builtin_shufflevector(v, v, 0, 1, 2, 3))
+#define ARBOR__SHUF2(a, b, i, j, k, l)                                                                          \
+    __builtin_shufflevector(a, b, ARBOR__HALF_(i, 0), ARBOR__HALF_(j, 0), ARBOR__HALF_(k, 0), ARBOR__HALF_(l, 0), \
+                            ARBOR__HALF_(i, 1), ARBOR__HALF_(j, 1), ARBOR__HALF_(k, 1), ARBOR__HALF_(l, 1))
 /* A register a row (a copy of the whole struct may go through the stack). */
 ARBOR__HOT arbor__rows arbor__rows_load(const arbor_real a[12]) {
     return (arbor__rows){{arbor__v4_load(a), arbor__v4_load(a + 4), arbor__v4_load(a + 8)}};
@@ -124,28 +135,72 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
     return out;
 }
 
-/* a * b with a in memory: arbor__rows_mul's operations, lane by lane (the same bits). For
-   float, rows 0 and 1 go side by side in one register of eight (one AVX operation where the
-   CPU has it, two otherwise): each half broadcasts its own row's elements. */
+#if !ARBOR_REAL_IS_DOUBLE
+/* Rows 0 and 1 of a * b with a in memory, side by side in one register of eight (one AVX
+   operation where the CPU has it, two otherwise), from b's rows each given twice over
+   ([row | row]): each half broadcasts its own row's elements, arbor__row_mul's operations lane
+   by lane (the same bits). */
+ARBOR__HOT void arbor__rows01_mul_twice(arbor__v4x2 *out, const float a[12], const arbor__v4x2 b[3]) {
+    arbor__v4x2 a01;
+    memcpy(&a01, a, sizeof a01);
+    const arbor__v4x2 e = {0, 0, 0, 1, 0, 0, 0, 1};
+    *out = __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b[0] +
+           __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b[1] +
+           __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b[2] +
+           __builtin_shufflevector(a01, a01, 3, 3, 3, 3, 7, 7, 7, 7) * e;
+}
+#define ARBOR__TWICE_(v, h) __builtin_shufflevector(v, v, 4 * (h), 4 * (h) + 1, 4 * (h) + 2, 4 * (h) + 3, \
+                                                    4 * (h), 4 * (h) + 1, 4 * (h) + 2, 4 * (h) + 3)
+#endif
+
+/* a * b with a in memory: arbor__rows_mul's operations, lane by lane (the same bits); for
+   float, rows 0 and 1 in one register of eight (arbor__rows01_mul_twice). */
 ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows B) {
 #if ARBOR_REAL_IS_DOUBLE
     return arbor__rows_mul(arbor__rows_load(a), B);
 #else
-    typedef float v8 __attribute__((vector_size(8 * sizeof(float))));
-    v8 a01;
-    memcpy(&a01, a, sizeof a01);
-    const arbor__v4 e = {0, 0, 0, 1};
-    const v8 b0 = __builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 b1 = __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 b2 = __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 e2 = __builtin_shufflevector(e, e, 0, 1, 2, 3, 0, 1, 2, 3);
-    const v8 r01 = __builtin_shufflevector(a01, a01, 0, 0, 0, 0, 4, 4, 4, 4) * b0 +
-                   __builtin_shufflevector(a01, a01, 1, 1, 1, 1, 5, 5, 5, 5) * b1 +
-                   __builtin_shufflevector(a01, a01, 2, 2, 2, 2, 6, 6, 6, 6) * b2 +
-                   __builtin_shufflevector(a01, a01, 3, 3, 3, 3, 7, 7, 7, 7) * e2;
+    const arbor__v4x2 twice[3] = {__builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, twice);
     const arbor__rows out = {{__builtin_shufflevector(r01, r01, 0, 1, 2, 3), __builtin_shufflevector(r01, r01, 4, 5, 6, 7),
                               arbor__row_mul(arbor__v4_load(a + 8), B)}};
     return out;
+#endif
+}
+/* arbor__rows_mul_mem(a, B) stored at out (the same bits): for float, rows 0 and 1 go out from
+   the register of eight that computed them (no moves, no trip through the stack). */
+ARBOR__HOT void arbor__rows_mul_store(arbor_real out[12], const arbor_real a[12], arbor__rows B) {
+#if ARBOR_REAL_IS_DOUBLE
+    arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), B));
+#else
+    const arbor__v4x2 twice[3] = {__builtin_shufflevector(B.r[0], B.r[0], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[1], B.r[1], 0, 1, 2, 3, 0, 1, 2, 3),
+                                  __builtin_shufflevector(B.r[2], B.r[2], 0, 1, 2, 3, 0, 1, 2, 3)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, twice);
+    const arbor__v4 r2 = arbor__row_mul(arbor__v4_load(a + 8), B);
+    memcpy(out, &r01, sizeof r01);
+    memcpy(out + 8, &r2, sizeof r2);
+#endif
+}
+/* arbor__rows_mul_store with B's rows in half h of b0, b1, b2 (four-lane rows of two nodes,
+   as ARBOR__COMPOSE_LANES4X2 leaves them). */
+ARBOR__HOT void arbor__rows_mul_store_half(arbor_real out[12], const arbor_real a[12], const arbor__v4x2 b[3], int h) {
+    const arbor__v4x2 b0 = b[0], b1 = b[1], b2 = b[2];
+#if ARBOR_REAL_IS_DOUBLE
+    const arbor__rows B = {{ARBOR__HALF(b0, h), ARBOR__HALF(b1, h), ARBOR__HALF(b2, h)}};
+    arbor__rows_store(out, arbor__rows_mul(arbor__rows_load(a), B));
+#else
+    const arbor__v4x2 d[3] = {h ? ARBOR__TWICE_(b0, 1) : ARBOR__TWICE_(b0, 0), h ? ARBOR__TWICE_(b1, 1) : ARBOR__TWICE_(b1, 0),
+                              h ? ARBOR__TWICE_(b2, 1) : ARBOR__TWICE_(b2, 0)};
+    arbor__v4x2 r01;
+    arbor__rows01_mul_twice(&r01, a, d);
+    const arbor__rows B = {{ARBOR__HALF(d[0], 0), ARBOR__HALF(d[1], 0), ARBOR__HALF(d[2], 0)}};
+    const arbor__v4 r2 = arbor__row_mul(arbor__v4_load(a + 8), B);
+    memcpy(out, &r01, sizeof r01);
+    memcpy(out + 8, &r2, sizeof r2);
 #endif
 }
 /* a * b, both in memory. */
@@ -181,49 +236,67 @@ ARBOR__HOT arbor__rows arbor__rows_compose_trs(const arbor_real trs[10]) {
 /* The locals of four TRS stored one after another as in a scene (10 reals each) into four
    affine forms one after another: the same expressions, one node per lane. Named registers,
    not arrays: arrays of vectors go through the stack. */
-#define ARBOR__TRANSPOSE4(m0, m1, m2, m3)                                                                  \
+#define ARBOR__TRANSPOSE4_WITH(S, V, m0, m1, m2, m3)                                                    \
     do {                                                                                                 \
-        const arbor__v4 t0_ = ARBOR__SHUF(m0, m1, 0, 4, 1, 5), t1_ = ARBOR__SHUF(m0, m1, 2, 6, 3, 7);    \
-        const arbor__v4 t2_ = ARBOR__SHUF(m2, m3, 0, 4, 1, 5), t3_ = ARBOR__SHUF(m2, m3, 2, 6, 3, 7);    \
-        m0 = ARBOR__SHUF(t0_, t2_, 0, 1, 4, 5);                                                          \
-        m1 = ARBOR__SHUF(t0_, t2_, 2, 3, 6, 7);                                                          \
-        m2 = ARBOR__SHUF(t1_, t3_, 0, 1, 4, 5);                                                          \
-        m3 = ARBOR__SHUF(t1_, t3_, 2, 3, 6, 7);                                                          \
+        const V t0_ = S(m0, m1, 0, 4, 1, 5), t1_ = S(m0, m1, 2, 6, 3, 7);                                \
+        const V t2_ = S(m2, m3, 0, 4, 1, 5), t3_ = S(m2, m3, 2, 6, 3, 7);                                \
+        m0 = S(t0_, t2_, 0, 1, 4, 5);                                                                    \
+        m1 = S(t0_, t2_, 2, 3, 6, 7);                                                                    \
+        m2 = S(t1_, t3_, 0, 1, 4, 5);                                                                    \
+        m3 = S(t1_, t3_, 2, 3, 6, 7);                                                                    \
     } while (0)
+#define ARBOR__TRANSPOSE4(m0, m1, m2, m3) ARBOR__TRANSPOSE4_WITH(ARBOR__SHUF, arbor__v4, m0, m1, m2, m3)
+/* Each half of four registers of arbor__v4x2 transposed. */
+#define ARBOR__TRANSPOSE4X2(m0, m1, m2, m3) ARBOR__TRANSPOSE4_WITH(ARBOR__SHUF2, arbor__v4x2, m0, m1, m2, m3)
 
-/* The locals of four nodes, one a lane (tx: the four translations' x, and so on): m[3 k + r]
-   is row r of node k. */
+/* The locals of four nodes, one a lane (tx: the four translations' x, and so on), on lanes of
+   type V with the transpose T: m[3 k + r] is row r of node k (of nodes k and k + 4 for
+   arbor__v4x2, one a half). */
+#define ARBOR__COMPOSE_LANES_WITH(V, T, m, tx, ty, tz, x, y, z, w, sx, sy, sz)                                             \
+    do {                                                                                                                 \
+        const V xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;                                  \
+        const V wx = w * x, wy = w * y, wz = w * z;                                                                      \
+        const V one = (V){0} + 1, two = (V){0} + 2;                                                                      \
+        V r00 = (one - two * (yy + zz)) * sx, r01 = (two * (xy - wz)) * sy, r02 = (two * (xz + wy)) * sz, r03 = tx;      \
+        V r10 = (two * (xy + wz)) * sx, r11 = (one - two * (xx + zz)) * sy, r12 = (two * (yz - wx)) * sz, r13 = ty;      \
+        V r20 = (two * (xz - wy)) * sx, r21 = (two * (yz + wx)) * sy, r22 = (one - two * (xx + yy)) * sz, r23 = tz;      \
+        T(r00, r01, r02, r03); /* r0k: row 0 of node k */                                                                \
+        T(r10, r11, r12, r13);                                                                                           \
+        T(r20, r21, r22, r23);                                                                                           \
+        m[0] = r00, m[1] = r10, m[2] = r20, m[3] = r01, m[4] = r11, m[5] = r21;                                          \
+        m[6] = r02, m[7] = r12, m[8] = r22, m[9] = r03, m[10] = r13, m[11] = r23;                                        \
+    } while (0)
 typedef struct arbor__rows4 { arbor__v4 m[12]; } arbor__rows4;
 ARBOR__HOT arbor__rows4 arbor__compose_lanes(arbor__v4 tx, arbor__v4 ty, arbor__v4 tz, arbor__v4 x, arbor__v4 y, arbor__v4 z,
                                              arbor__v4 w, arbor__v4 sx, arbor__v4 sy, arbor__v4 sz) {
-    const arbor__v4 xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
-    const arbor__v4 wx = w * x, wy = w * y, wz = w * z;
-    const arbor__v4 one = {1, 1, 1, 1}, two = {2, 2, 2, 2};
-    arbor__v4 r00 = (one - two * (yy + zz)) * sx, r01 = (two * (xy - wz)) * sy, r02 = (two * (xz + wy)) * sz, r03 = tx;
-    arbor__v4 r10 = (two * (xy + wz)) * sx, r11 = (one - two * (xx + zz)) * sy, r12 = (two * (yz - wx)) * sz, r13 = ty;
-    arbor__v4 r20 = (two * (xz - wy)) * sx, r21 = (two * (yz + wx)) * sy, r22 = (one - two * (xx + yy)) * sz, r23 = tz;
-    ARBOR__TRANSPOSE4(r00, r01, r02, r03); /* r0k: row 0 of node k */
-    ARBOR__TRANSPOSE4(r10, r11, r12, r13);
-    ARBOR__TRANSPOSE4(r20, r21, r22, r23);
-    return (arbor__rows4){{r00, r10, r20, r01, r11, r21, r02, r12, r22, r03, r13, r23}};
+    arbor__rows4 out;
+    ARBOR__COMPOSE_LANES_WITH(arbor__v4, ARBOR__TRANSPOSE4, out.m, tx, ty, tz, x, y, z, w, sx, sy, sz);
+    return out;
 }
+typedef struct arbor__rows4x2 { arbor__v4x2 m[12]; } arbor__rows4x2;
+/* The same on arbor__v4x2 (a macro: registers of eight are not passed as arguments, whose ABI
+   differs without AVX), into out.m. */
+#define ARBOR__COMPOSE_LANES4X2(out, ...) ARBOR__COMPOSE_LANES_WITH(arbor__v4x2, ARBOR__TRANSPOSE4X2, (out).m, __VA_ARGS__)
 
-/* Four TRS as a scene stores them, 10 reals each, transposed: a node a lane. */
-#define ARBOR__TRS_LANES(trs, tx, ty, tz, x, y, z, w, sx, sy, sz)                                              \
-    arbor__v4 tx = arbor__v4_load(trs), ty = arbor__v4_load((trs) + 10), tz = arbor__v4_load((trs) + 20),      \
-              x = arbor__v4_load((trs) + 30);                                                                \
-    arbor__v4 y = arbor__v4_load((trs) + 4), z = arbor__v4_load((trs) + 14), w = arbor__v4_load((trs) + 24),   \
-              sx = arbor__v4_load((trs) + 34);                                                               \
-    ARBOR__TRANSPOSE4(tx, ty, tz, x); /* per node (tx ty tz qx): now a component a register */             \
-    ARBOR__TRANSPOSE4(y, z, w, sx);   /* per node (qy qz qw sx) */                                         \
-    arbor__v4 sy, sz;                                                                                        \
-    do {                                                                                                     \
-        const arbor__v4 d0_ = arbor__v4_load((trs) + 6), d1_ = arbor__v4_load((trs) + 16);                   \
-        const arbor__v4 d2_ = arbor__v4_load((trs) + 26), d3_ = arbor__v4_load((trs) + 36);                  \
-        const arbor__v4 u_ = ARBOR__SHUF(d0_, d1_, 2, 6, 3, 7), v_ = ARBOR__SHUF(d2_, d3_, 2, 6, 3, 7);      \
-        sy = ARBOR__SHUF(u_, v_, 0, 1, 4, 5);                                                                \
-        sz = ARBOR__SHUF(u_, v_, 2, 3, 6, 7);                                                                \
+/* Four TRS as a scene stores them, 10 reals each, transposed: a node a lane; L(p) loads lanes
+   of type V from p (arbor__v4x2: the second half from 40 reals on, the next four TRS). */
+#define ARBOR__TRS_LANES_WITH(V, L, S, T, trs, tx, ty, tz, x, y, z, w, sx, sy, sz)                                     \
+    V tx = L(trs), ty = L((trs) + 10), tz = L((trs) + 20), x = L((trs) + 30);                                          \
+    V y = L((trs) + 4), z = L((trs) + 14), w = L((trs) + 24), sx = L((trs) + 34);                                      \
+    T(tx, ty, tz, x); /* per node (tx ty tz qx): now a component a register */                                       \
+    T(y, z, w, sx);   /* per node (qy qz qw sx) */                                                                   \
+    V sy, sz;                                                                                                          \
+    do {                                                                                                               \
+        const V d0_ = L((trs) + 6), d1_ = L((trs) + 16), d2_ = L((trs) + 26), d3_ = L((trs) + 36);                     \
+        const V u_ = S(d0_, d1_, 2, 6, 3, 7), v_ = S(d2_, d3_, 2, 6, 3, 7);                                            \
+        sy = S(u_, v_, 0, 1, 4, 5);                                                                                    \
+        sz = S(u_, v_, 2, 3, 6, 7);                                                                                    \
     } while (0)
+#define ARBOR__TRS_LANES(trs, ...) ARBOR__TRS_LANES_WITH(arbor__v4, arbor__v4_load, ARBOR__SHUF, ARBOR__TRANSPOSE4, trs, __VA_ARGS__)
+#define ARBOR__V4X2_LOAD(p) __builtin_shufflevector(arbor__v4_load(p), arbor__v4_load((p) + 40), 0, 1, 2, 3, 4, 5, 6, 7)
+/* Eight TRS, 10 reals each: nodes k and k + 4 in lane k of each half. */
+#define ARBOR__TRS_LANES4X2(trs, ...) \
+    ARBOR__TRS_LANES_WITH(arbor__v4x2, ARBOR__V4X2_LOAD, ARBOR__SHUF2, ARBOR__TRANSPOSE4X2, trs, __VA_ARGS__)
 
 ARBOR__HOT void arbor__compose4(arbor_real out[48], const arbor_real trs[40]) {
     ARBOR__TRS_LANES(trs, tx, ty, tz, x, y, z, w, sx, sy, sz);
@@ -253,6 +326,9 @@ ARBOR__HOT arbor__rows arbor__rows_mul(arbor__rows a, arbor__rows b) {
     return out;
 }
 ARBOR__HOT arbor__rows arbor__rows_mul_mem(const arbor_real a[12], arbor__rows b) { return arbor__rows_mul(arbor__rows_load(a), b); }
+ARBOR__HOT void arbor__rows_mul_store(arbor_real out[12], const arbor_real a[12], arbor__rows b) {
+    arbor__rows_store(out, arbor__rows_mul_mem(a, b));
+}
 ARBOR__HOT arbor__rows arbor__rows_mul_at(const arbor_real a[12], const arbor_real b[12]) {
     return arbor__rows_mul(arbor__rows_load(a), arbor__rows_load(b));
 }
@@ -381,6 +457,16 @@ ARBOR__HOT arbor__v4 arbor__sqrt4(arbor__v4 v) {
     for (int i = 0; i < 4; i++) v[i] = ARBOR_REAL_IS_DOUBLE ? sqrt(v[i]) : sqrtf((float)v[i]);
     return v;
 #endif
+}
+#if ARBOR_REAL_IS_DOUBLE
+typedef int64_t arbor__mask4x2 __attribute__((vector_size(8 * sizeof(int64_t))));
+#else
+typedef int32_t arbor__mask4x2 __attribute__((vector_size(8 * sizeof(int32_t))));
+#endif
+/* arbor__sqrt4 on each half (the same correctly rounded roots). */
+ARBOR__HOT void arbor__sqrt4x2(arbor__v4x2 *v) {
+    const arbor__v4 lo = arbor__sqrt4(ARBOR__HALF(*v, 0)), hi = arbor__sqrt4(ARBOR__HALF(*v, 1));
+    *v = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
 }
 /* The body of arbor__slerp_weights on lanes of vector type V (comparisons give M; select(m,
    yes, no) and sqrt_lanes act lane by lane), one copy for four lanes and for eight. */

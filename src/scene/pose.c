@@ -353,20 +353,15 @@ arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, u
 
 /* Whether entries [first, end) are finite with a rotation that is not all zero: a NaN or
    infinity makes v - v a NaN, which survives the sums (no branch per value). */
-#if ARBOR__SIMD
-/* Eight reals: one register with AVX (float), two otherwise. */
-typedef arbor_real arbor__v8 __attribute__((vector_size(8 * sizeof(arbor_real))));
-#endif
-
 ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
     for (uint32_t block = first; block < end; block += CHECK_BLOCK) {
         uint32_t stop = end - block < CHECK_BLOCK ? end : block + CHECK_BLOCK;
         const arbor_real *v = trs[block].translation;
         size_t n = (size_t)(stop - block) * ARBOR__TRS, i = 0;
 #if ARBOR__SIMD
-        arbor__v8 a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a;
+        arbor__v4x2 a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a; /* eight reals: one register with AVX (float) */
         for (; i + 16 <= n; i += 16) {
-            arbor__v8 x, y;
+            arbor__v4x2 x, y;
             memcpy(&x, v + i, sizeof x);
             memcpy(&y, v + i + 8, sizeof y);
             a = a + (x - x);
@@ -488,22 +483,16 @@ ARBOR__HOT void pose_node(pose_arrays s, const arbor_trs *in, uint32_t slot, uin
 }
 
 #if ARBOR__SIMD
-/* What pose4 stores for one node: its TRS (the entry with the rotation q) and version unless
-   they were streamed, its world matrix from its local rows, its flags. */
-ARBOR__HOT void pose_store(pose_arrays s, const arbor_real *entry, arbor__v4 q, arbor__v4 r0, arbor__v4 r1, arbor__v4 r2,
-                           uint32_t slot, uint64_t version, bool multiply, bool streamed) {
-    if (!streamed) {
-        arbor_real *trs = s.trs + (size_t)slot * ARBOR__TRS;
-        memcpy(trs, entry, ARBOR__TRS * sizeof *trs);
-        memcpy(trs + ARBOR__R, &q, sizeof q);
-        s.version[slot] = version;
-    }
-    arbor__rows world = {{r0, r1, r2}};
+/* A posed node's world matrix from its local rows, in half h of r[0 .. 2] (pose8): the
+   product's registers go straight to memory. */
+ARBOR__HOT void pose_world(pose_arrays s, const arbor__v4x2 r[3], int h, uint32_t slot, bool multiply) {
     uint32_t parent = multiply ? s.parent[slot] : 0;
-    if (parent) world = arbor__rows_mul_mem(s.world + (size_t)parent * 12, world);
-    arbor__rows_store(s.world + (size_t)slot * 12, world);
-    if (!streamed)
-        s.flags[slot] = posed_flags(s.flags[slot]);
+    if (parent) {
+        arbor__rows_mul_store_half(s.world + (size_t)slot * 12, s.world + (size_t)parent * 12, r, h);
+    } else {
+        const arbor__rows local = {{ARBOR__HALF(r[0], h), ARBOR__HALF(r[1], h), ARBOR__HALF(r[2], h)}};
+        arbor__rows_store(s.world + (size_t)slot * 12, local);
+    }
 }
 
 /* Streaming: the TRS and versions of four nodes in consecutive slots go to memory with
@@ -541,7 +530,7 @@ ARBOR__HOT void stream_trs2(float *out, const float *e, arbor__v4 a, arbor__v4 b
     _mm_stream_ps(out + 16, (__m128)ARBOR__SHUF(b, e4, 3, 5, 6, 7)); /* b3 s0 s1 s2 */
 }
 #endif
-/* The four nodes' TRS and versions, streamed, and their flags set as pose_store sets one
+/* The four nodes' TRS and versions, streamed, and their flags set as pose8 sets one
    node's; false (nothing written) when their slots are not consecutive or their TRS not
    aligned. */
 ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot, arbor__v4 q0, arbor__v4 q1, arbor__v4 q2,
@@ -574,36 +563,52 @@ ARBOR__HOT bool stream4(pose_arrays s, const arbor_real *e, const uint32_t *slot
 }
 #endif
 
-/* Four nodes whose entries lie one after another, a node a lane: the same expressions as
-   pose_node (and so the same bits), with one division and one square root for four rotations.
-   False, nothing written, when a rotation is far from unit (the scaled path, node by node). */
-ARBOR__HOT bool pose4(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version, bool multiply) {
+/* Eight nodes whose entries lie one after another, nodes k and k + 4 in lane k of each half:
+   the same expressions as pose_node (and so the same bits), with one division and one square
+   root for eight rotations. False, nothing written, when a rotation is far from unit (the
+   scaled path, node by node). */
+ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, uint64_t version, bool multiply) {
     const arbor_real *v = in->translation;
-    ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+    ARBOR__TRS_LANES4X2(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
 #if ARBOR_REAL_IS_DOUBLE
-    const arbor__v4 lo = {1e-300, 1e-300, 1e-300, 1e-300}, hi = {1e300, 1e300, 1e300, 1e300};
+    const arbor__v4x2 lo = (arbor__v4x2){0} + 1e-300, hi = (arbor__v4x2){0} + 1e300;
 #else
-    const arbor__v4 lo = {1e-36f, 1e-36f, 1e-36f, 1e-36f}, hi = {1e36f, 1e36f, 1e36f, 1e36f};
+    const arbor__v4x2 lo = (arbor__v4x2){0} + 1e-36f, hi = (arbor__v4x2){0} + 1e36f;
 #endif
-    const arbor__v4 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
-    const arbor__mask4 ok = (sum > lo) & (sum < hi);
-    if (!(ok[0] & ok[1] & ok[2] & ok[3])) return false;
-    const arbor__v4 l = arbor__sqrt4(sum);
+    const arbor__v4x2 sum = x * x + y * y + z * z + w * w; /* (((0 + xx) + yy) + zz) + ww: the same */
+    const arbor__mask4x2 ok = (sum > lo) & (sum < hi);
+    if (!((ok[0] & ok[1] & ok[2] & ok[3]) & (ok[4] & ok[5] & ok[6] & ok[7]))) return false;
+    arbor__v4x2 l = sum;
+    arbor__sqrt4x2(&l);
     x = x / l;
     y = y / l;
     z = z / l;
     w = w / l;
-    const arbor__rows4 local = arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz);
-    ARBOR__TRANSPOSE4(x, y, z, w); /* back to a rotation a register */
+    arbor__rows4x2 local;
+    ARBOR__COMPOSE_LANES4X2(local, tx, ty, tz, x, y, z, w, sx, sy, sz);
+    ARBOR__TRANSPOSE4X2(x, y, z, w); /* back to a rotation a register: nodes k and k + 4 in x, y, z, w */
+    ARBOR__UNROLL
+    for (int h = 0; h < 2; h++) {
+        const arbor__v4 q[4] = {ARBOR__HALF(x, h), ARBOR__HALF(y, h), ARBOR__HALF(z, h), ARBOR__HALF(w, h)};
+        const arbor_real *e = v + 4 * h * ARBOR__TRS;
+        const uint32_t *at = slot + 4 * h;
 #if POSE_STREAM
-    const bool streamed = stream4(s, v, slot, x, y, z, w, version);
-#else
-    const bool streamed = false;
+        if (stream4(s, e, at, q[0], q[1], q[2], q[3], version + 4 * (unsigned)h)) {
+            ARBOR__UNROLL
+            for (int k = 0; k < 4; k++) pose_world(s, local.m + 3 * k, h, at[k], multiply);
+            continue;
+        }
 #endif
-    pose_store(s, v, x, local.m[0], local.m[1], local.m[2], slot[0], version, multiply, streamed);
-    pose_store(s, v + ARBOR__TRS, y, local.m[3], local.m[4], local.m[5], slot[1], version + 1, multiply, streamed);
-    pose_store(s, v + 2 * ARBOR__TRS, z, local.m[6], local.m[7], local.m[8], slot[2], version + 2, multiply, streamed);
-    pose_store(s, v + 3 * ARBOR__TRS, w, local.m[9], local.m[10], local.m[11], slot[3], version + 3, multiply, streamed);
+        ARBOR__UNROLL
+        for (int k = 0; k < 4; k++) {
+            arbor_real *trs = s.trs + (size_t)at[k] * ARBOR__TRS;
+            memcpy(trs, e + k * ARBOR__TRS, ARBOR__TRS * sizeof *trs);
+            memcpy(trs + ARBOR__R, &q[k], sizeof q[k]);
+            s.version[at[k]] = version + 4 * (unsigned)h + (unsigned)k;
+            pose_world(s, local.m + 3 * k, h, at[k], multiply);
+            s.flags[at[k]] = posed_flags(s.flags[at[k]]);
+        }
+    }
     return true;
 }
 #endif
@@ -620,17 +625,17 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     }
     uint32_t k = first;
 #if ARBOR__SIMD
-    /* groups of four from an even slot, whose TRS can be streamed (stream4) */
+    /* groups of eight from an even slot, whose TRS can be streamed four at a time (stream4) */
     if (POSE_STREAM && !ARBOR_REAL_IS_DOUBLE && k < end && (slot[k] & 1)) {
         pose_node(s, &p->trs[k], slot[k], base + k, multiply);
         k++;
     }
-    for (; k + 4 <= end; k += 4) {
-        if (multiply && p->far_parents && k + ARBOR__PREFETCH_AHEAD + 4 <= end)
-            for (uint32_t j = k + ARBOR__PREFETCH_AHEAD; j < k + ARBOR__PREFETCH_AHEAD + 4; j++)
+    for (; k + 8 <= end; k += 8) {
+        if (multiply && p->far_parents && k + ARBOR__PREFETCH_AHEAD + 8 <= end)
+            for (uint32_t j = k + ARBOR__PREFETCH_AHEAD; j < k + ARBOR__PREFETCH_AHEAD + 8; j++)
                 arbor__prefetch_world(s.world, s.parent[slot[j]]);
-        if (!pose4(s, &p->trs[k], slot + k, base + k, multiply))
-            for (uint32_t j = k; j < k + 4; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
+        if (!pose8(s, &p->trs[k], slot + k, base + k, multiply))
+            for (uint32_t j = k; j < k + 8; j++) pose_node(s, &p->trs[j], slot[j], base + j, multiply);
     }
 #endif
     for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
@@ -663,7 +668,7 @@ ARBOR__DISPATCH static void pose_products(const arbor_pose *p, uint32_t first, u
         uint32_t up = parent[slot[k]];
         arbor_real *w = world + (size_t)slot[k] * 12;
         if (claims) arbor__claim_wait(claims, up - slot0, first, ready); /* outside the pose: past its end, no wait */
-        if (up) arbor__rows_store(w, arbor__rows_mul(arbor__rows_load(world + (size_t)up * 12), arbor__rows_load(w)));
+        if (up) arbor__rows_mul_store(w, world + (size_t)up * 12, arbor__rows_load(w));
     }
     if (claims) arbor__claim_publish(claims, first, end);
 }

@@ -148,8 +148,10 @@ ARBOR__HOT void finish_world(compute_ctx *c, uint32_t slot, arbor__rows local, b
     const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                               : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot)
                                                        : NULL;
-    arbor__rows world = above ? arbor__rows_mul_mem(above, local) : local;
-    arbor__rows_store(s->n.world + (size_t)slot * 12, world);
+    if (above)
+        arbor__rows_mul_store(s->n.world + (size_t)slot * 12, above, local);
+    else
+        arbor__rows_store(s->n.world + (size_t)slot * 12, local);
     s->n.version[slot] = take_version(c);
     s->n.flags[slot] &= (uint8_t)~COMPUTED_CLEARS;
     c->world_composed++;
@@ -294,7 +296,10 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
         const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
                                   : s->hooks.foreign_world ? s->hooks.foreign_world(s, slot + k)
                                                            : NULL;
-        arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, above ? arbor__rows_mul_mem(above, l) : l);
+        if (above)
+            arbor__rows_mul_store(s->n.world + (size_t)(slot + k) * 12, above, l);
+        else
+            arbor__rows_store(s->n.world + (size_t)(slot + k) * 12, l);
         s->n.version[slot + k] = version + k;
     }
     uint32_t f;
@@ -303,6 +308,58 @@ ARBOR__HOT void finish4(compute_ctx *c, uint32_t slot, const arbor__rows4 local)
     memcpy(s->n.flags + slot, &f, sizeof f);
     c->local_composed += 4;
     c->world_composed += 4;
+}
+
+/* finish4 for the eight slots from slot, their locals as ARBOR__COMPOSE_LANES4X2 leaves them
+   (slots k and k + 4 in lane k of each half). */
+#define EIGHT_DIRTY (UINT64_C(0x0101010101010101) * ARBOR__WORLD_DIRTY)
+#define EIGHT_MATRIX (UINT64_C(0x0101010101010101) * ARBOR__MATRIX)
+static inline bool eight_plain_dirty(const uint8_t *flags) {
+    uint64_t eight;
+    memcpy(&eight, flags, sizeof eight);
+    return (eight & (EIGHT_DIRTY | EIGHT_MATRIX)) == EIGHT_DIRTY;
+}
+ARBOR__HOT void finish8(compute_ctx *c, uint32_t slot, const arbor__rows4x2 *local) {
+    arbor_scene *s = c->s;
+    if (c->end_version - c->next_version < 8) c->next_version = c->end_version;
+    const uint64_t version = take_version(c);
+    c->next_version += 7;
+    ARBOR__UNROLL
+    for (int h = 0; h < 2; h++) {
+        ARBOR__UNROLL
+        for (uint32_t k = 0; k < 4; k++) {
+            const uint32_t at = slot + 4 * (uint32_t)h + k, parent = s->n.parent[at];
+            const arbor_real *above = parent                 ? s->n.world + (size_t)parent * 12
+                                      : s->hooks.foreign_world ? s->hooks.foreign_world(s, at)
+                                                               : NULL;
+            if (above) {
+                arbor__rows_mul_store_half(s->n.world + (size_t)at * 12, above, local->m + 3 * k, h);
+            } else {
+                const arbor__rows l = {{ARBOR__HALF(local->m[3 * k], h), ARBOR__HALF(local->m[3 * k + 1], h),
+                                        ARBOR__HALF(local->m[3 * k + 2], h)}};
+                arbor__rows_store(s->n.world + (size_t)at * 12, l);
+            }
+            s->n.version[at] = version + 4 * (uint32_t)h + k;
+        }
+    }
+    uint64_t f;
+    memcpy(&f, s->n.flags + slot, sizeof f);
+    f &= ~(UINT64_C(0x0101010101010101) * COMPUTED_CLEARS);
+    memcpy(s->n.flags + slot, &f, sizeof f);
+    c->local_composed += 8;
+    c->world_composed += 8;
+}
+
+/* Before a group of n slots from slot: the parents' matrices n slots further on asked for, and
+   with claims, the group's parents in blocks still under way waited for. */
+ARBOR__HOT void group_ready(const arbor_real *world, const uint32_t *parent, uint32_t slot, uint32_t n, uint32_t end,
+                            arbor__claims *claims, uint32_t first, uint32_t *ready) {
+    if (slot + ARBOR__PREFETCH_AHEAD + n <= end) {
+        ARBOR__UNROLL
+        for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + n; k++) arbor__prefetch_world(world, parent[k]);
+    }
+    if (claims)
+        for (uint32_t k = slot; k < slot + n; k++) arbor__claim_wait(claims, parent[k], first, ready);
 }
 #endif
 
@@ -321,14 +378,18 @@ ARBOR__DISPATCH static void sweep_range(compute_ctx *c, uint32_t first, uint32_t
             publish = slot + ARBOR__CLAIM_STEP;
         }
 #if ARBOR__SIMD
+        if (slot + 8 <= end && eight_plain_dirty(flags + slot)) {
+            group_ready(world, parent, slot, 8, end, claims, first, ready);
+            const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
+            ARBOR__TRS_LANES4X2(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
+            arbor__rows4x2 local;
+            ARBOR__COMPOSE_LANES4X2(local, tx, ty, tz, x, y, z, w, sx, sy, sz);
+            finish8(c, slot, &local);
+            slot += 8;
+            continue;
+        }
         if (slot + 4 <= end && four_plain_dirty(flags + slot)) {
-            if (slot + ARBOR__PREFETCH_AHEAD + 4 <= end) {
-                ARBOR__UNROLL
-                for (uint32_t k = slot + ARBOR__PREFETCH_AHEAD; k < slot + ARBOR__PREFETCH_AHEAD + 4; k++)
-                    arbor__prefetch_world(world, parent[k]);
-            }
-            if (claims)
-                for (uint32_t k = slot; k < slot + 4; k++) arbor__claim_wait(claims, parent[k], first, ready);
+            group_ready(world, parent, slot, 4, end, claims, first, ready);
             const arbor_real *v = s->n.trs + (size_t)slot * ARBOR__TRS;
             ARBOR__TRS_LANES(v, tx, ty, tz, x, y, z, w, sx, sy, sz);
             finish4(c, slot, arbor__compose_lanes(tx, ty, tz, x, y, z, w, sx, sy, sz));
