@@ -204,6 +204,121 @@ static void test_refusals(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* Holding the nearest sample within a tolerance: hand-worked values (a rotation about z and a
+   translation), refused beyond it and by default. */
+static void expect_z(const arbor_real got[16], double x, double y, double angle) {
+    double c = cos(angle), s = sin(angle);
+    const double want[16] = { c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, x, y, 0, 1 };
+    expect_matrix(got, want, TOL);
+}
+static void test_hold(void **state) {
+    (void)state;
+    arbor_scene *s = make(0, 0);
+    arbor_node map, base;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "map" }, &map));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "base", .parent = map }, &base));
+    arbor_trs b1 = trs_z(1, 2, 0, 0.2, 1), b2 = trs_z(3, -2, 0, 1.0, 1);
+    ASSERT_OK(arbor_node_record_trs(s, base, 1.0, &b1));
+    ASSERT_OK(arbor_node_record_trs(s, base, 2.0, &b2));
+    arbor_real out[16];
+    assert_true(arbor_scene_time_hold(s) == 0);
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.05, out), ARBOR_ERR_EXTRAPOLATION); /* the default */
+    /* Refused tolerances change nothing. */
+    assert_int_equal(arbor_scene_set_time_hold(s, -0.1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_string_equal(arbor_last_error(), "arbor_scene_set_time_hold: tolerance -0.1 is not a finite number of seconds >= 0");
+    assert_int_equal(arbor_scene_set_time_hold(s, NAN), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_scene_set_time_hold(s, INFINITY), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_true(arbor_scene_time_hold(s) == 0);
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0.1));
+    assert_true(arbor_scene_time_hold(s) == 0.1);
+    /* Within 0.1 s after the last: the last sample; before the first: the first. */
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 2.05, out));
+    expect_z(out, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 2.0999, out));
+    expect_z(out, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_lookup(s, base, map, 0.95, out)); /* the inverse of the first */
+    expect_z(out, -(cos(0.2) * 1 + sin(0.2) * 2), -(-sin(0.2) * 1 + cos(0.2) * 2), -0.2);
+    /* Between the samples as before: at 1.5, halfway. */
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 1.5, out));
+    expect_z(out, 2, 0, 0.6);
+    double times[3] = { 0.95, 1.5, 2.05 };
+    arbor_real many[48];
+    ASSERT_OK(arbor_scene_lookup_many(s, map, base, times, 3, many));
+    expect_z(many, 1, 2, 0.2);
+    expect_z(many + 16, 2, 0, 0.6);
+    expect_z(many + 32, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_world_matrices_at(s, &base, 1, 2.05, out));
+    expect_z(out, 3, -2, 1.0);
+    /* Beyond the tolerance: refused, with the message of no hold. */
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.2, out), ARBOR_ERR_EXTRAPOLATION);
+    assert_string_equal(arbor_last_error(),
+                        "arbor_scene_lookup: 'map/base' has samples from 1.00 s to 2.00 s; 2.20 s is 0.20 s after the last");
+    assert_int_equal(arbor_scene_lookup(s, map, base, 0.85, out), ARBOR_ERR_EXTRAPOLATION);
+    /* Back to 0: never. */
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0));
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.05, out), ARBOR_ERR_EXTRAPOLATION);
+    arbor_scene_destroy(s);
+    /* A scene that never recorded: the setter makes its table. */
+    s = make(0, 0);
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0.5));
+    assert_true(arbor_scene_time_hold(s) == 0.5);
+    arbor_scene_destroy(s);
+}
+
+/* arbor_scene_world_matrices_at shares the chain between nodes: every node's world against a
+   product in double computed here, and bit for bit what arbor_scene_lookup gives it, in any
+   order of the nodes (repeated, children before parents), and past the depth it keeps. */
+static void test_world_matrices_shared(void **state) {
+    (void)state;
+    enum { DEEP = 40 };
+    arbor_scene *s = make(0, 0);
+    arbor_node r, a, b, c, chain[DEEP];
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "r" }, &r));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "a", .parent = r, .translation = { 0, 0, 2 } }, &a)); /* static */
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "b", .parent = r }, &b));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "c", .parent = a }, &c));
+    for (int i = 0; i < DEEP; i++)
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i ? chain[i - 1] : c, .translation = { 0.5f, 0, 0 } }, &chain[i]));
+    arbor_trs r1 = trs_z(1, 0, 0, 0.4, 1), r2 = trs_z(2, 2, 0, 1.2, 2), b1 = trs_z(0, 1, 0, -0.3, 1), b2 = trs_z(0, 3, 0, 0.5, 1);
+    arbor_trs c1 = trs_z(1, 1, 1, 0, 1), c2 = trs_z(-1, 1, 3, 2.0, 0.5);
+    ASSERT_OK(arbor_node_record_trs(s, r, 0, &r1));
+    ASSERT_OK(arbor_node_record_trs(s, r, 1, &r2));
+    ASSERT_OK(arbor_node_record_trs(s, b, 0, &b1));
+    ASSERT_OK(arbor_node_record_trs(s, b, 1, &b2));
+    ASSERT_OK(arbor_node_record_trs(s, c, 0, &c1));
+    ASSERT_OK(arbor_node_record_trs(s, c, 1, &c2));
+    const double u = 0.25;
+    arbor_trs ri = trs_z(1 + u, 2 * u, 0, 0.4 + 0.8 * u, 1 + u), bi = trs_z(0, 1 + 2 * u, 0, -0.3 + 0.8 * u, 1);
+    arbor_trs ci = trs_z(1 - 2 * u, 1, 1 + 2 * u, 2.0 * u, 1 - 0.5 * u), ai, step;
+    ASSERT_OK(arbor_node_trs(s, a, &ai));
+    ASSERT_OK(arbor_node_trs(s, chain[0], &step));
+    double lr[16], la[16], lb[16], lc[16], ls[16], wr[16], wa[16], wb[16], wc[16], wd[16];
+    ref_local(lr, &ri), ref_local(la, &ai), ref_local(lb, &bi), ref_local(lc, &ci), ref_local(ls, &step);
+    memcpy(wr, lr, sizeof wr);
+    test_ref_mul(wa, wr, la);
+    test_ref_mul(wb, wr, lb);
+    test_ref_mul(wc, wa, lc);
+    memcpy(wd, wc, sizeof wd);
+    for (int i = 0; i < DEEP; i++) test_ref_mul(wd, wd, ls);
+    const arbor_node nodes[] = { c, r, b, a, c, chain[DEEP - 1], chain[3], b };
+    const double *want[] = { wc, wr, wb, wa, wc, wd, NULL, wb };
+    enum { N = sizeof nodes / sizeof *nodes };
+    arbor_real out[N * 16], one[16];
+    ASSERT_OK(arbor_scene_world_matrices_at(s, nodes, N, u, out));
+    for (int i = 0; i < N; i++) {
+        if (want[i]) expect_matrix(out + i * 16, want[i], i == 5 ? 10 * TOL : TOL);
+        ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, nodes[i], u, one));
+        assert_memory_equal(out + i * 16, one, sizeof one);
+    }
+    /* A refusal writes nothing and names the node. */
+    arbor_real before[N * 16];
+    memcpy(before, out, sizeof out);
+    assert_int_equal(arbor_scene_world_matrices_at(s, nodes, N, 1.5, out), ARBOR_ERR_EXTRAPOLATION);
+    assert_string_equal(arbor_last_error(), "arbor_scene_world_matrices_at: nodes[0]: 'r' has samples from 0.00 s to 1.00 s; 1.50 s is 0.50 s after the last");
+    assert_memory_equal(out, before, sizeof out);
+    arbor_scene_destroy(s);
+}
+
 /* Pruning by duration and count; stats; a late sample fills the history only. */
 static void test_pruning_and_late_samples(void **state) {
     (void)state;
@@ -493,6 +608,8 @@ int main(void) {
         cmocka_unit_test(test_interpolation_and_products),
         cmocka_unit_test(test_shorter_arc),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_world_matrices_shared),
         cmocka_unit_test(test_pruning_and_late_samples),
         cmocka_unit_test(test_tree_changes),
         cmocka_unit_test(test_pose_and_between),
