@@ -230,7 +230,7 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     }
     double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
     while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
-        head = (head + 1) % cap;
+        head = wrap(head + 1, cap);
         count--;
         account(s, -1, 0);
     }
@@ -239,12 +239,18 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     write_end(e);
 }
 
+/* The time of the latest sample in e, -inf when it holds none. */
+static double latest_in(const node_history *e) {
+    uint32_t count = LOAD(e->count);
+    if (!count) return -INFINITY;
+    const ring *r = LOAD(e->ring);
+    return time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]);
+}
+
 /* The node's latest sample's time, or -inf when it has none of its present handle and parent. */
 static double latest_of(const arbor_scene *s, uint32_t slot) {
     const node_history *e = entry_of(s, slot);
-    if (!e || LOAD(e->parent) != parent_id(s, slot) || !LOAD(e->count)) return -INFINITY;
-    const ring *r = LOAD(e->ring);
-    return time_of(&r->s[(LOAD(e->head) + LOAD(e->count) - 1) % r->cap]);
+    return e && LOAD(e->parent) == parent_id(s, slot) ? latest_in(e) : -INFINITY;
 }
 
 /* The checks of a sample: time finite, values finite, rotation not zero; the unit rotation into x. */
@@ -330,16 +336,18 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
         if (r != ARBOR_OK) return r;
     }
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(s, nodes[i]);
-        sample x;
-        check_sample(s, slot, time, &trs[i], &x, fn, -1); /* checked above: the unit rotation */
-        double latest = latest_of(s, slot);
+        node_history *e = writable(s, arbor__slot(s, nodes[i])); /* room made above */
+        sample x = { time, { 0 } };
+        memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
+        memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
+        arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
+        double latest = latest_in(e);
         if (time < latest - s->history_duration) continue;
         if (late && time >= latest) {
             arbor_trs u = trs_of(&x);
             arbor_node_set_trs(s, nodes[i], &u); /* checked above: cannot fail */
         }
-        insert(s, writable(s, slot), &x); /* room made above */
+        insert(s, e, &x);
     }
     return ARBOR_OK;
 }
