@@ -319,6 +319,69 @@ static void test_world_matrices_shared(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* Memory given back at the next first sample: the rings grown out of, a destroyed node's, one
+   four times larger than its samples need; a node the journal holds keeps its samples. */
+static void test_reclaim(void **state) {
+    (void)state;
+    const size_t sample_bytes = ARBOR_REAL_IS_DOUBLE ? 88 : 48;
+    arbor_scene *s = make(1.0, 0);
+    arbor_node a, b, c, d, f, g;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "a" }, &a));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "b" }, &b));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "d" }, &d));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "f" }, &f));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "c" }, &c)); /* before a's id is free */
+    for (int i = 0; i <= 300; i++) { /* 100 Hz for 3 s: 101 samples held (2.00 .. 3.00 s) */
+        arbor_trs t = trs_z(i, 0, 0, 0, 1);
+        ASSERT_OK(arbor_node_record_trs(s, a, i / 100.0, &t));
+        ASSERT_OK(arbor_node_record_trs(s, f, i / 100.0, &t));
+    }
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
+    uint64_t grown = st.history_bytes;
+    arbor_trs one = trs_z(7, 0, 0, 0, 1);
+    ASSERT_OK(arbor_node_record_trs(s, b, 0, &one)); /* a first sample: the 16-sample rings a and f grew out of go */
+    arbor_scene_stats_get(s, &st);
+    assert_true(st.history_bytes + (2 * 16 - 16) * sample_bytes <= grown); /* b's ring of 16 came */
+    ASSERT_OK(arbor_node_record_trs(s, d, 0, &one));
+    for (int i = 4; i <= 6; i++) { /* f now at 1 Hz: 2 samples held (5 and 6 s) in a ring made for 101 */
+        arbor_trs t = trs_z(10 * i, 0, 0, 0, 1);
+        ASSERT_OK(arbor_node_record_trs(s, f, i, &t));
+    }
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 101 + 1 + 1 + 2);
+    uint64_t before = st.history_bytes;
+    assert_true(before >= (101 + 101 + 2) * sample_bytes);
+    ASSERT_OK(arbor_node_destroy(s, a));
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    ASSERT_OK(arbor_journal_destroy_node(j, d));
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 105); /* nothing freed by the destroys themselves */
+    ASSERT_OK(arbor_node_record_trs(s, c, 0, &one));
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0)); /* a sweep: a's ring goes, f's shrinks to 16 */
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 1 + 1 + 2 + 1); /* b, d (held), f, c */
+    assert_true(st.history_bytes + (101 + 101 - 16 - 16) * sample_bytes <= before); /* c's ring of 16 came */
+    /* What is left answers as before: f between its samples, d after the undo. */
+    arbor_real out[16];
+    ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, f, 5.5, out));
+    assert_true(fabs(out[12] - 55) < 1e-4);
+    ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, d, 0, out));
+    assert_true(out[12] == 7);
+    arbor_journal_destroy(j);
+    /* a's id again: its new node is static until recorded, then holds only its own samples. */
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "g" }, &g));
+    double first, last;
+    ASSERT_OK(arbor_node_history_range(s, g, &first, &last));
+    assert_true(first == -INFINITY && last == INFINITY);
+    ASSERT_OK(arbor_node_record_trs(s, g, 9, &one));
+    ASSERT_OK(arbor_node_history_range(s, g, &first, &last));
+    assert_true(first == 9 && last == 9);
+    arbor_scene_destroy(s);
+}
+
 /* Pruning by duration and count; stats; a late sample fills the history only. */
 static void test_pruning_and_late_samples(void **state) {
     (void)state;
@@ -610,6 +673,7 @@ int main(void) {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hold),
         cmocka_unit_test(test_world_matrices_shared),
+        cmocka_unit_test(test_reclaim),
         cmocka_unit_test(test_pruning_and_late_samples),
         cmocka_unit_test(test_tree_changes),
         cmocka_unit_test(test_pose_and_between),

@@ -15,7 +15,12 @@
  * 10 s) before its latest, and at most history_capacity of them (zero: no count limit), pruned
  * as samples arrive; a sample that would be pruned at once is dropped (ARBOR_OK). A sample
  * takes 48 bytes in the float build (88 in the double one); arbor_scene_stats reports the
- * samples and bytes held.
+ * samples and bytes held. A node's samples fill a ring that grows when full; memory comes back
+ * where no reader can be in a ring: at the next first sample of any node (recorded with the
+ * scene to itself, below) the rings grown out of are freed, and now and then (at
+ * arbor_scene_set_time_hold, always) the rings of nodes whose ids were freed (destroyed; a node
+ * the journal holds keeps its samples) and those four times larger than their samples need
+ * (halved); everything at the scene's destroy.
  *
  * Lookups: arbor_scene_lookup(s, target, source, time, out) gives the matrix that maps points
  * written in source's frame at `time` into target's frame at `time`, the direction of

@@ -8,7 +8,7 @@
  * accesses are atomic, a release fence after the writer's odd count, an acquire fence before the
  * reader's second read), so a reader beside the one writer never sees a torn sample and never
  * makes it wait. A ring that fills grows into a new one; the old one is kept (a reader may still
- * be in it) until the scene is destroyed: at most the size of the rings in use, since they double.
+ * be in it) until the writer next has the scene to itself (a first sample: reclaim).
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -42,6 +42,8 @@ struct arbor__history {
     node_history *nodes; /* by id */
     uint32_t cap;        /* ids */
     double hold;         /* arbor_scene_set_time_hold's */
+    uint32_t rings;      /* entries holding a ring */
+    uint32_t firsts;     /* first samples since the last sweep (reclaim) */
     ring *retired;
 };
 
@@ -156,12 +158,14 @@ static uint32_t parent_id(const arbor_scene *s, uint32_t slot) {
 static node_history *writable(arbor_scene *s, uint32_t slot) {
     node_history *e = entry_of(s, slot);
     uint32_t id = s->n.id[slot];
-    if (!e && !table_reserve(s)) return NULL;
+    bool first = !e;
+    if (first && !table_reserve(s)) return NULL;
     e = &s->history->nodes[id];
     ring *r = LOAD(e->ring);
     bool fresh = LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
     uint32_t count = fresh ? 0 : LOAD(e->count);
     if (r && count < r->cap) {
+        s->history->firsts += first;
         if (fresh) {
             write_begin(e);
             account(s, -(int64_t)LOAD(e->count), 0);
@@ -185,6 +189,8 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
     if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
     ring *g = arbor__alloc(s, ring_bytes(cap));
     if (!g) return NULL;
+    s->history->rings += !r;
+    s->history->firsts += first;
     g->cap = cap;
     g->retired = NULL;
     uint32_t head = r ? LOAD(e->head) : 0;
@@ -206,6 +212,49 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         s->history->retired = r;
     }
     return e;
+}
+
+/* After a call that recorded a node's first sample, which the writer makes with the scene to
+   itself (time.h): no reader is in a ring, so the rings grown out of are freed, and once every
+   quarter of the rings' count in first samples, the rings of nodes whose ids were freed or reused
+   and those four times larger than their samples need (made half that). */
+static void reclaim(arbor_scene *s) {
+    struct arbor__history *h = s->history;
+    for (ring *r = h->retired, *next; r; r = next) {
+        next = r->retired;
+        account(s, 0, -(int64_t)ring_bytes(r->cap));
+        arbor__free(s, r, ring_bytes(r->cap));
+    }
+    h->retired = NULL;
+    if ((uint64_t)h->firsts * 4 < h->rings) return;
+    h->firsts = 0;
+    for (uint32_t id = 0; id < h->cap; id++) {
+        node_history *e = &h->nodes[id];
+        ring *r = LOAD(e->ring), *g = NULL;
+        if (!r) continue;
+        uint32_t head = LOAD(e->head), count = LOAD(e->count), cap = count * 2 > 16 ? count * 2 : 16;
+        bool dead = id >= s->id_end || (s->n.slot_of[id] & ARBOR__FREE_ID) || LOAD(e->gen) != s->n.gen[id];
+        if (!dead) {
+            if (s->history_capacity || r->cap < 64 || count >= r->cap / 4 || !(g = arbor__alloc(s, ring_bytes(cap)))) continue;
+            g->cap = cap;
+            g->retired = NULL;
+            for (uint32_t i = 0; i < count; i++) {
+                sample x;
+                get(&x, &r->s[wrap(head + i, r->cap)]);
+                put(&g->s[i], &x);
+            }
+            account(s, 0, (int64_t)ring_bytes(cap));
+        } else {
+            account(s, -(int64_t)count, 0);
+            count = 0;
+            h->rings--;
+        }
+        STORE(e->ring, g);
+        STORE(e->head, 0);
+        STORE(e->count, count);
+        account(s, 0, -(int64_t)ring_bytes(r->cap));
+        arbor__free(s, r, ring_bytes(r->cap));
+    }
 }
 
 /* Inserts x in time order (replacing a sample of the same time), then prunes. e has room. */
@@ -304,6 +353,7 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
         if ((r = arbor_node_set_trs(s, n, &t)) != ARBOR_OK) return r; /* checked: cannot fail */
     }
     insert(s, e, &x);
+    if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
 }
 
@@ -349,6 +399,7 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
         }
         insert(s, e, &x);
     }
+    if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
 }
 
@@ -893,6 +944,8 @@ arbor_result arbor_scene_set_time_hold(arbor_scene *s, double tolerance) {
         return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "tolerance %g is not a finite number of seconds >= 0", tolerance);
     if (!table_reserve(s)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the table of samples");
     s->history->hold = tolerance;
+    s->history->firsts = s->history->rings; /* the scene to itself: a sweep */
+    reclaim(s);
     return ARBOR_OK;
 }
 
