@@ -593,16 +593,24 @@ static void *reader(void *arg) {
         /* anywhere in the 0.2 s window: its oldest samples' slots are the ones the writer reuses,
            its newest ones those a late sample moves */
         double t = latest - 0.2 * (double)(splitmix64_next(&rng) % 1000) / 1000.0;
-        arbor_real out[16];
-        arbor_result r = arbor_scene_lookup(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], t, out);
-        if (r == ARBOR_OK) {
-            /* the chain of THREAD_NODES nodes: x = k * t summed ... each node adds (t, k) */
-            double x = 0, y = 0;
-            for (int k = 0; k < THREAD_NODES; k++) x += t, y += k;
-            if (fabs(out[12] - x) > 1e-3 * (1 + x) || fabs(out[13] - y) > 1e-4) sh->bad++;
-        } else if (r != ARBOR_ERR_EXTRAPOLATION) {
-            sh->bad++;
+        /* by turns: one lookup, eight sorted times (spans kept from one to the next while the
+           writer moves them), the world matrices of the whole chain (its walk shared) */
+        enum { MANY = 8 };
+        arbor_real out[MANY * 16];
+        double times[MANY];
+        int mode = (int)(lookups % 3), n = mode == 1 ? MANY : mode == 2 ? THREAD_NODES : 1;
+        for (int i = 0; i < MANY; i++) times[i] = t + 0.0003 * i;
+        arbor_result r = mode == 0   ? arbor_scene_lookup(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], t, out)
+                         : mode == 1 ? arbor_scene_lookup_many(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], times, MANY, out)
+                                     : arbor_scene_world_matrices_at(sh->s, sh->n, THREAD_NODES, t, out);
+        for (int i = 0; r == ARBOR_OK && i < n; i++) {
+            /* each node of the chain adds (time, k): node `last`'s world at time tt */
+            int last = mode == 2 ? i : THREAD_NODES - 1;
+            double tt = mode == 1 ? times[i] : t, x = 0, y = 0;
+            for (int k = 0; k <= last; k++) x += tt, y += k;
+            if (fabs(out[i * 16 + 12] - x) > 1e-3 * (1 + x) || fabs(out[i * 16 + 13] - y) > 1e-4) sh->bad++;
         }
+        if (r != ARBOR_OK && r != ARBOR_ERR_EXTRAPOLATION) sh->bad++;
         lookups++;
     }
     sh->lookups += lookups;
