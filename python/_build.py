@@ -89,6 +89,8 @@ AP bool ap_last_extrapolation(uint64_t *node, double *time, double *first, doubl
     return r;
 }
 AP double ap_time_latest(void) { return ARBOR_TIME_LATEST; }
+AP int ap_scene_set_time_hold(arbor_scene *s, double tolerance) { return arbor_scene_set_time_hold(s, tolerance); }
+AP double ap_scene_time_hold(const arbor_scene *s) { return arbor_scene_time_hold(s); }
 
 /* ---- nodes ---- */
 /* trs: translation, rotation, scale (10 values). A scale with a zero in it is written after the

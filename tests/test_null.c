@@ -861,6 +861,8 @@ ROW(arbor_node_history_range) {
     INVALID(arbor_node_history_range(S, N, &a, NULL));
 }
 ROW(arbor_time_last_extrapolation) { arbor_time_last_extrapolation(NULL, NULL, NULL, NULL); }
+ROW(arbor_scene_set_time_hold) { INVALID(arbor_scene_set_time_hold(NULL, 0)); }
+ROW(arbor_scene_time_hold) { assert_true(arbor_scene_time_hold(NULL) == 0); }
 
 /* ---- the table ---- */
 
@@ -941,7 +943,7 @@ static const row rows[] = {
     E(arbor_node_effectively_visible), E(arbor_scene_hidden_count), E(arbor_node_screen_coverage), E(arbor_lod_pick),
     E(arbor_scene_create_1_1), E(arbor_scene_stats_get_1_1), E(arbor_node_record_trs), E(arbor_pose_record),
     E(arbor_scene_lookup), E(arbor_scene_lookup_between), E(arbor_scene_lookup_many), E(arbor_scene_world_matrices_at),
-    E(arbor_node_history_range), E(arbor_time_last_extrapolation),
+    E(arbor_node_history_range), E(arbor_time_last_extrapolation), E(arbor_scene_set_time_hold), E(arbor_scene_time_hold),
 };
 #define ROWS (sizeof rows / sizeof *rows)
 

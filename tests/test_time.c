@@ -204,6 +204,184 @@ static void test_refusals(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* Holding the nearest sample within a tolerance: hand-worked values (a rotation about z and a
+   translation), refused beyond it and by default. */
+static void expect_z(const arbor_real got[16], double x, double y, double angle) {
+    double c = cos(angle), s = sin(angle);
+    const double want[16] = { c, s, 0, 0, -s, c, 0, 0, 0, 0, 1, 0, x, y, 0, 1 };
+    expect_matrix(got, want, TOL);
+}
+static void test_hold(void **state) {
+    (void)state;
+    arbor_scene *s = make(0, 0);
+    arbor_node map, base;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "map" }, &map));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "base", .parent = map }, &base));
+    arbor_trs b1 = trs_z(1, 2, 0, 0.2, 1), b2 = trs_z(3, -2, 0, 1.0, 1);
+    ASSERT_OK(arbor_node_record_trs(s, base, 1.0, &b1));
+    ASSERT_OK(arbor_node_record_trs(s, base, 2.0, &b2));
+    arbor_real out[16];
+    assert_true(arbor_scene_time_hold(s) == 0);
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.05, out), ARBOR_ERR_EXTRAPOLATION); /* the default */
+    /* Refused tolerances change nothing. */
+    assert_int_equal(arbor_scene_set_time_hold(s, -0.1), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_string_equal(arbor_last_error(), "arbor_scene_set_time_hold: tolerance -0.1 is not a finite number of seconds >= 0");
+    assert_int_equal(arbor_scene_set_time_hold(s, NAN), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_scene_set_time_hold(s, INFINITY), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_true(arbor_scene_time_hold(s) == 0);
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0.1));
+    assert_true(arbor_scene_time_hold(s) == 0.1);
+    /* Within 0.1 s after the last: the last sample; before the first: the first. */
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 2.05, out));
+    expect_z(out, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 2.0999, out));
+    expect_z(out, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_lookup(s, base, map, 0.95, out)); /* the inverse of the first */
+    expect_z(out, -(cos(0.2) * 1 + sin(0.2) * 2), -(-sin(0.2) * 1 + cos(0.2) * 2), -0.2);
+    /* Between the samples as before: at 1.5, halfway. */
+    ASSERT_OK(arbor_scene_lookup(s, map, base, 1.5, out));
+    expect_z(out, 2, 0, 0.6);
+    double times[3] = { 0.95, 1.5, 2.05 };
+    arbor_real many[48];
+    ASSERT_OK(arbor_scene_lookup_many(s, map, base, times, 3, many));
+    expect_z(many, 1, 2, 0.2);
+    expect_z(many + 16, 2, 0, 0.6);
+    expect_z(many + 32, 3, -2, 1.0);
+    ASSERT_OK(arbor_scene_world_matrices_at(s, &base, 1, 2.05, out));
+    expect_z(out, 3, -2, 1.0);
+    /* Beyond the tolerance: refused, with the message of no hold. */
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.2, out), ARBOR_ERR_EXTRAPOLATION);
+    assert_string_equal(arbor_last_error(),
+                        "arbor_scene_lookup: 'map/base' has samples from 1.00 s to 2.00 s; 2.20 s is 0.20 s after the last");
+    assert_int_equal(arbor_scene_lookup(s, map, base, 0.85, out), ARBOR_ERR_EXTRAPOLATION);
+    /* Back to 0: never. */
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0));
+    assert_int_equal(arbor_scene_lookup(s, map, base, 2.05, out), ARBOR_ERR_EXTRAPOLATION);
+    arbor_scene_destroy(s);
+    /* A scene that never recorded: the setter makes its table. */
+    s = make(0, 0);
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0.5));
+    assert_true(arbor_scene_time_hold(s) == 0.5);
+    arbor_scene_destroy(s);
+}
+
+/* arbor_scene_world_matrices_at shares the chain between nodes: every node's world against a
+   product in double computed here, and bit for bit what arbor_scene_lookup gives it, in any
+   order of the nodes (repeated, children before parents), and past the depth it keeps. */
+static void test_world_matrices_shared(void **state) {
+    (void)state;
+    enum { DEEP = 40 };
+    arbor_scene *s = make(0, 0);
+    arbor_node r, a, b, c, chain[DEEP];
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "r" }, &r));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "a", .parent = r, .translation = { 0, 0, 2 } }, &a)); /* static */
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "b", .parent = r }, &b));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "c", .parent = a }, &c));
+    for (int i = 0; i < DEEP; i++)
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i ? chain[i - 1] : c, .translation = { 0.5f, 0, 0 } }, &chain[i]));
+    arbor_trs r1 = trs_z(1, 0, 0, 0.4, 1), r2 = trs_z(2, 2, 0, 1.2, 2), b1 = trs_z(0, 1, 0, -0.3, 1), b2 = trs_z(0, 3, 0, 0.5, 1);
+    arbor_trs c1 = trs_z(1, 1, 1, 0, 1), c2 = trs_z(-1, 1, 3, 2.0, 0.5);
+    ASSERT_OK(arbor_node_record_trs(s, r, 0, &r1));
+    ASSERT_OK(arbor_node_record_trs(s, r, 1, &r2));
+    ASSERT_OK(arbor_node_record_trs(s, b, 0, &b1));
+    ASSERT_OK(arbor_node_record_trs(s, b, 1, &b2));
+    ASSERT_OK(arbor_node_record_trs(s, c, 0, &c1));
+    ASSERT_OK(arbor_node_record_trs(s, c, 1, &c2));
+    const double u = 0.25;
+    arbor_trs ri = trs_z(1 + u, 2 * u, 0, 0.4 + 0.8 * u, 1 + u), bi = trs_z(0, 1 + 2 * u, 0, -0.3 + 0.8 * u, 1);
+    arbor_trs ci = trs_z(1 - 2 * u, 1, 1 + 2 * u, 2.0 * u, 1 - 0.5 * u), ai, step;
+    ASSERT_OK(arbor_node_trs(s, a, &ai));
+    ASSERT_OK(arbor_node_trs(s, chain[0], &step));
+    double lr[16], la[16], lb[16], lc[16], ls[16], wr[16], wa[16], wb[16], wc[16], wd[16];
+    ref_local(lr, &ri), ref_local(la, &ai), ref_local(lb, &bi), ref_local(lc, &ci), ref_local(ls, &step);
+    memcpy(wr, lr, sizeof wr);
+    test_ref_mul(wa, wr, la);
+    test_ref_mul(wb, wr, lb);
+    test_ref_mul(wc, wa, lc);
+    memcpy(wd, wc, sizeof wd);
+    for (int i = 0; i < DEEP; i++) test_ref_mul(wd, wd, ls);
+    const arbor_node nodes[] = { c, r, b, a, c, chain[DEEP - 1], chain[3], b };
+    const double *want[] = { wc, wr, wb, wa, wc, wd, NULL, wb };
+    enum { N = sizeof nodes / sizeof *nodes };
+    arbor_real out[N * 16], one[16];
+    ASSERT_OK(arbor_scene_world_matrices_at(s, nodes, N, u, out));
+    for (int i = 0; i < N; i++) {
+        if (want[i]) expect_matrix(out + i * 16, want[i], i == 5 ? 10 * TOL : TOL);
+        ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, nodes[i], u, one));
+        assert_memory_equal(out + i * 16, one, sizeof one);
+    }
+    /* A refusal writes nothing and names the node. */
+    arbor_real before[N * 16];
+    memcpy(before, out, sizeof out);
+    assert_int_equal(arbor_scene_world_matrices_at(s, nodes, N, 1.5, out), ARBOR_ERR_EXTRAPOLATION);
+    assert_string_equal(arbor_last_error(), "arbor_scene_world_matrices_at: nodes[0]: 'r' has samples from 0.00 s to 1.00 s; 1.50 s is 0.50 s after the last");
+    assert_memory_equal(out, before, sizeof out);
+    arbor_scene_destroy(s);
+}
+
+/* Memory given back at the next first sample: the rings grown out of, a destroyed node's, one
+   four times larger than its samples need; a node the journal holds keeps its samples. */
+static void test_reclaim(void **state) {
+    (void)state;
+    const size_t sample_bytes = ARBOR_REAL_IS_DOUBLE ? 88 : 48;
+    arbor_scene *s = make(1.0, 0);
+    arbor_node a, b, c, d, f, g;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "a" }, &a));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "b" }, &b));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "d" }, &d));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "f" }, &f));
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "c" }, &c)); /* before a's id is free */
+    for (int i = 0; i <= 300; i++) { /* 100 Hz for 3 s: 101 samples held (2.00 .. 3.00 s) */
+        arbor_trs t = trs_z(i, 0, 0, 0, 1);
+        ASSERT_OK(arbor_node_record_trs(s, a, i / 100.0, &t));
+        ASSERT_OK(arbor_node_record_trs(s, f, i / 100.0, &t));
+    }
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
+    uint64_t grown = st.history_bytes;
+    arbor_trs one = trs_z(7, 0, 0, 0, 1);
+    ASSERT_OK(arbor_node_record_trs(s, b, 0, &one)); /* a first sample: the 16-sample rings a and f grew out of go */
+    arbor_scene_stats_get(s, &st);
+    assert_true(st.history_bytes + (2 * 16 - 16) * sample_bytes <= grown); /* b's ring of 16 came */
+    ASSERT_OK(arbor_node_record_trs(s, d, 0, &one));
+    for (int i = 4; i <= 6; i++) { /* f now at 1 Hz: 2 samples held (5 and 6 s) in a ring made for 101 */
+        arbor_trs t = trs_z(10 * i, 0, 0, 0, 1);
+        ASSERT_OK(arbor_node_record_trs(s, f, i, &t));
+    }
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 101 + 1 + 1 + 2);
+    uint64_t before = st.history_bytes;
+    assert_true(before >= (101 + 101 + 2) * sample_bytes);
+    ASSERT_OK(arbor_node_destroy(s, a));
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    ASSERT_OK(arbor_journal_destroy_node(j, d));
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 105); /* nothing freed by the destroys themselves */
+    ASSERT_OK(arbor_node_record_trs(s, c, 0, &one));
+    ASSERT_OK(arbor_scene_set_time_hold(s, 0)); /* a sweep: a's ring goes, f's shrinks to 16 */
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 1 + 1 + 2 + 1); /* b, d (held), f, c */
+    assert_true(st.history_bytes + (101 + 101 - 16 - 16) * sample_bytes <= before); /* c's ring of 16 came */
+    /* What is left answers as before: f between its samples, d after the undo. */
+    arbor_real out[16];
+    ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, f, 5.5, out));
+    assert_true(fabs(out[12] - 55) < 1e-4);
+    ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, d, 0, out));
+    assert_true(out[12] == 7);
+    arbor_journal_destroy(j);
+    /* a's id again: its new node is static until recorded, then holds only its own samples. */
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "g" }, &g));
+    double first, last;
+    ASSERT_OK(arbor_node_history_range(s, g, &first, &last));
+    assert_true(first == -INFINITY && last == INFINITY);
+    ASSERT_OK(arbor_node_record_trs(s, g, 9, &one));
+    ASSERT_OK(arbor_node_history_range(s, g, &first, &last));
+    assert_true(first == 9 && last == 9);
+    arbor_scene_destroy(s);
+}
+
 /* Pruning by duration and count; stats; a late sample fills the history only. */
 static void test_pruning_and_late_samples(void **state) {
     (void)state;
@@ -415,16 +593,24 @@ static void *reader(void *arg) {
         /* anywhere in the 0.2 s window: its oldest samples' slots are the ones the writer reuses,
            its newest ones those a late sample moves */
         double t = latest - 0.2 * (double)(splitmix64_next(&rng) % 1000) / 1000.0;
-        arbor_real out[16];
-        arbor_result r = arbor_scene_lookup(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], t, out);
-        if (r == ARBOR_OK) {
-            /* the chain of THREAD_NODES nodes: x = k * t summed ... each node adds (t, k) */
-            double x = 0, y = 0;
-            for (int k = 0; k < THREAD_NODES; k++) x += t, y += k;
-            if (fabs(out[12] - x) > 1e-3 * (1 + x) || fabs(out[13] - y) > 1e-4) sh->bad++;
-        } else if (r != ARBOR_ERR_EXTRAPOLATION) {
-            sh->bad++;
+        /* by turns: one lookup, eight sorted times (spans kept from one to the next while the
+           writer moves them), the world matrices of the whole chain (its walk shared) */
+        enum { MANY = 8 };
+        arbor_real out[MANY * 16];
+        double times[MANY];
+        int mode = (int)(lookups % 3), n = mode == 1 ? MANY : mode == 2 ? THREAD_NODES : 1;
+        for (int i = 0; i < MANY; i++) times[i] = t + 0.0003 * i;
+        arbor_result r = mode == 0   ? arbor_scene_lookup(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], t, out)
+                         : mode == 1 ? arbor_scene_lookup_many(sh->s, ARBOR_NONE, sh->n[THREAD_NODES - 1], times, MANY, out)
+                                     : arbor_scene_world_matrices_at(sh->s, sh->n, THREAD_NODES, t, out);
+        for (int i = 0; r == ARBOR_OK && i < n; i++) {
+            /* each node of the chain adds (time, k): node `last`'s world at time tt */
+            int last = mode == 2 ? i : THREAD_NODES - 1;
+            double tt = mode == 1 ? times[i] : t, x = 0, y = 0;
+            for (int k = 0; k <= last; k++) x += tt, y += k;
+            if (fabs(out[i * 16 + 12] - x) > 1e-3 * (1 + x) || fabs(out[i * 16 + 13] - y) > 1e-4) sh->bad++;
         }
+        if (r != ARBOR_OK && r != ARBOR_ERR_EXTRAPOLATION) sh->bad++;
         lookups++;
     }
     sh->lookups += lookups;
@@ -493,6 +679,9 @@ int main(void) {
         cmocka_unit_test(test_interpolation_and_products),
         cmocka_unit_test(test_shorter_arc),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_hold),
+        cmocka_unit_test(test_world_matrices_shared),
+        cmocka_unit_test(test_reclaim),
         cmocka_unit_test(test_pruning_and_late_samples),
         cmocka_unit_test(test_tree_changes),
         cmocka_unit_test(test_pose_and_between),

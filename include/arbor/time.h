@@ -15,7 +15,12 @@
  * 10 s) before its latest, and at most history_capacity of them (zero: no count limit), pruned
  * as samples arrive; a sample that would be pruned at once is dropped (ARBOR_OK). A sample
  * takes 48 bytes in the float build (88 in the double one); arbor_scene_stats reports the
- * samples and bytes held.
+ * samples and bytes held. A node's samples fill a ring that grows when full; memory comes back
+ * where no reader can be in a ring: at the next first sample of any node (recorded with the
+ * scene to itself, below) the rings grown out of are freed, and now and then (at
+ * arbor_scene_set_time_hold, always) the rings of nodes whose ids were freed (destroyed; a node
+ * the journal holds keeps its samples) and those four times larger than their samples need
+ * (halved); everything at the scene's destroy.
  *
  * Lookups: arbor_scene_lookup(s, target, source, time, out) gives the matrix that maps points
  * written in source's frame at `time` into target's frame at `time`, the direction of
@@ -23,7 +28,8 @@
  * the locals from source up to the nearest common ancestor, and back down to target, inverted;
  * nothing above that ancestor is read. Each recorded node on that path is interpolated at time
  * between the samples around it: translation and scale linearly, rotation by slerp on the
- * shorter arc; at the time of a sample, that sample exactly. Products are computed in double.
+ * shorter arc; at the time of a sample, that sample exactly. Products are computed in double,
+ * from the top of the path down (below 32 nodes a side; a longer chain from its bottom up).
  * ARBOR_TIME_LATEST asks for the latest time at which every node on the path has samples (the
  * earliest of their last samples; tf2's Time(0)).
  *
@@ -31,7 +37,8 @@
  * (ARBOR_ERR_DEAD_NODE / ARBOR_ERR_INVALID_ARGUMENT), two nodes in different trees
  * (ARBOR_ERR_NOT_CONNECTED), a time outside the samples of a recorded node on the path
  * (ARBOR_ERR_EXTRAPOLATION: "'base/arm' has samples from 3.10 s to 13.10 s; 13.12 s is 0.02 s
- * after the last"; arbor_time_last_extrapolation gives the parts). Never extrapolated.
+ * after the last"; arbor_time_last_extrapolation gives the parts). Never extrapolated; a scene
+ * may hold a node's first or last sample a little outside them (arbor_scene_set_time_hold).
  *
  * The tree changing: a node keeps the parent its samples were recorded under. Moved to
  * another parent (arbor_node_set_parent, an undo), its samples stand for a frame it is no longer
@@ -96,17 +103,34 @@ ARBOR_API arbor_result arbor_scene_lookup(arbor_scene *s, arbor_node target, arb
 ARBOR_API arbor_result arbor_scene_lookup_between(arbor_scene *s, arbor_node target, double target_time, arbor_node source,
                                                   double source_time, arbor_node fixed, arbor_real out[16]);
 
-/* count lookups of one pair at times[0 .. count) (sorted or not) into out (16 each): the path
-   is found once. Refused as a whole (out untouched) when any time is: the message names the
+/* count lookups of one pair at times[0 .. count) (sorted or not) into out (16 each), each as
+   arbor_scene_lookup gives it: the path is found once, and each node's two samples around a time
+   are read once for every time between them (sorted times read each pair once). Refused as a whole (out untouched) when any time is: the message names the
    first such index. */
 ARBOR_API arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_node source, const double *times,
                                                uint32_t count, arbor_real *out);
 
-/* The world matrices of nodes[0 .. count) at time into out (16 each), as arbor_scene_lookup
-   (s, ARBOR_NONE, nodes[i], time) gives them: the renderer of a fixed-step simulation, drawing
-   between two recorded steps. Refused as a whole (out untouched) when one node is. */
+/* The world matrices of nodes[0 .. count) at time into out (16 each), bit for bit as
+   arbor_scene_lookup(s, ARBOR_NONE, nodes[i], time) gives them: the renderer of a fixed-step
+   simulation, drawing between two recorded steps. One walk: a node shares the chain above it with
+   the node before it, so nodes given depth first (each parent before its subtree, as a scene's
+   walk lists them) have each local interpolated and composed once. Refused as a whole (out
+   untouched) when one node is: the message names the first such index and the topmost node
+   refused on its path. */
 ARBOR_API arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nodes, uint32_t count, double time,
                                                      arbor_real *out);
+
+/* Lets lookups hold a recorded node's first sample for a time at most `tolerance` seconds before
+   it, and its last for one at most that after it, where they refuse otherwise: a camera frame
+   stamped a little past the last odometry message answers with that message's pose. Zero, the
+   default, never extrapolates (tf2's rule). For every lookup of the scene, from then on; a write:
+   call it with the scene to itself. Refused, nothing changed: a NULL scene, a tolerance negative
+   or not finite (ARBOR_ERR_INVALID_ARGUMENT), no memory (the scene's table of samples is made
+   here when it has none). */
+ARBOR_API arbor_result arbor_scene_set_time_hold(arbor_scene *s, double tolerance);
+
+/* The tolerance arbor_scene_set_time_hold set (0: never, the default, and for a NULL scene). */
+ARBOR_API double arbor_scene_time_hold(const arbor_scene *s);
 
 /* The times of n's first and last samples; -inf and +inf for a static node (valid at every
    time). Refused: a dead or NONE node, a NULL first or last. */

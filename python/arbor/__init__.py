@@ -99,7 +99,8 @@ Nodes keep stamped samples, and lookups answer where one node was in another's f
     scene.lookup_between(target, t1, source, t0, fixed)
 
 A time outside a node's samples raises ExtrapolationError (``.node``, ``.time``, ``.first``,
-``.last``), nodes of two trees NotConnectedError. One thread may record while others look up.
+``.last``), nodes of two trees NotConnectedError; ``scene.time_hold = 0.05`` holds a node's
+first or last sample up to 0.05 s outside them instead. One thread may record while others look up.
 
 Errors
 ------

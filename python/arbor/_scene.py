@@ -701,6 +701,17 @@ class Scene:
         m = out.reshape(-1, 4, 4).transpose(0, 2, 1)
         return _readonly(m[0].copy() if scalar else np.ascontiguousarray(m))
 
+    @property
+    def time_hold(self):
+        """Seconds a lookup may hold a node's first or last sample outside its samples instead of
+        raising ExtrapolationError (arbor_scene_set_time_hold); 0, the default: never. Set it
+        with no lookups running."""
+        return lib.ap_scene_time_hold(self._p())
+
+    @time_hold.setter
+    def time_hold(self, tolerance):
+        check(lib.ap_scene_set_time_hold(self._p(), float(tolerance)))
+
     def lookup_between(self, target, target_time, source, source_time, fixed):
         """From ``source`` at ``source_time`` into the frame of ``fixed`` (assumed not to move),
         then to ``target`` at ``target_time``: a 4x4 array (arbor_scene_lookup_between)."""

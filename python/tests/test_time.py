@@ -77,3 +77,28 @@ def test_refusals():
             s.lookup(base, arm, np.array([4.0, 20.0]))
         with pytest.raises(arbor.NotConnectedError):
             s.lookup(other, arm, 5.0)
+
+
+def test_time_hold():
+    with arbor.Scene() as s:
+        base = s.add(name="base")
+        arm = s.add(name="arm", parent=base)
+        q0, _ = rz(0.2)
+        q1, m1 = rz(1.0)
+        arm.record(1.0, translation=(0, 1, 0), rotation=q0)
+        arm.record(2.0, translation=(2, 3, 0), rotation=q1)
+        assert s.time_hold == 0
+        with pytest.raises(arbor.ExtrapolationError):
+            s.lookup(base, arm, 2.05)                   # the default: never
+        with pytest.raises(arbor.InvalidArgumentError):
+            s.time_hold = -1
+        assert s.time_hold == 0
+        s.time_hold = 0.1
+        assert s.time_hold == 0.1
+        want = tr(2, 3, 0) @ m1                        # the last sample, held
+        assert np.allclose(s.lookup(base, arm, 2.05), want, atol=TOL, rtol=0)
+        ms = s.lookup(base, arm, np.array([0.95, 2.05]))
+        assert np.allclose(ms[0], tr(0, 1, 0) @ rz(0.2)[1], atol=TOL, rtol=0)
+        assert np.allclose(ms[1], want, atol=TOL, rtol=0)
+        with pytest.raises(arbor.ExtrapolationError):
+            s.lookup(base, arm, 2.2)

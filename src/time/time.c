@@ -8,7 +8,7 @@
  * accesses are atomic, a release fence after the writer's odd count, an acquire fence before the
  * reader's second read), so a reader beside the one writer never sees a torn sample and never
  * makes it wait. A ring that fills grows into a new one; the old one is kept (a reader may still
- * be in it) until the scene is destroyed: at most the size of the rings in use, since they double.
+ * be in it) until the writer next has the scene to itself (a first sample: reclaim).
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -41,6 +41,9 @@ typedef struct node_history {
 struct arbor__history {
     node_history *nodes; /* by id */
     uint32_t cap;        /* ids */
+    double hold;         /* arbor_scene_set_time_hold's */
+    uint32_t rings;      /* entries holding a ring */
+    uint32_t firsts;     /* first samples since the last sweep (reclaim) */
     ring *retired;
 };
 
@@ -155,12 +158,14 @@ static uint32_t parent_id(const arbor_scene *s, uint32_t slot) {
 static node_history *writable(arbor_scene *s, uint32_t slot) {
     node_history *e = entry_of(s, slot);
     uint32_t id = s->n.id[slot];
-    if (!e && !table_reserve(s)) return NULL;
+    bool first = !e;
+    if (first && !table_reserve(s)) return NULL;
     e = &s->history->nodes[id];
     ring *r = LOAD(e->ring);
     bool fresh = LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
     uint32_t count = fresh ? 0 : LOAD(e->count);
     if (r && count < r->cap) {
+        s->history->firsts += first;
         if (fresh) {
             write_begin(e);
             account(s, -(int64_t)LOAD(e->count), 0);
@@ -184,6 +189,8 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
     if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
     ring *g = arbor__alloc(s, ring_bytes(cap));
     if (!g) return NULL;
+    s->history->rings += !r;
+    s->history->firsts += first;
     g->cap = cap;
     g->retired = NULL;
     uint32_t head = r ? LOAD(e->head) : 0;
@@ -205,6 +212,49 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         s->history->retired = r;
     }
     return e;
+}
+
+/* After a call that recorded a node's first sample, which the writer makes with the scene to
+   itself (time.h): no reader is in a ring, so the rings grown out of are freed, and once every
+   quarter of the rings' count in first samples, the rings of nodes whose ids were freed or reused
+   and those four times larger than their samples need (made half that). */
+static void reclaim(arbor_scene *s) {
+    struct arbor__history *h = s->history;
+    for (ring *r = h->retired, *next; r; r = next) {
+        next = r->retired;
+        account(s, 0, -(int64_t)ring_bytes(r->cap));
+        arbor__free(s, r, ring_bytes(r->cap));
+    }
+    h->retired = NULL;
+    if ((uint64_t)h->firsts * 4 < h->rings) return;
+    h->firsts = 0;
+    for (uint32_t id = 0; id < h->cap; id++) {
+        node_history *e = &h->nodes[id];
+        ring *r = LOAD(e->ring), *g = NULL;
+        if (!r) continue;
+        uint32_t head = LOAD(e->head), count = LOAD(e->count), cap = count * 2 > 16 ? count * 2 : 16;
+        bool dead = id >= s->id_end || (s->n.slot_of[id] & ARBOR__FREE_ID) || LOAD(e->gen) != s->n.gen[id];
+        if (!dead) {
+            if (s->history_capacity || r->cap < 64 || count >= r->cap / 4 || !(g = arbor__alloc(s, ring_bytes(cap)))) continue;
+            g->cap = cap;
+            g->retired = NULL;
+            for (uint32_t i = 0; i < count; i++) {
+                sample x;
+                get(&x, &r->s[wrap(head + i, r->cap)]);
+                put(&g->s[i], &x);
+            }
+            account(s, 0, (int64_t)ring_bytes(cap));
+        } else {
+            account(s, -(int64_t)count, 0);
+            count = 0;
+            h->rings--;
+        }
+        STORE(e->ring, g);
+        STORE(e->head, 0);
+        STORE(e->count, count);
+        account(s, 0, -(int64_t)ring_bytes(r->cap));
+        arbor__free(s, r, ring_bytes(r->cap));
+    }
 }
 
 /* Inserts x in time order (replacing a sample of the same time), then prunes. e has room. */
@@ -229,7 +279,7 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     }
     double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
     while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
-        head = (head + 1) % cap;
+        head = wrap(head + 1, cap);
         count--;
         account(s, -1, 0);
     }
@@ -238,12 +288,18 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     write_end(e);
 }
 
+/* The time of the latest sample in e, -inf when it holds none. */
+static double latest_in(const node_history *e) {
+    uint32_t count = LOAD(e->count);
+    if (!count) return -INFINITY;
+    const ring *r = LOAD(e->ring);
+    return time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]);
+}
+
 /* The node's latest sample's time, or -inf when it has none of its present handle and parent. */
 static double latest_of(const arbor_scene *s, uint32_t slot) {
     const node_history *e = entry_of(s, slot);
-    if (!e || LOAD(e->parent) != parent_id(s, slot) || !LOAD(e->count)) return -INFINITY;
-    const ring *r = LOAD(e->ring);
-    return time_of(&r->s[(LOAD(e->head) + LOAD(e->count) - 1) % r->cap]);
+    return e && LOAD(e->parent) == parent_id(s, slot) ? latest_in(e) : -INFINITY;
 }
 
 /* The checks of a sample: time finite, values finite, rotation not zero; the unit rotation into x. */
@@ -297,6 +353,7 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
         if ((r = arbor_node_set_trs(s, n, &t)) != ARBOR_OK) return r; /* checked: cannot fail */
     }
     insert(s, e, &x);
+    if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
 }
 
@@ -329,17 +386,20 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
         if (r != ARBOR_OK) return r;
     }
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot = arbor__slot(s, nodes[i]);
-        sample x;
-        check_sample(s, slot, time, &trs[i], &x, fn, -1); /* checked above: the unit rotation */
-        double latest = latest_of(s, slot);
+        node_history *e = writable(s, arbor__slot(s, nodes[i])); /* room made above */
+        sample x = { time, { 0 } };
+        memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
+        memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
+        arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
+        double latest = latest_in(e);
         if (time < latest - s->history_duration) continue;
         if (late && time >= latest) {
             arbor_trs u = trs_of(&x);
             arbor_node_set_trs(s, nodes[i], &u); /* checked above: cannot fail */
         }
-        insert(s, writable(s, slot), &x); /* room made above */
+        insert(s, e, &x);
     }
+    if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
 }
 
@@ -366,9 +426,13 @@ static affine compose(const double trs[ARBOR__TRS]) {
 
 static affine mul(const affine *a, const affine *b) {
     affine c;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 4; j++)
-            c.m[i][j] = a->m[i][0] * b->m[0][j] + a->m[i][1] * b->m[1][j] + a->m[i][2] * b->m[2][j] + (j == 3 ? a->m[i][3] : 0);
+    for (int i = 0; i < 3; i++) {
+        double a0 = a->m[i][0], a1 = a->m[i][1], a2 = a->m[i][2];
+        c.m[i][0] = a0 * b->m[0][0] + a1 * b->m[1][0] + a2 * b->m[2][0];
+        c.m[i][1] = a0 * b->m[0][1] + a1 * b->m[1][1] + a2 * b->m[2][1];
+        c.m[i][2] = a0 * b->m[0][2] + a1 * b->m[1][2] + a2 * b->m[2][2];
+        c.m[i][3] = a0 * b->m[0][3] + a1 * b->m[1][3] + a2 * b->m[2][3] + a->m[i][3];
+    }
     return c;
 }
 
@@ -400,29 +464,65 @@ static void store(arbor_real out[16], const affine *a) {
     }
 }
 
-/* Interpolation as tf2 does it: translation and scale a + (b - a) * u, rotation by slerp on the
-   shorter arc (tf2::Quaternion::slerp). */
-static void interpolate(double out[ARBOR__TRS], const sample *a, const sample *b, double u) {
-    for (int i = 0; i < 3; i++) {
-        out[ARBOR__T + i] = (double)a->trs[ARBOR__T + i] + ((double)b->trs[ARBOR__T + i] - (double)a->trs[ARBOR__T + i]) * u;
-        out[ARBOR__S + i] = (double)a->trs[ARBOR__S + i] + ((double)b->trs[ARBOR__S + i] - (double)a->trs[ARBOR__S + i]) * u;
-    }
-    double qa[4], qb[4], dot = 0, la = 0, lb = 0;
+/* sin x for x in [0, pi/2] (the arcs of a slerp on the shorter arc): its Taylor series to x^19,
+   whose remainder there is below 3e-16, in a few products where libm's sin takes a call. */
+static inline double sin_arc(double x) {
+    double x2 = x * x, p = -1.0 / 121645100408832000.0; /* 1 / 19!, then 17! .. 3! with their signs */
+    p = p * x2 + 1.0 / 355687428096000.0;
+    p = p * x2 - 1.0 / 1307674368000.0;
+    p = p * x2 + 1.0 / 6227020800.0;
+    p = p * x2 - 1.0 / 39916800.0;
+    p = p * x2 + 1.0 / 362880.0;
+    p = p * x2 - 1.0 / 5040.0;
+    p = p * x2 + 1.0 / 120.0;
+    p = p * x2 - 1.0 / 6.0;
+    return x + x * x2 * p;
+}
+
+/* Two neighbouring samples of a node, and what interpolating between them at any time in
+   [t0, t1] needs (the arc worked out once: a lookup_many's times share it). */
+typedef struct span {
+    double t0, t1; /* t0 == t1: one sample, held */
+    double a[ARBOR__TRS], b[ARBOR__TRS];
+    double theta, inv_sin, sign; /* the arc from a's rotation to b's (theta 0: a's) */
+} span;
+
+static void span_make(span *p, const sample *a, const sample *b) {
+    p->t0 = a->time;
+    p->t1 = b->time;
+    double dot = 0, la = 0, lb = 0;
+    for (int i = 0; i < ARBOR__TRS; i++) p->a[i] = a->trs[i], p->b[i] = b->trs[i];
     for (int i = 0; i < 4; i++) {
-        qa[i] = a->trs[ARBOR__R + i];
-        qb[i] = b->trs[ARBOR__R + i];
-        dot += qa[i] * qb[i];
-        la += qa[i] * qa[i];
-        lb += qb[i] * qb[i];
+        dot += p->a[ARBOR__R + i] * p->b[ARBOR__R + i];
+        la += p->a[ARBOR__R + i] * p->a[ARBOR__R + i];
+        lb += p->b[ARBOR__R + i] * p->b[ARBOR__R + i];
     }
     double c = fabs(dot) / sqrt(la * lb);
-    double theta = acos(c < 1 ? c : 1);
-    if (theta == 0) {
-        memcpy(out + ARBOR__R, qa, sizeof qa);
+    p->theta = p->t1 > p->t0 && c < 1 ? acos(c) : 0;
+    p->inv_sin = p->theta > 0 ? 1 / sin_arc(p->theta) : 0;
+    p->sign = dot < 0 ? -1 : 1;
+}
+
+/* The TRS at time in [t0, t1] as tf2 interpolates: translation and scale a + (b - a) * u,
+   rotation by slerp on the shorter arc (tf2::Quaternion::slerp); at t0 or t1 that sample. */
+static void span_at(const span *p, double time, double out[ARBOR__TRS]) {
+    const double *a = p->a, *b = p->b;
+    if (time == p->t1 && p->t1 > p->t0) a = b;
+    if (a == b || time == p->t0 || !(p->t1 > p->t0)) {
+        memcpy(out, a, sizeof p->a);
         return;
     }
-    double d = 1 / sin(theta), s0 = sin((1 - u) * theta), s1 = sin(u * theta) * (dot < 0 ? -1 : 1);
-    for (int i = 0; i < 4; i++) out[ARBOR__R + i] = (qa[i] * s0 + qb[i] * s1) * d;
+    double u = (time - p->t0) / (p->t1 - p->t0);
+    for (int i = 0; i < 3; i++) {
+        out[ARBOR__T + i] = a[ARBOR__T + i] + (b[ARBOR__T + i] - a[ARBOR__T + i]) * u;
+        out[ARBOR__S + i] = a[ARBOR__S + i] + (b[ARBOR__S + i] - a[ARBOR__S + i]) * u;
+    }
+    if (p->theta == 0) {
+        memcpy(out + ARBOR__R, a + ARBOR__R, 4 * sizeof *a);
+        return;
+    }
+    double s0 = sin_arc((1 - u) * p->theta) * p->inv_sin, s1 = sin_arc(u * p->theta) * p->inv_sin * p->sign;
+    for (int i = 0; i < 4; i++) out[ARBOR__R + i] = a[ARBOR__R + i] * s0 + b[ARBOR__R + i] * s1;
 }
 
 enum { AT_OK, AT_OUTSIDE, AT_MOVED };
@@ -430,9 +530,10 @@ enum { AT_OK, AT_OUTSIDE, AT_MOVED };
 /* What the reader saw of a node's samples. */
 typedef struct seen { double first, last; uint32_t parent; } seen;
 
-/* Node e's TRS at time (inf: its latest) into trs, read under its sequence counter; AT_OUTSIDE
-   or AT_MOVED (recorded under another parent than want_parent) with what it holds in *v. */
-static int read_at(const node_history *e, uint32_t want_parent, double time, double trs[ARBOR__TRS], seen *v) {
+/* The span of node e's samples around time (inf: its latest) into *p, read under its sequence
+   counter; AT_OUTSIDE or AT_MOVED (recorded under another parent than want_parent) with what it
+   holds in *v. A time within hold of the first or last sample holds that sample. */
+static int read_span(const node_history *e, uint32_t want_parent, double time, double hold, span *p, seen *v) {
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
         if (s1 & 1) continue; /* the writer is inside: a few stores */
@@ -450,11 +551,13 @@ static int read_at(const node_history *e, uint32_t want_parent, double time, dou
         v->last = time_of(&r->s[wrap(head + count - 1, cap)]);
         int status = AT_OK;
         sample a, b;
-        double u = 0;
         if (v->parent != want_parent) {
             status = AT_MOVED;
-        } else if (time == INFINITY || time == v->last) {
+        } else if (time == INFINITY || time == v->last || (time > v->last && time - v->last <= hold)) {
             get(&a, &r->s[wrap(head + count - 1, cap)]);
+            b = a;
+        } else if (time < v->first && v->first - time <= hold) {
+            get(&a, &r->s[head]);
             b = a;
         } else if (!(time >= v->first && time <= v->last)) {
             status = AT_OUTSIDE;
@@ -483,15 +586,10 @@ static int read_at(const node_history *e, uint32_t want_parent, double time, dou
             }
             get(&a, &r->s[wrap(head + lo, cap)]);
             get(&b, &r->s[wrap(head + lo + 1, cap)]);
-            if (a.time == time || !(b.time > a.time)) b = a; /* a sample's time: that sample exactly */
-            else u = (time - a.time) / (b.time - a.time);
         }
         atomic_thread_fence(memory_order_acquire);
         if (LOAD(e->seq) != s1) continue;
-        if (status == AT_OK) {
-            if (u == 0) for (int i = 0; i < ARBOR__TRS; i++) trs[i] = a.trs[i];
-            else interpolate(trs, &a, &b, u);
-        }
+        if (status == AT_OK) span_make(p, &a, &b);
         return status;
     }
 }
@@ -542,35 +640,111 @@ static arbor_result refuse_time(const arbor_scene *s, uint32_t slot, int status,
                        ARBOR__NODE_ARGS(s, slot), v->first, v->last, time, time - v->last);
 }
 
-/* slot's local at time into *out: its samples' or, static, its present local. */
-static arbor_result local_at(const arbor_scene *s, uint32_t slot, double time, affine *out, const char *fn) {
-    const node_history *e = entry_of(s, slot);
-    if (!e) {
-        arbor_real m[16];
-        arbor_node_local_matrix(s, arbor__handle(s, slot), m); /* live: cannot fail */
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++) out->m[r][c] = m[c * 4 + r];
+/* A node on a lookup's path, and what a call on many times keeps of it between them. */
+typedef struct link {
+    uint32_t slot;
+    bool known;            /* fixed, or sp, holds what was read */
+    const node_history *e; /* NULL: static */
+    union {
+        affine fixed; /* a static node's local */
+        span sp;
+    } u;
+} link;
+
+/* The nodes from a slot up to (not including) stop, the bottom first; deep: more than PATH_CAP
+   of them (none kept: read node by node, the products from the bottom up). */
+#define PATH_CAP 32
+typedef struct chain {
+    uint32_t count, slot, stop;
+    bool deep;
+    link l[PATH_CAP];
+} chain;
+
+static void link_init(const arbor_scene *s, link *k, uint32_t slot) {
+    k->slot = slot;
+    k->known = false;
+    k->e = entry_of(s, slot);
+}
+
+static void chain_init(const arbor_scene *s, chain *c, uint32_t slot, uint32_t stop) {
+    c->count = 0;
+    c->slot = slot;
+    c->stop = stop;
+    c->deep = false;
+    for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
+        if (c->count == PATH_CAP) {
+            c->deep = true;
+            return;
+        }
+        link_init(s, &c->l[c->count++], n);
+    }
+}
+
+/* The local of k's node at time into *out (NULL: only checked): its samples' or, static, its
+   present local. A span read before is used again while time is in it. */
+static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *out, const char *fn) {
+    if (!k->e) {
+        if (!k->known) {
+            arbor_real m[16];
+            arbor_node_local_matrix(s, arbor__handle(s, k->slot), m); /* live: cannot fail */
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 4; c++) k->u.fixed.m[r][c] = m[c * 4 + r];
+            k->known = true;
+        }
+        if (out) *out = k->u.fixed;
         return ARBOR_OK;
     }
-    double trs[ARBOR__TRS];
-    seen v;
-    int status = read_at(e, parent_id(s, slot), time, trs, &v);
-    if (status != AT_OK) return refuse_time(s, slot, status, time, &v, fn);
-    *out = compose(trs);
+    if (!k->known || !(time >= k->u.sp.t0 && time <= k->u.sp.t1)) {
+        seen v;
+        int status = read_span(k->e, parent_id(s, k->slot), time, s->history->hold, &k->u.sp, &v);
+        k->known = status == AT_OK;
+        if (status != AT_OK) return refuse_time(s, k->slot, status, time, &v, fn);
+    }
+    if (out) {
+        double trs[ARBOR__TRS];
+        span_at(&k->u.sp, time, trs);
+        *out = compose(trs);
+    }
     return ARBOR_OK;
 }
 
-/* The latest time at which every recorded node from slot up to (not including) stop has
-   samples; +inf when none is recorded. */
-static double latest_common(const arbor_scene *s, uint32_t slot, uint32_t stop) {
+/* The latest time at which every recorded node of c has samples; +inf when none is recorded.
+   Each one's latest sample is kept (the lookup at that time reads it again). */
+static double latest_common(const arbor_scene *s, chain *c) {
     double t = INFINITY;
-    for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
-        const node_history *e = entry_of(s, n);
-        double trs[ARBOR__TRS];
+    for (uint32_t i = 0, n = c->slot; n != c->stop; i++, n = s->n.parent[n]) {
+        link tmp, *k = c->deep ? &tmp : &c->l[i];
+        if (c->deep) link_init(s, k, n);
         seen v;
-        if (e && read_at(e, parent_id(s, n), INFINITY, trs, &v) == AT_OK && v.last < t) t = v.last;
+        if (k->e && read_span(k->e, parent_id(s, n), INFINITY, 0, &k->u.sp, &v) == AT_OK) {
+            k->known = true;
+            if (v.last < t) t = v.last;
+        }
     }
     return t;
+}
+
+/* The product of the locals of c's nodes at time: from the top down (a shared walk's order:
+   arbor_scene_world_matrices_at gives the same bits), or for a deep chain from the bottom up. */
+static arbor_result chain_at(const arbor_scene *s, chain *c, double time, affine *out, const char *fn) {
+    affine m = identity, l = identity; /* l: set by link_at (initialised for -O3's flow analysis) */
+    if (c->deep) {
+        for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
+            link k;
+            link_init(s, &k, n);
+            arbor_result r = link_at(s, &k, time, &l, fn);
+            if (r != ARBOR_OK) return r;
+            m = n == c->slot ? l : mul(&l, &m);
+        }
+    } else {
+        for (uint32_t i = c->count; i-- > 0;) {
+            arbor_result r = link_at(s, &c->l[i], time, &l, fn);
+            if (r != ARBOR_OK) return r;
+            m = i == c->count - 1 ? l : mul(&m, &l);
+        }
+    }
+    *out = m;
+    return ARBOR_OK;
 }
 
 /* The path of a lookup: target's and source's slots (0: the world) and their nearest common
@@ -599,37 +773,41 @@ static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_nod
     return ARBOR_OK;
 }
 
-/* The product of the locals from slot up to (not including) stop, at time. */
-static arbor_result chain_at(const arbor_scene *s, uint32_t slot, uint32_t stop, double time, affine *out, const char *fn) {
-    affine m = identity, l = identity; /* l: set by local_at (initialised for -O3's flow analysis) */
-    for (uint32_t n = slot; n != stop; n = s->n.parent[n]) {
-        arbor_result r = local_at(s, n, time, &l, fn);
-        if (r != ARBOR_OK) return r;
-        m = n == slot ? l : mul(&l, &m);
-    }
-    *out = m;
+/* The two chains of a path: source's and target's up to their common ancestor. */
+typedef struct walk { path p; chain source, target; } walk;
+
+static arbor_result walk_init(const arbor_scene *s, walk *w, arbor_node target, arbor_node source, const char *fn) {
+    arbor_result r = find_path(s, target, source, &w->p, fn);
+    if (r != ARBOR_OK) return r;
+    chain_init(s, &w->source, w->p.source, w->p.common);
+    chain_init(s, &w->target, w->p.target ? w->p.target : w->p.common, w->p.common);
     return ARBOR_OK;
 }
 
-/* target <- source at time along p, into *out. */
-static arbor_result lookup_path(const arbor_scene *s, const path *p, double time, affine *out, const char *fn) {
+static bool good_time(double time, const char *fn) {
+    if (time == ARBOR_TIME_LATEST || isfinite(time)) return true;
+    arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "time %g is neither finite nor ARBOR_TIME_LATEST", time);
+    return false;
+}
+
+/* target <- source at time along w, into *out. */
+static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, affine *out, const char *fn) {
+    if (!good_time(time, fn)) return ARBOR_ERR_INVALID_ARGUMENT;
     if (time == ARBOR_TIME_LATEST) {
-        double a = latest_common(s, p->source, p->common), b = p->target ? latest_common(s, p->target, p->common) : INFINITY;
+        double a = latest_common(s, &w->source), b = latest_common(s, &w->target);
         time = a < b ? a : b; /* inf: nothing on the path is recorded, every time is the same */
-    } else if (!isfinite(time)) {
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "time %g is neither finite nor ARBOR_TIME_LATEST", time);
     }
     affine src, tgt, inv;
-    arbor_result r = chain_at(s, p->source, p->common, time, &src, fn);
-    if (r == ARBOR_OK && p->target) r = chain_at(s, p->target, p->common, time, &tgt, fn);
+    arbor_result r = chain_at(s, &w->source, time, &src, fn);
+    if (r == ARBOR_OK) r = chain_at(s, &w->target, time, &tgt, fn);
     if (r != ARBOR_OK) return r;
-    if (!p->target || p->target == p->common) { /* target is the world, or source's ancestor */
+    if (!w->p.target || w->p.target == w->p.common) { /* target is the world, or source's ancestor */
         *out = src;
         return ARBOR_OK;
     }
     if (!invert(&inv, &tgt))
         return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the frame of " ARBOR__NODE_FMT " at %.2f s cannot be inverted",
-                           ARBOR__NODE_ARGS(s, p->target), time);
+                           ARBOR__NODE_ARGS(s, w->p.target), time);
     *out = mul(&inv, &src);
     return ARBOR_OK;
 }
@@ -637,10 +815,10 @@ static arbor_result lookup_path(const arbor_scene *s, const path *p, double time
 arbor_result arbor_scene_lookup(arbor_scene *s, arbor_node target, arbor_node source, double time, arbor_real out[16]) {
     static const char fn[] = "arbor_scene_lookup";
     ARBOR__REQUIRE_OUT(out, fn);
-    path p;
+    walk w;
     affine m;
-    arbor_result r = find_path(s, target, source, &p, fn);
-    if (r == ARBOR_OK) r = lookup_path(s, &p, time, &m, fn);
+    arbor_result r = walk_init(s, &w, target, source, fn);
+    if (r == ARBOR_OK) r = lookup_walk(s, &w, time, &m, fn);
     if (r == ARBOR_OK) store(out, &m);
     return r;
 }
@@ -649,12 +827,14 @@ arbor_result arbor_scene_lookup_between(arbor_scene *s, arbor_node target, doubl
                                         double source_time, arbor_node fixed, arbor_real out[16]) {
     static const char fn[] = "arbor_scene_lookup_between";
     ARBOR__REQUIRE_OUT(out, fn);
-    path to_fixed, from_fixed;
+    walk w;
+    path check;
     affine a, b;
-    arbor_result r = find_path(s, fixed, source, &to_fixed, fn);
-    if (r == ARBOR_OK) r = find_path(s, target, fixed, &from_fixed, fn);
-    if (r == ARBOR_OK) r = lookup_path(s, &to_fixed, source_time, &a, fn);
-    if (r == ARBOR_OK) r = lookup_path(s, &from_fixed, target_time, &b, fn);
+    arbor_result r = find_path(s, target, fixed, &check, fn); /* both paths found before any lookup */
+    if (r == ARBOR_OK) r = walk_init(s, &w, fixed, source, fn);
+    if (r == ARBOR_OK) r = lookup_walk(s, &w, source_time, &a, fn);
+    if (r == ARBOR_OK) r = walk_init(s, &w, target, fixed, fn);
+    if (r == ARBOR_OK) r = lookup_walk(s, &w, target_time, &b, fn);
     if (r != ARBOR_OK) return r;
     affine m = mul(&b, &a);
     store(out, &m);
@@ -673,12 +853,13 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
     static const char fn[] = "arbor_scene_lookup_many";
     ARBOR__REQUIRE_OUT(out, fn);
     ARBOR__REQUIRE_OUT(times, fn);
-    path p;
-    arbor_result r = find_path(s, target, source, &p, fn);
+    walk w;
+    arbor_result r = walk_init(s, &w, target, source, fn);
     if (r != ARBOR_OK) return r;
     /* A refusal writes nothing: the earliest and latest times are looked up first (a path whose
        samples cover both covers every time between), and only when one is refused are the times
-       looked up one by one for the first refused index. */
+       looked up one by one for the first refused index. The walk keeps each node's span between
+       times: sorted times read each span once. */
     double lo = INFINITY, hi = -INFINITY;
     bool latest = false;
     for (uint32_t i = 0; i < count; i++) {
@@ -687,32 +868,88 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
         if (times[i] > hi || !(times[i] == times[i])) hi = times[i];
     }
     affine m;
-    bool covered = (lo > hi || (lookup_path(s, &p, lo, &m, fn) == ARBOR_OK && lookup_path(s, &p, hi, &m, fn) == ARBOR_OK)) &&
-                   (!latest || lookup_path(s, &p, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
+    bool covered = (lo > hi || (lookup_walk(s, &w, lo, &m, fn) == ARBOR_OK && lookup_walk(s, &w, hi, &m, fn) == ARBOR_OK)) &&
+                   (!latest || lookup_walk(s, &w, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
     for (uint32_t i = 0; !covered && i < count; i++)
-        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
+        if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
     for (uint32_t i = 0; i < count; i++) {
-        if ((r = lookup_path(s, &p, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
+        if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
         store(out + (size_t)i * 16, &m);
     }
     return ARBOR_OK;
+}
+
+/* The world matrices at one time of nodes given parents first: the chain from the root to the
+   last node, its links and products kept, so that a node shares what it has of that chain
+   (each node of a subtree given whole, depth first, is read and composed once). */
+typedef struct stack {
+    uint32_t count;
+    link l[PATH_CAP];
+    affine world[PATH_CAP];
+} stack;
+
+/* slot's world at time into *out (NULL: only checked) through the stack; false when slot lies
+   deeper than PATH_CAP (the caller's lookup then, as chain_at does). */
+static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double time, affine *out, arbor_result *r, const char *fn) {
+    uint32_t up[PATH_CAP], n = 0; /* slot and its ancestors, the root last */
+    for (uint32_t a = slot; a; a = s->n.parent[a]) {
+        if (n == PATH_CAP) return false;
+        up[n++] = a;
+    }
+    uint32_t same = 0; /* the depths the stack holds of this chain */
+    while (same < k->count && same < n && k->l[same].slot == up[n - 1 - same] && k->l[same].e == entry_of(s, up[n - 1 - same]))
+        same++;
+    k->count = same;
+    for (uint32_t d = same; d < n; d++) {
+        link *l = &k->l[d];
+        affine local = identity;
+        link_init(s, l, up[n - 1 - d]);
+        if ((*r = link_at(s, l, time, out ? &local : NULL, fn)) != ARBOR_OK) return true;
+        if (out) k->world[d] = d ? mul(&k->world[d - 1], &local) : local;
+        k->count = d + 1;
+    }
+    if (out) *out = k->world[n - 1];
+    *r = ARBOR_OK;
+    return true;
 }
 
 arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nodes, uint32_t count, double time, arbor_real *out) {
     static const char fn[] = "arbor_scene_world_matrices_at";
     ARBOR__REQUIRE_OUT(out, fn);
     ARBOR__REQUIRE_OUT(nodes, fn);
-    for (int pass = 0; pass < 2; pass++) /* the first checks: a refusal writes nothing */
+    if (!good_time(time, fn)) return ARBOR_ERR_INVALID_ARGUMENT;
+    for (int pass = 0; pass < 2; pass++) { /* the first checks: a refusal writes nothing */
+        stack k;
+        k.count = 0;
         for (uint32_t i = 0; i < count; i++) {
-            path p;
+            walk w;
             affine m;
-            arbor_result r = find_path(s, ARBOR_NONE, nodes[i], &p, fn);
-            if (r == ARBOR_OK) r = lookup_path(s, &p, time, &m, fn);
+            arbor_result r = find_path(s, ARBOR_NONE, nodes[i], &w.p, fn);
+            if (r == ARBOR_OK && (time == ARBOR_TIME_LATEST || !stack_world(s, &k, w.p.source, time, pass ? &m : NULL, &r, fn))) {
+                chain_init(s, &w.source, w.p.source, 0); /* each node at its own latest, or deep */
+                chain_init(s, &w.target, 0, 0);
+                r = lookup_walk(s, &w, time, &m, fn);
+            }
             if (r != ARBOR_OK) return refuse_index(r, fn, "nodes", i);
             if (pass) store(out + (size_t)i * 16, &m);
         }
+    }
     return ARBOR_OK;
 }
+
+arbor_result arbor_scene_set_time_hold(arbor_scene *s, double tolerance) {
+    static const char fn[] = "arbor_scene_set_time_hold";
+    ARBOR__REQUIRE_OUT(s, fn);
+    if (!(tolerance >= 0) || !isfinite(tolerance))
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "tolerance %g is not a finite number of seconds >= 0", tolerance);
+    if (!table_reserve(s)) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the table of samples");
+    s->history->hold = tolerance;
+    s->history->firsts = s->history->rings; /* the scene to itself: a sweep */
+    reclaim(s);
+    return ARBOR_OK;
+}
+
+double arbor_scene_time_hold(const arbor_scene *s) { return s && s->history ? s->history->hold : 0; }
 
 arbor_result arbor_node_history_range(const arbor_scene *s, arbor_node n, double *first, double *last) {
     static const char fn[] = "arbor_node_history_range";
@@ -722,9 +959,9 @@ arbor_result arbor_node_history_range(const arbor_scene *s, arbor_node n, double
     uint32_t slot = reader_slot(s, n);
     if (!slot) return arbor__require_failed(s, n, fn, &r), r;
     const node_history *e = entry_of(s, slot);
-    double trs[ARBOR__TRS];
+    span sp;
     seen v = { -INFINITY, INFINITY, 0 };
-    if (e && read_at(e, LOAD(e->parent), INFINITY, trs, &v) == AT_OUTSIDE) v.first = v.last = NAN; /* holds none */
+    if (e && read_span(e, LOAD(e->parent), INFINITY, 0, &sp, &v) == AT_OUTSIDE) v.first = v.last = NAN; /* holds none */
     *first = v.first;
     *last = v.last;
     return ARBOR_OK;
