@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "test_util.h"
+#include "arbor/bounds.h"
 #include "arbor/time.h"
 #include "arbor/urdf.h"
 
@@ -126,6 +127,33 @@ static const char *type_word(arbor_urdf_joint_type t)
     return w[t];
 }
 
+/* The kth visual (or collision) of link `link`. */
+static void find_geometry(const arbor_urdf *r, uint32_t link, bool collision, uint32_t kth, arbor_urdf_geometry *out)
+{
+    for (uint32_t i = 0, seen = 0; i < arbor_urdf_geometry_count(r); i++) {
+        assert_int_equal(arbor_urdf_geometry_info(r, i, out), ARBOR_OK);
+        if (out->link == link && out->collision == collision && seen++ == kth) return;
+    }
+    fail_msg("link '%s': no %s %u", arbor_urdf_link_name(r, link), collision ? "collision" : "visual", kth);
+}
+
+/* The quaternion (x y z w) of Rz(yaw) Ry(pitch) Rx(roll), as a product of the three. */
+static void rpy_quaternion(const double rpy[3], double q[4])
+{
+    double x[4] = { sin(rpy[0] / 2), 0, 0, cos(rpy[0] / 2) }, y[4] = { 0, sin(rpy[1] / 2), 0, cos(rpy[1] / 2) };
+    double z[4] = { 0, 0, sin(rpy[2] / 2), cos(rpy[2] / 2) }, zy[4];
+    /* a b: w = aw bw - av.bv, v = aw bv + bw av + av x bv */
+    const double *a = z, *b = y;
+    for (int pass = 0; pass < 2; pass++) {
+        double *o = pass ? q : zy;
+        o[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+        o[0] = a[3] * b[0] + b[3] * a[0] + a[1] * b[2] - a[2] * b[1];
+        o[1] = a[3] * b[1] + b[3] * a[1] + a[2] * b[0] - a[0] * b[2];
+        o[2] = a[3] * b[2] + b[3] * a[2] + a[0] * b[1] - a[1] * b[0];
+        a = zy, b = x;
+    }
+}
+
 static void test_shared_robots_read_as_urdfdom(void **state)
 {
     (void)state;
@@ -143,10 +171,10 @@ static void test_shared_robots_read_as_urdfdom(void **state)
         snprintf(args, sizeof args, "model '%s' '%s'", F.path[f], out);
         run_oracle(args);
         char *text = slurp(out);
-        uint32_t links = 0, joints = 0;
+        uint32_t links = 0, joints = 0, geometries = 0, kth;
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
             char name[256], parent[256], type[32], child[256], mimic[256];
-            double ax[3], lower, upper, mult, off;
+            double ax[3], lower, upper, mult, off, xyz[3], quat[4], size[3];
             if (sscanf(line, "link %255s %255s", name, parent) == 2) {
                 links++;
                 uint32_t i = link_index(r, name);
@@ -182,12 +210,28 @@ static void test_shared_robots_read_as_urdfdom(void **state)
                     assert_true(j.multiplier == mult && j.offset == off);
                     assert_int_equal(j.position_count, 0);
                 }
+            } else if (sscanf(line, "geometry %255s %31s %u %31s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %255s", name, type, &kth,
+                              child, &xyz[0], &xyz[1], &xyz[2], &quat[0], &quat[1], &quat[2], &quat[3], &size[0], &size[1],
+                              &size[2], mimic) == 15) {
+                geometries++;
+                arbor_urdf_geometry g;
+                find_geometry(r, link_index(r, name), strcmp(type, "collision") == 0, kth, &g);
+                static const char *shapes[] = { "box", "cylinder", "sphere", "mesh" };
+                assert_string_equal(shapes[g.shape], child);
+                double q[4];
+                rpy_quaternion(g.origin_rpy, q);
+                double dot = q[0] * quat[0] + q[1] * quat[1] + q[2] * quat[2] + q[3] * quat[3];
+                for (int c = 0; c < 3; c++) assert_true(g.origin_xyz[c] == xyz[c] && g.size[c] == size[c]);
+                for (int c = 0; c < 4; c++) ASSERT_NEAR(q[c] * (dot < 0 ? -1 : 1), quat[c], 1e-15);
+                if (g.shape == ARBOR_URDF_MESH) assert_string_equal(g.mesh, mimic);
+                else assert_null(g.mesh);
             } else {
                 fail_msg("%s: an oracle line arbor cannot read: %s", F.path[f], line);
             }
         }
         assert_int_equal(links, arbor_urdf_link_count(r));
         assert_int_equal(joints, arbor_urdf_joint_count(r));
+        assert_int_equal(geometries, arbor_urdf_geometry_count(r));
         free(text);
         arbor_urdf_destroy(r);
         arbor_scene_destroy(s);
@@ -352,6 +396,20 @@ static const hostile hostiles[] = {
       JOINT_J("revolute")
       "\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>\n",
       6, "lower limit 2 is above upper limit 1" },
+    { "visual_without_geometry", "<robot name=\"r\">\n<link name=\"a\">\n<visual><origin xyz=\"0 0 1\"/></visual></link>\n</robot>\n",
+      3, "link 'a': <visual>: no <geometry>" },
+    { "unknown_shape", "<robot name=\"r\">\n<link name=\"a\"><collision>\n<geometry>\n<cone radius=\"1\"/></geometry></collision></link></robot>\n",
+      4, "unknown shape <cone>" },
+    { "negative_radius", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry>\n\n<sphere radius=\"-0.5\"/></geometry></visual></link></robot>\n",
+      4, "a negative size" },
+    { "cylinder_without_length", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry>\n<cylinder radius=\"1\"/></geometry></visual></link></robot>\n",
+      3, "<cylinder> without its length" },
+    { "mesh_without_filename", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><mesh scale=\"1 1 1\"/></geometry></visual></link></robot>\n",
+      2, "<mesh> without a filename" },
+    { "box_of_two_sides", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><box size=\"1 2\"/></geometry></visual></link></robot>\n",
+      2, "not 3 numbers" },
+    { "nan_box", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><box size=\"1 nan 2\"/></geometry></visual></link></robot>\n",
+      2, "NaN or infinity" },
 };
 
 static const char *hostile_text(const char *name)
@@ -406,6 +464,76 @@ static void test_hostile_files_refused_with_file_line_reason(void **state)
         assert_null(strstr(info.message, secret_marker));
         assert_int_equal(arbor_scene_node_count(s), 0);
     }
+    arbor_scene_destroy(s);
+}
+
+/* ---- geometry ------------------------------------------------------------------------------- */
+
+/* base: a box turned a quarter about z, and a mesh; arm (on a revolute joint about x, origin
+   0 0 1): a cylinder lying along y (rolled a quarter), a sphere in its collision, a cylinder
+   tilted 45 degrees about y; meshes: a mesh only, so no bounds. */
+static const char shapes_urdf[] =
+    "<robot name=\"shapes\">\n"
+    "<link name=\"base\"><visual><origin xyz=\"1 2 3\" rpy=\"0 0 1.5707963267948966\"/><geometry><box size=\"0.2 0.4 0.6\"/></geometry></visual>\n"
+    "<collision><geometry><mesh filename=\"package://shapes/base.stl\" scale=\"2 2 2\"/></geometry></collision></link>\n"
+    "<link name=\"arm\"><visual><origin xyz=\"0 0 0.5\" rpy=\"1.5707963267948966 0 0\"/><geometry><cylinder radius=\"0.1\" length=\"1\"/></geometry></visual>\n"
+    "<collision><origin xyz=\"0 0 2\"/><geometry><sphere radius=\"0.05\"/></geometry></collision></link>\n"
+    "<link name=\"tilted\"><visual><origin rpy=\"0 0.78539816339744828 0\"/><geometry><cylinder radius=\"0.1\" length=\"1\"/></geometry></visual></link>\n"
+    "<link name=\"meshes\"><visual><geometry><mesh filename=\"meshes/hand.dae\"/></geometry></visual></link>\n"
+    JOINT("shoulder", "revolute", "base", "arm", "<origin xyz=\"0 0 1\"/><axis xyz=\"1 0 0\"/><limit lower=\"-2\" upper=\"2\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("fix", "fixed", "arm", "tilted", "") JOINT("fix2", "fixed", "arm", "meshes", "")
+    "</robot>\n";
+
+static void assert_box(arbor_scene *s, arbor_node n, bool world, const double lo[3], const double hi[3])
+{
+    arbor_real a[3], b[3];
+    assert_int_equal(world ? arbor_node_world_bounds(s, n, a, b) : arbor_node_bounds(s, n, a, b), ARBOR_OK);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_NEAR(a[k], lo[k], FK_TOL);
+        ASSERT_NEAR(b[k], hi[k], FK_TOL);
+    }
+}
+
+static void test_geometry_bounds_links(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, shapes_urdf, sizeof shapes_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_geometry_count(r), 6);
+    arbor_urdf_geometry g;
+    assert_int_equal(arbor_urdf_geometry_info(r, 1, &g), ARBOR_OK); /* base's collision, in file order */
+    assert_true(g.collision && g.shape == ARBOR_URDF_MESH && g.link == 0);
+    assert_string_equal(g.mesh, "package://shapes/base.stl");
+    assert_true(g.size[0] == 2 && g.size[1] == 2 && g.size[2] == 2);
+    assert_int_equal(arbor_urdf_geometry_info(r, 2, &g), ARBOR_OK);
+    assert_true(!g.collision && g.shape == ARBOR_URDF_CYLINDER && g.size[0] == 0.1 && g.size[1] == 1 && !g.mesh);
+    assert_string_equal(arbor_urdf_link_name(r, g.link), "arm");
+    assert_true(g.origin_rpy[0] == 1.5707963267948966 && g.origin_xyz[2] == 0.5);
+    assert_int_equal(arbor_urdf_geometry_info(r, 5, &g), ARBOR_OK);
+    assert_true(g.shape == ARBOR_URDF_MESH && g.size[0] == 1 && g.size[2] == 1); /* scale: 1 when not given */
+    assert_string_equal(g.mesh, "meshes/hand.dae");
+    assert_int_equal(arbor_urdf_geometry_info(r, 6, &g), ARBOR_ERR_INVALID_ARGUMENT);
+
+    /* base: the box turned a quarter: x and y sides swap; the mesh adds nothing */
+    assert_box(s, arbor_urdf_find_link(r, "base"), false, (double[]){ 0.8, 1.9, 2.7 }, (double[]){ 1.2, 2.1, 3.3 });
+    /* arm: the cylinder along y, radius 0.1 about its axis; the sphere up to z = 2.05 */
+    assert_box(s, arbor_urdf_find_link(r, "arm"), false, (double[]){ -0.1, -0.5, 0.4 }, (double[]){ 0.1, 0.5, 2.05 });
+    /* tilted: its ends' rims reach l/2 sin 45 + r cos 45 in x and z, r in y */
+    double e = (0.5 + 0.1) * sqrt(0.5);
+    assert_box(s, arbor_urdf_find_link(r, "tilted"), false, (double[]){ -e, -0.1, -e }, (double[]){ e, 0.1, e });
+    arbor_real lo[3], hi[3];
+    assert_int_equal(arbor_node_bounds(s, arbor_urdf_find_link(r, "meshes"), lo, hi), ARBOR_OK);
+    assert_true(lo[0] > hi[0]); /* a mesh only: no bounds */
+
+    /* the shoulder turned a quarter about x: the arm's box in the world, y -> z, z -> -y, 1 up */
+    assert_int_equal(arbor_urdf_set_position(r, "shoulder", 1.5707963267948966), ARBOR_OK);
+    assert_box(s, arbor_urdf_find_link(r, "arm"), true, (double[]){ -0.1, -2.05, 0.5 }, (double[]){ 0.1, -0.4, 1.5 });
+    assert_int_equal(arbor_node_subtree_bounds(s, arbor_urdf_link_node(r, 0), lo, hi), ARBOR_OK);
+    ASSERT_NEAR(lo[1], -2.05, FK_TOL);
+    ASSERT_NEAR(hi[2], 3.3, FK_TOL);
+    arbor_urdf_destroy(r);
     arbor_scene_destroy(s);
 }
 
@@ -615,6 +743,23 @@ static void test_failed_allocations_change_nothing(void **state)
     }
     assert_non_null(r);
     assert_true(refused >= 3); /* the model, the robot, the pose at least */
+    arbor_urdf *shapes = NULL; /* and the links' bounds */
+    uint32_t shape_refusals = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        int64_t blocks = counter.live_blocks;
+        uint32_t nodes = arbor_scene_node_count(s);
+        counter.calls = 0, counter.fail_at = k;
+        arbor_result res = arbor_urdf_load_memory(s, shapes_urdf, sizeof shapes_urdf - 1, NULL, NULL, &shapes);
+        counter.fail_at = 0;
+        if (res == ARBOR_OK) break;
+        assert_int_equal(res, ARBOR_ERR_OUT_OF_MEMORY);
+        assert_int_equal(arbor_scene_node_count(s), nodes);
+        assert_int_equal(counter.live_blocks, blocks);
+        shape_refusals++;
+    }
+    assert_non_null(shapes);
+    assert_true(shape_refusals > refused); /* the bounds' storage failed too */
+    arbor_urdf_destroy(shapes);
     double q[2] = { 0.25, 0.2 }, before[2];
     arbor_real out[4 * 16];
     assert_int_equal(arbor_urdf_positions(r, before, 2), ARBOR_OK);
@@ -800,6 +945,7 @@ int main(void)
         cmocka_unit_test(test_shared_robots_read_as_urdfdom),
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
+        cmocka_unit_test(test_geometry_bounds_links),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),

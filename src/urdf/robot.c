@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arbor/bounds.h"
 #include "arbor/pose.h"
 #include "arbor/time.h"
 #include "urdf/urdf_internal.h"
@@ -133,6 +134,38 @@ static arbor_trs link_trs(const arbor_urdf *R, uint32_t i, const double *q) {
     return trs;
 }
 
+/* The box in its link's frame of geometry g (a box, cylinder or sphere; false for a mesh): its
+   centre +- the half extents of the shape turned by its origin's rotation R. */
+static bool shape_box(const arbor__urdf_geometry *g, double lo[3], double hi[3]) {
+    if (g->shape == ARBOR_URDF_MESH) return false;
+    const double *o = g->origin, *z = g->size;
+    for (int i = 0; i < 3; i++) {
+        const double *R = o + 4 * i;
+        double h = g->shape == ARBOR_URDF_SPHERE ? z[0]
+                   : g->shape == ARBOR_URDF_BOX  ? (fabs(R[0]) * z[0] + fabs(R[1]) * z[1] + fabs(R[2]) * z[2]) / 2
+                                                 : z[0] * sqrt(fmax(0, 1 - R[2] * R[2])) + z[1] / 2 * fabs(R[2]);
+        lo[i] = R[3] - h, hi[i] = R[3] + h;
+    }
+    return true;
+}
+
+/* Each link's bounds: the union of its shapes' boxes (geometry is in link order). */
+static arbor_result set_bounds(arbor_scene *s, const arbor__urdf_model *m, const arbor_node *nodes) {
+    for (uint32_t g = 0; g < m->geometry_count;) {
+        uint32_t link = m->geometry[g].link;
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, a[3], b[3];
+        for (; g < m->geometry_count && m->geometry[g].link == link; g++)
+            if (shape_box(&m->geometry[g], a, b))
+                for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], a[k]), hi[k] = fmax(hi[k], b[k]);
+        if (!(lo[0] <= hi[0])) continue;
+        arbor_real min[3] = { (arbor_real)lo[0], (arbor_real)lo[1], (arbor_real)lo[2] };
+        arbor_real max[3] = { (arbor_real)hi[0], (arbor_real)hi[1], (arbor_real)hi[2] };
+        arbor_result r = arbor_node_set_bounds(s, nodes[link], min, max);
+        if (r) return r;
+    }
+    return ARBOR_OK;
+}
+
 static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
     const arbor_node *n = ctx;
     return n[a].id < n[b].id;
@@ -174,8 +207,9 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
         parents[i] = m->link_parent[i];
     }
     arbor_result r = arbor_scene_create_nodes(s, desc, parents, L, R->link_node);
-    if (!r && L > 1) {
-        r = arbor_pose_create(s, R->link_node + 1, L - 1, &R->pose);
+    if (!r) {
+        if (L > 1) r = arbor_pose_create(s, R->link_node + 1, L - 1, &R->pose);
+        if (!r && (r = set_bounds(s, m, R->link_node))) arbor_pose_destroy(R->pose);
         if (r) arbor_node_destroy(s, R->link_node[0]);
     }
     if (r) {
@@ -272,6 +306,21 @@ int32_t arbor_urdf_find_joint(const arbor_urdf *R, const char *name) {
     return R && name ? arbor__urdf_find(R->m.joints, sizeof *R->m.joints, R->m.joint_by_name, R->m.joint_count, name) : -1;
 }
 uint32_t arbor_urdf_dof(const arbor_urdf *R) { return R ? R->m.dof : 0; }
+uint32_t arbor_urdf_geometry_count(const arbor_urdf *R) { return R ? R->m.geometry_count : 0; }
+
+arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urdf_geometry *out) {
+    static const char func[] = "arbor_urdf_geometry_info";
+    if (!R || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
+    if (!R->s) return arbor__inert(func);
+    if (i >= R->m.geometry_count)
+        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "geometry %u: robot '%s' has %u", i, R->m.name, R->m.geometry_count);
+    const arbor__urdf_geometry *g = &R->m.geometry[i];
+    *out = (arbor_urdf_geometry){ .link = g->link, .collision = g->collision, .shape = g->shape, .mesh = g->mesh };
+    memcpy(out->origin_xyz, g->xyz, sizeof g->xyz);
+    memcpy(out->origin_rpy, g->rpy, sizeof g->rpy);
+    memcpy(out->size, g->size, sizeof g->size);
+    return ARBOR_OK;
+}
 
 arbor_result arbor_urdf_joint_info(const arbor_urdf *R, uint32_t i, arbor_urdf_joint *out) {
     static const char func[] = "arbor_urdf_joint_info";
