@@ -23,6 +23,7 @@
 
 #include "test_util.h"
 #include "arbor/bounds.h"
+#include "arbor/gltf.h"
 #include "arbor/time.h"
 #include "arbor/urdf.h"
 
@@ -799,6 +800,21 @@ static void test_memory_messages_name_the_line(void **state)
 
 #ifdef ARBOR_CLI_PATH
 /* Runs `arbor ARGS`, stdout into out (malloc'ed), stderr's first line into err: the exit code. */
+/* A .glb's JSON chunk, as a string. */
+static char *slurp_glb_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint32_t head[5];
+    assert_int_equal(fread(head, 4, 5, f), 5);
+    assert_int_equal(head[0], 0x46546C67); /* glTF */
+    char *text = calloc(head[3] + 1, 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, head[3], f), head[3]);
+    fclose(f);
+    return text;
+}
+
 static int run_cli(const char *args, char **out, char err[512])
 {
     char cmd[2048], errpath[600];
@@ -822,8 +838,10 @@ static int run_cli(const char *args, char **out, char err[512])
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 /* Every node of a dump (by name) has KDL's pose of its link (the oracle's output at kdl_out,
-   one configuration), and each node is in its parent's children. */
-static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
+   one configuration), and each node is in its parent's children. z_up: the dump of a converted
+   robot, whose root link hangs under a node "z up" turning URDF's z up to glTF's y up (a
+   quarter turn about x, -90 degrees): its worlds are turned back by +90 degrees first. */
+static void dump_equals_kdl(json_t *nodes, const char *kdl_out, bool z_up)
 {
     char *text = slurp(kdl_out);
     uint32_t seen = 0;
@@ -846,11 +864,80 @@ static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
             assert_true(listed);
         }
         json_t *world = json_object_get(node, "world");
-        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
+        double w[16];
+        for (size_t e = 0; e < 16; e++) w[e] = json_number_value(json_array_get(world, e));
+        for (int c = 0; z_up && c < 4; c++) { /* rows y, z of Rx(+90): (0 0 -1), (0 1 0) */
+            double y = w[c * 4 + 1], z = w[c * 4 + 2];
+            w[c * 4 + 1] = -z, w[c * 4 + 2] = y;
+        }
+        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(w[e], strtod(p, &p), FK_TOL);
         seen++;
     }
-    assert_int_equal(seen, json_array_size(nodes));
+    assert_int_equal(seen + z_up, json_array_size(nodes));
     free(text);
+}
+
+/* The .glb `arbor convert` made of the robot at `urdf` (at the positions of
+   test_cli_dump_equals_kdl): the joints in the nodes' extras as the robot has them (joint_info,
+   itself checked against urdfdom), the values given, the mimic following; the meshes of the
+   links' shapes within their links' boxes (a cylinder's 32 sides, a sphere's 12 x 24 facets
+   short of the round box by under 2 percent); mesh files named. */
+static void converted_robot_holds(const char *urdf, const char *glb)
+{
+    arbor_scene *s, *t;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    assert_int_equal(arbor_scene_create(NULL, &t), ARBOR_OK);
+    arbor_urdf *r;
+    arbor_gltf *doc;
+    assert_int_equal(arbor_urdf_load(s, urdf, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_gltf_load(t, glb, NULL, &doc), ARBOR_OK);
+    char *bytes = slurp_glb_json(glb);
+    json_error_t jerr;
+    json_t *gltf = json_loads(bytes, 0, &jerr), *nodes = json_object_get(gltf, "nodes");
+    assert_non_null(gltf);
+    free(bytes);
+    uint32_t L = arbor_urdf_link_count(r), bounded = 0, named = 0;
+    assert_int_equal(arbor_gltf_node_count(doc), L + 1);
+    for (uint32_t k = 0; k < arbor_urdf_joint_count(r); k++) {
+        arbor_urdf_joint j;
+        assert_int_equal(arbor_urdf_joint_info(r, k, &j), ARBOR_OK);
+        json_t *u = json_object_get(json_object_get(json_array_get(nodes, j.child_link), "extras"), "urdf");
+        json_t *x = json_object_get(u, "joint");
+        assert_string_equal(json_string_value(json_object_get(u, "link")), arbor_urdf_link_name(r, j.child_link));
+        assert_string_equal(json_string_value(json_object_get(x, "name")), j.name);
+        assert_string_equal(json_string_value(json_object_get(x, "type")), type_word(j.type));
+        for (size_t c = 0; c < 3; c++) {
+            assert_true(json_number_value(json_array_get(json_object_get(x, "axis"), c)) == j.axis[c]);
+            assert_true(json_number_value(json_array_get(json_object_get(json_object_get(x, "origin"), "rpy"), c)) == j.origin_rpy[c]);
+        }
+        if (j.has_limits) assert_true(json_number_value(json_object_get(x, "lower")) == j.lower &&
+                                      json_number_value(json_object_get(x, "upper")) == j.upper);
+        else assert_null(json_object_get(x, "lower"));
+        if (!strcmp(j.name, "panda_joint1")) assert_true(json_number_value(json_object_get(x, "position")) == 0.5);
+        if (!strcmp(j.name, "panda_finger_joint2")) {
+            assert_string_equal(json_string_value(json_object_get(json_object_get(x, "mimic"), "joint")), "panda_finger_joint1");
+            ASSERT_NEAR(json_number_value(json_object_get(x, "position")), 0.03, 1e-15);
+        }
+    }
+    for (uint32_t i = 0; i < L; i++) {
+        arbor_real a[3], b[3], c[3], d[3];
+        arbor_node_bounds(s, arbor_urdf_link_node(r, i), a, b);
+        arbor_node_bounds(t, arbor_gltf_node(doc, i), c, d);
+        named += json_array_size(json_object_get(json_object_get(json_object_get(json_array_get(nodes, i), "extras"), "urdf"), "meshes"));
+        if (a[0] > b[0]) continue;
+        bounded++;
+        for (int k = 0; k < 3; k++) {
+            double slack = (b[k] - a[k]) * 0.02 + 1e-6;
+            assert_true(c[k] >= a[k] - 1e-6 && c[k] <= a[k] + slack);
+            assert_true(d[k] <= b[k] + 1e-6 && d[k] >= b[k] - slack);
+        }
+    }
+    assert_true(bounded > 0 && named > 0);
+    json_decref(gltf);
+    arbor_gltf_destroy(doc);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(t);
+    arbor_scene_destroy(s);
 }
 #endif
 
@@ -891,7 +978,7 @@ static void test_cli_dump_equals_kdl(void **state)
     if (!doc) fail_msg("dump --json: %s", jerr.text);
     free(out);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(json_array_get(json_object_get(doc, "scenes"), 0), "nodes"), 0)), 0);
-    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out, false);
     json_decref(doc);
     /* convert: the links as the nodes of a .glb, whose glTF dump holds the same poses */
     char glb[600];
@@ -905,8 +992,40 @@ static void test_cli_dump_equals_kdl(void **state)
     doc = json_loads(out, 0, &jerr);
     free(out);
     assert_non_null(doc);
-    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out, true);
     json_decref(doc);
+    converted_robot_holds(panda, glb);
+    /* its collision model, of cylinders and spheres */
+    char collision[600];
+    snprintf(collision, sizeof collision, "%.*s_collision.urdf", (int)(strlen(panda) - 5), panda);
+    snprintf(args, sizeof args, "convert '%s' '%s' --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", collision, glb, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    converted_robot_holds(collision, glb);
+    /* render: the shapes shaded (triangles), an arrow a joint that moves: 7 revolute, 2 prismatic */
+    snprintf(args, sizeof args, "render '%s' -o - --joints '%s' --joint panda_joint1=0.5", collision, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    size_t triangles = 0, turns = 0, slides = 0;
+    for (const char *p = out; (p = strstr(p, "<polygon")); p++) triangles++;
+    for (const char *p = out; (p = strstr(p, "stroke-width=\"2.0\" stroke=\"#d91a1a\"")); p++) turns++;
+    for (const char *p = out; (p = strstr(p, "stroke-width=\"2.0\" stroke=\"#1a4de6\"")); p++) slides++;
+    free(out);
+    assert_true(triangles > 1000);
+    assert_int_equal(turns, 7);
+    assert_int_equal(slides, 2);
+    char png[600];
+    snprintf(png, sizeof png, "%s/urdf_cli_panda.png", OUT_DIR);
+    snprintf(args, sizeof args, "render '%s' -o '%s' --size 320x240 --joint panda_joint4=-1", collision, png);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    char *image = slurp(png);
+    assert_memory_equal(image, "\x89PNG", 4);
+    free(image);
+    snprintf(args, sizeof args, "render '%s' -o '%s' --joint panda_joint4=1", collision, png);
+    assert_int_equal(run_cli(args, &out, err), 1);
+    free(out);
+    assert_non_null(strstr(err, "outside its limits"));
 
     struct { const char *args, *says; } refused[] = {
         { "--joint panda_finger_joint2=0.01", "arbor: dump: " },
