@@ -538,6 +538,137 @@ static void test_geometry_bounds_links(void **state)
     arbor_scene_destroy(s);
 }
 
+/* ---- joints the shared robots lack ----------------------------------------------------------- */
+
+/* base -(floating)- body -(planar about z)- plate -(continuous about -y)- wheel -(revolute about
+   (1 1 0))- arm -(prismatic along -x)- tip; arm -(revolute about z, mimic of tilt x -2 + 0.1)- twin */
+static const char joints_urdf[] =
+    "<robot name=\"joints\">\n" LINK("base") LINK("body") LINK("plate") LINK("wheel") LINK("arm") LINK("tip") LINK("twin")
+    JOINT("float", "floating", "base", "body", "<origin xyz=\"0.1 0.2 0.3\" rpy=\"0.1 0.2 0.3\"/>")
+    JOINT("slide2d", "planar", "body", "plate", "<origin xyz=\"1 0 0\"/><axis xyz=\"0 0 1\"/>")
+    JOINT("spin", "continuous", "plate", "wheel", "<origin rpy=\"0.3 -0.2 0.1\"/><axis xyz=\"0 -1 0\"/>")
+    JOINT("tilt", "revolute", "wheel", "arm", "<axis xyz=\"1 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("reach", "prismatic", "arm", "tip", "<origin xyz=\"0 0 1\"/><axis xyz=\"-1 0 0\"/><limit lower=\"0\" upper=\"0.5\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("follow", "revolute", "arm", "twin", "<axis xyz=\"0 0 1\"/><limit lower=\"-9\" upper=\"9\" effort=\"1\" velocity=\"1\"/><mimic joint=\"tilt\" multiplier=\"-2\" offset=\"0.1\"/>")
+    "</robot>\n";
+
+/* 4x4 row-major products and the transforms of the joints, written out here in double */
+static void m4_mul(const double a[16], const double b[16], double out[16])
+{
+    double r[16];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) r[i * 4 + j] = a[i * 4] * b[j] + a[i * 4 + 1] * b[4 + j] + a[i * 4 + 2] * b[8 + j] + a[i * 4 + 3] * b[12 + j];
+    memcpy(out, r, sizeof r);
+}
+static void m4_rotation(double m[16], const double rot[9], const double t[3])
+{
+    double r[16] = { rot[0], rot[1], rot[2], t[0], rot[3], rot[4], rot[5], t[1], rot[6], rot[7], rot[8], t[2], 0, 0, 0, 1 };
+    memcpy(m, r, sizeof r);
+}
+/* a turn by angle about the axis (normalised here): cos I + sin [u]x + (1 - cos) u u^T */
+static void m4_axis_angle(double m[16], const double axis[3], double angle)
+{
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]), u[3] = { axis[0] / n, axis[1] / n, axis[2] / n };
+    double c = cos(angle), s = sin(angle), k[9] = { 0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0 }, rot[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) rot[i * 3 + j] = (i == j ? c : 0) + s * k[i * 3 + j] + (1 - c) * u[i] * u[j];
+    m4_rotation(m, rot, (const double[3]){ 0, 0, 0 });
+}
+static void m4_origin(double m[16], const double xyz[3], const double rpy[3])
+{
+    double x[16], y[16], z[16];
+    m4_axis_angle(x, (const double[3]){ 1, 0, 0 }, rpy[0]);
+    m4_axis_angle(y, (const double[3]){ 0, 1, 0 }, rpy[1]);
+    m4_axis_angle(z, (const double[3]){ 0, 0, 1 }, rpy[2]);
+    m4_mul(y, x, y);
+    m4_mul(z, y, m);
+    m[3] = xyz[0], m[7] = xyz[1], m[11] = xyz[2];
+}
+static void m4_translation(double m[16], double x, double y, double z)
+{
+    m4_rotation(m, (const double[9]){ 1, 0, 0, 0, 1, 0, 0, 0, 1 }, (const double[3]){ x, y, z });
+}
+
+/* The links' worlds at q (dof 13: float x y z qx qy qz qw, slide2d a b c, spin, tilt, reach) */
+static void joints_expected(const double *q, double world[7][16])
+{
+    double o[16], t[16], n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+    double x = q[3] / n, y = q[4] / n, z = q[5] / n, w = q[6] / n;
+    double rot[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 2 * (x * y + z * w), 1 - 2 * (x * x + z * z),
+                      2 * (y * z - x * w), 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) };
+    m4_translation(world[0], 0, 0, 0);
+    m4_origin(o, (const double[3]){ 0.1, 0.2, 0.3 }, (const double[3]){ 0.1, 0.2, 0.3 });
+    m4_rotation(t, rot, q);
+    m4_mul(o, t, world[1]);
+    m4_translation(o, 1, 0, 0);
+    m4_mul(world[1], o, world[2]);
+    m4_translation(t, q[7], q[8], 0);
+    m4_mul(world[2], t, world[2]);
+    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, q[9]);
+    m4_mul(world[2], t, world[2]);
+    m4_origin(o, (const double[3]){ 0, 0, 0 }, (const double[3]){ 0.3, -0.2, 0.1 });
+    m4_axis_angle(t, (const double[3]){ 0, -1, 0 }, q[10]);
+    m4_mul(o, t, o);
+    m4_mul(world[2], o, world[3]);
+    m4_axis_angle(t, (const double[3]){ 1, 1, 0 }, q[11]);
+    m4_mul(world[3], t, world[4]);
+    m4_translation(t, -q[12], 0, 1);
+    m4_mul(world[4], t, world[5]);
+    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, -2 * q[11] + 0.1);
+    m4_mul(world[4], t, world[6]);
+}
+
+/* Floating and planar joints, an axis off the coordinate axes, negative axes, a mimic with a
+   negative multiplier, angles far outside [-pi, pi] (up to 3e5 rad): the links' worlds from the
+   batch, the scene and a clamping robot equal the products computed here (the shared robots
+   and KDL have none of these joints). */
+static void test_other_joints_equal_products(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL, *clamps = NULL;
+    arbor_urdf_options clamp = { .clamp = true };
+    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 13);
+    static const char *order[] = { "base", "body", "plate", "wheel", "arm", "tip", "twin" };
+    for (uint32_t i = 0; i < 7; i++) assert_string_equal(arbor_urdf_link_name(r, i), order[i]);
+    double q[3][13] = { { 0.5, -0.25, 0.75, 1, 2, 3, 4, 0.3, -0.7, 1000.25, -31415.5, 0.6, 0.2 },
+                        { -1, 0, 2, 0, 0, -0.5, 0.1, 0, 0, -3, 2e5, -1, 0.5 },
+                        { 0, 0, 0, 0.1, 0, 0, 0, 2, 2, 7, 3e5, 0.99, 0 } };
+    arbor_real out[3][7][16], one[7][16];
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q[0], 3, out[0][0]), ARBOR_OK);
+    for (int c = 0; c < 3; c++) {
+        double world[7][16];
+        joints_expected(q[c], world);
+        assert_int_equal(arbor_urdf_set_positions(r, q[c], 13), ARBOR_OK);
+        assert_int_equal(arbor_urdf_forward_kinematics(r, q[c], 1, one[0]), ARBOR_OK);
+        assert_memory_equal(one, out[c], sizeof one); /* a batch of one, the same bits */
+        for (int i = 0; i < 7; i++) {
+            arbor_real m[16];
+            arbor_node_world_matrix(s, arbor_urdf_link_node(r, (uint32_t)i), m);
+            for (int e = 0; e < 16; e++) { /* column-major against row-major */
+                ASSERT_NEAR(out[c][i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
+                ASSERT_NEAR(m[e], world[i][(e % 4) * 4 + e / 4], FK_TOL * 10);
+            }
+        }
+    }
+    /* clamping: tilt 3 -> 1 (and its mimic with it), reach -1 -> 0 */
+    double over[13] = { 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, -1 }, at[13] = { 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 }, world[7][16];
+    joints_expected(at, world);
+    assert_int_equal(arbor_urdf_forward_kinematics(r, over, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_forward_kinematics(clamps, over, 1, one[0]), ARBOR_OK);
+    for (int i = 0; i < 7; i++)
+        for (int e = 0; e < 16; e++) ASSERT_NEAR(one[i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
+    double zero_q[13] = { 0 };
+    assert_int_equal(arbor_urdf_forward_kinematics(r, zero_q, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "row 0: joint 'float' (positions 3 to 6): the quaternion is zero"));
+    arbor_urdf_destroy(clamps);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
 /* ---- positions -------------------------------------------------------------------------------- */
 
 /* base -(revolute z, [-1, 0.5])- arm -(prismatic x, [0.1, 0.3], origin 1 0 0)- slider;
@@ -1065,6 +1196,7 @@ int main(void)
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
         cmocka_unit_test(test_geometry_bounds_links),
+        cmocka_unit_test(test_other_joints_equal_products),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),

@@ -4,6 +4,7 @@
    kinematics of batches works on the model alone, in double, and never touches the scene. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat, read */
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,12 +26,59 @@ struct arbor_urdf {
     uint32_t *pose_link;    /* the link of each pose entry */
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
+    struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
+    double *lo, *hi;        /* each position's limits (-inf, inf without; floating: none) */
+    bool floating;          /* a floating joint: rows checked by check() for zero quaternions */
     bool recorded;          /* arbor_urdf_record_positions was called: q is the latest sample's */
     double latest;          /* the latest time recorded */
     size_t bytes;           /* of this block (the struct and its arrays) */
 };
 
 static void detach(arbor__dependent *d) { ((arbor_urdf *)d)->s = NULL; }
+
+/* sin and cos of x at once, within a few units in the last place: x reduced by the nearest
+   multiple n of pi/2 (pi/2 in three parts of 33 bits, so n times each is exact for |n| < 2^20),
+   then Taylor polynomials on [-pi/4, pi/4] (terms to x^17 and x^16: the next are below 1e-19).
+   Beyond |x| = 1e5, libm's. One value and no branch but the quadrant: a revolute joint's motion
+   in a batch costs one of these, not two libm calls. */
+static inline void sincos_of(double x, double *s, double *c) {
+    if (!(fabs(x) <= 1e5)) {
+        *s = sin(x), *c = cos(x);
+        return;
+    }
+    const double big = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
+    double n = (x * 0.63661977236758134308 + big) - big;
+    double r = ((x - n * 1.57079632673412561417e+00) - n * 6.07710050630396597660e-11) - n * 2.02226624871116645580e-21;
+    double r2 = r * r;
+    double sr = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800 +
+                r2 * (1.0 / 6227020800 + r2 * (-1.0 / 1307674368000 + r2 * (1.0 / 355687428096000))))))));
+    double cr = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
+                r2 * (1.0 / 479001600 + r2 * (-1.0 / 87178291200 + r2 * (1.0 / 20922789888000))))))));
+    switch ((int64_t)n & 3) {
+    case 0: *s = sr, *c = cr; break;
+    case 1: *s = cr, *c = -sr; break;
+    case 2: *s = -sr, *c = -cr; break;
+    default: *s = -cr, *c = sr; break;
+    }
+}
+
+/* The batch's program: one step a link, in link order, everything a joint needs at hand. A
+   link's world rows are its parent's times its origin's (pre-composed in the step as a 3x4),
+   then the motion as a structured product: about a coordinate axis a rotation of two columns,
+   along one a multiple of a column added to the translation; other axes through Rodrigues'
+   matrix; floating and planar joints through joint_local. */
+enum { FK_ROOT, FK_FIXED, FK_TURN, FK_SLIDE, FK_OTHER };
+typedef struct fk_link {
+    double origin[12];       /* rows of the joint's origin */
+    double axis[3];
+    double multiplier, offset; /* value = multiplier * clamp(q[index]) + offset (1, 0 unless a mimic) */
+    double lo, hi;           /* the clamp: the master's limits, or -inf, inf */
+    int32_t parent, index;   /* parent link; the position the value comes from (-1: none) */
+    uint32_t joint;
+    uint8_t kind, along;     /* along: the coordinate axis 0, 1, 2 the joint's is, or 3 */
+    bool negative;           /* the axis is minus that coordinate axis */
+    bool shift;              /* the origin does not turn (rpy 0): A = P translated */
+} fk_link;
 
 /* ---- a joint's motion ------------------------------------------------------------------------ */
 
@@ -60,8 +108,9 @@ static void joint_local(const arbor__urdf_joint *j, const double *v, double t[3]
     case ARBOR_URDF_REVOLUTE:
     case ARBOR_URDF_CONTINUOUS:
     case ARBOR_URDF_PLANAR: {
-        double angle = j->type == ARBOR_URDF_PLANAR ? v[2] : v[0], s = sin(angle / 2);
-        m[0] = j->axis[0] * s, m[1] = j->axis[1] * s, m[2] = j->axis[2] * s, m[3] = cos(angle / 2);
+        double s, c;
+        sincos_of((j->type == ARBOR_URDF_PLANAR ? v[2] : v[0]) / 2, &s, &c);
+        m[0] = j->axis[0] * s, m[1] = j->axis[1] * s, m[2] = j->axis[2] * s, m[3] = c;
         if (j->type == ARBOR_URDF_PLANAR)
             for (int k = 0; k < 3; k++) d[k] = v[0] * j->plane[0][k] + v[1] * j->plane[1][k];
         break;
@@ -94,8 +143,8 @@ static const double *joint_values(const arbor_urdf *R, uint32_t k, const double 
 /* q (dof values) checked into out: finite, within limits (or clamped), floating quaternions
    not zero. row >= 0 names a row of a batch. */
 static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, const double *q, double *out) {
-    char where[40] = "";
-    if (row >= 0) snprintf(where, sizeof where, "row %lld: ", (long long)row);
+    char where[40] = ""; /* written when a refusal needs it */
+#define WHERE (row >= 0 ? (snprintf(where, sizeof where, "row %lld: ", (long long)row), where) : where)
     for (uint32_t k = 0; k < R->m.joint_count; k++) {
         const arbor__urdf_joint *j = &R->m.joints[k];
         if (j->position_index < 0) continue;
@@ -103,21 +152,30 @@ static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, co
         double *o = out + j->position_index;
         for (uint32_t i = 0; i < j->position_count; i++) {
             if (!isfinite(v[i]))
-                return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sjoint '%s' (position %d): %g is not a finite value", where,
+                return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sjoint '%s' (position %d): %g is not a finite value", WHERE,
                                    j->name, j->position_index + (int)i, v[i]);
             o[i] = v[i];
         }
         if (j->has_limits && !(v[0] >= j->lower && v[0] <= j->upper)) {
             if (!R->clamp)
                 return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (position %d): %.9g is outside its limits [%.9g, %.9g]",
-                                   where, j->name, j->position_index, v[0], j->lower, j->upper);
+                                   WHERE, j->name, j->position_index, v[0], j->lower, j->upper);
             o[0] = v[0] < j->lower ? j->lower : j->upper;
         }
         if (j->type == ARBOR_URDF_FLOATING && !(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6] > 0))
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (positions %d to %d): the quaternion is zero", where,
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (positions %d to %d): the quaternion is zero", WHERE,
                                j->name, j->position_index + 3, j->position_index + 6);
     }
     return ARBOR_OK;
+#undef WHERE
+}
+
+/* A batch's row q is good as it is: finite, within limits unless clamping, no floating joint
+   (else check() decides and says why). dof comparisons, no copy. */
+static bool row_ok(const arbor_urdf *R, const double *q) {
+    bool ok = !R->floating;
+    for (uint32_t p = 0; p < R->m.dof; p++) ok &= fabs(q[p]) <= DBL_MAX && (R->clamp || (q[p] >= R->lo[p] && q[p] <= R->hi[p]));
+    return ok;
 }
 
 /* ---- load ------------------------------------------------------------------------------------- */
@@ -128,7 +186,16 @@ static arbor_trs link_trs(const arbor_urdf *R, uint32_t i, const double *q) {
     int32_t k = R->m.link_joint[i];
     if (k < 0) return trs;
     double one = 0, t[3], r[4];
-    joint_local(&R->m.joints[k], joint_values(R, (uint32_t)k, q, &one), t, r);
+    const arbor__urdf_joint *j = &R->m.joints[k];
+    const double *v = joint_values(R, (uint32_t)k, q, &one);
+    if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) { /* the origin's xyz, its rotation times the motion's */
+        double sh, ch;
+        sincos_of(v[0] / 2, &sh, &ch);
+        quat_mul(r, j->rot, (const double[4]){ j->axis[0] * sh, j->axis[1] * sh, j->axis[2] * sh, ch });
+        memcpy(t, j->xyz, sizeof t);
+    } else {
+        joint_local(j, v, t, r);
+    }
     for (int c = 0; c < 3; c++) trs.translation[c] = (arbor_real)t[c];
     for (int c = 0; c < 4; c++) trs.rotation[c] = (arbor_real)r[c];
     return trs;
@@ -166,6 +233,35 @@ static arbor_result set_bounds(arbor_scene *s, const arbor__urdf_model *m, const
     return ARBOR_OK;
 }
 
+/* The batch's program of R's model, and each position's limits. */
+static void fk_compile(arbor_urdf *R) {
+    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -INFINITY, R->hi[p] = INFINITY;
+    for (uint32_t i = 0; i < R->m.link_count; i++) {
+        fk_link *f = &R->fk[i];
+        int32_t k = R->m.link_joint[i];
+        *f = (fk_link){ .parent = R->m.link_parent[i], .index = -1, .kind = FK_ROOT, .multiplier = 1, .lo = -INFINITY, .hi = INFINITY };
+        if (k < 0) continue;
+        const arbor__urdf_joint *j = &R->m.joints[k], *master = j->mimic >= 0 ? &R->m.joints[j->mimic] : j;
+        memcpy(f->origin, j->origin, sizeof f->origin);
+        memcpy(f->axis, j->axis, sizeof f->axis);
+        f->joint = (uint32_t)k;
+        f->index = master->position_index;
+        f->multiplier = j->multiplier, f->offset = j->offset;
+        if (master->has_limits) f->lo = master->lower, f->hi = master->upper;
+        if (j->has_limits && j->position_index >= 0) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
+        R->floating |= j->type == ARBOR_URDF_FLOATING;
+        f->kind = j->type == ARBOR_URDF_FIXED ? FK_FIXED
+                  : j->type == ARBOR_URDF_PRISMATIC ? FK_SLIDE
+                  : j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS ? FK_TURN
+                                                                                        : FK_OTHER;
+        f->shift = j->rot[0] == 0 && j->rot[1] == 0 && j->rot[2] == 0;
+        f->along = 3;
+        for (uint8_t a = 0; a < 3; a++)
+            if (fabs(j->axis[a]) == 1 && j->axis[(a + 1) % 3] == 0 && j->axis[(a + 2) % 3] == 0)
+                f->along = a, f->negative = j->axis[a] < 0;
+    }
+}
+
 static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
     const arbor_node *n = ctx;
     return n[a].id < n[b].id;
@@ -176,7 +272,8 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
                          arbor_urdf **out) {
     const arbor_allocator *a = &s->allocator;
     uint32_t L = m->link_count;
-    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 2 * m->dof;
+    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 4 * m->dof +
+                   sizeof(fk_link) * L;
     size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
     char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
     if (!block || !scratch) {
@@ -193,7 +290,11 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->link_node = (arbor_node *)(block + sizeof *R); /* 8-byte members first, then the 4-byte ones */
     R->q = (double *)(R->link_node + L);
     R->work = R->q + m->dof;
-    R->pose_link = (uint32_t *)(R->work + m->dof);
+    R->lo = R->work + m->dof;
+    R->hi = R->lo + m->dof;
+    R->fk = (fk_link *)(R->hi + m->dof);
+    R->pose_link = (uint32_t *)(R->fk + L);
+    fk_compile(R);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
     arbor_trs *trs = (arbor_trs *)(desc + L);
@@ -410,6 +511,81 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
 
 /* ---- forward kinematics ---------------------------------------------------------------------- */
 
+/* One configuration: v, its checked positions (clamped here when the robot clamps: a no-op
+   for rows within limits); w, the links' world rows (link_count x 12); o, the out matrices. */
+static void fk_config(const arbor_urdf *R, const double *v, double *w, arbor_real *o) {
+    const fk_link *f = R->fk;
+    for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12, o += 16) {
+        double *A = w; /* the parent's rows times the origin's */
+        if (f->kind == FK_ROOT) {
+            static const double identity[12] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
+            memcpy(A, identity, sizeof identity);
+        } else {
+            const double *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent), *O = f->origin; /* parents come first */
+            for (int r = 0; f->shift && r < 3; r++) {
+                const double p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
+                A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
+            }
+            for (int r = 0; !f->shift && r < 3; r++) {
+                const double p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
+                A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
+                A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
+                A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
+            }
+        }
+        if (f->kind == FK_TURN || f->kind == FK_SLIDE) {
+            double x = v[f->index];
+            x = f->multiplier * (x < f->lo ? f->lo : x > f->hi ? f->hi : x) + f->offset;
+            if (f->kind == FK_SLIDE) {
+                const double *a = f->axis;
+                for (int r = 0; r < 3; r++)
+                    A[4 * r + 3] += x * (f->along < 3 ? (f->negative ? -A[4 * r + f->along] : A[4 * r + f->along])
+                                                      : A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
+            } else if (f->along < 3) { /* about e_k: columns i, j = k+1, k+2 turn; (A R)_i = c A_i + s A_j */
+                double sn, c;
+                sincos_of(f->negative ? -x : x, &sn, &c);
+                int ci = (f->along + 1) % 3, cj = (f->along + 2) % 3;
+                for (int r = 0; r < 3; r++) {
+                    double ai = A[4 * r + ci], aj = A[4 * r + cj];
+                    A[4 * r + ci] = c * ai + sn * aj;
+                    A[4 * r + cj] = c * aj - sn * ai;
+                }
+            } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
+                const double *a = f->axis;
+                double sn, c;
+                sincos_of(x, &sn, &c);
+                double u = 1 - c;
+                double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
+                                u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
+                                u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
+                for (int r = 0; r < 3; r++) {
+                    double a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
+                    for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
+                }
+            }
+        } else if (f->kind == FK_OTHER) { /* floating, planar: the motion's rows, A times them */
+            arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
+            double t[3], q[4], l[12], B[12];
+            memset(motion.xyz, 0, sizeof motion.xyz);
+            memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
+            joint_local(&motion, v + motion.position_index, t, q); /* a floating joint's quaternion normalised there */
+            arbor__urdf_rows(l, q, t);
+            memcpy(B, A, sizeof B);
+            for (int r = 0; r < 3; r++)
+                for (int col = 0; col < 4; col++)
+                    A[4 * r + col] = B[4 * r] * l[col] + B[4 * r + 1] * l[4 + col] + B[4 * r + 2] * l[8 + col] + (col == 3 ? B[4 * r + 3] : 0);
+        }
+        for (int col = 0; col < 4; col++) { /* column-major out */
+            o[4 * col] = (arbor_real)A[col];
+            o[4 * col + 1] = (arbor_real)A[4 + col];
+            o[4 * col + 2] = (arbor_real)A[8 + col];
+            o[4 * col + 3] = col == 3 ? 1 : 0;
+        }
+    }
+}
+
 typedef struct fk_job {
     const arbor_urdf *R;
     const double *q;
@@ -418,63 +594,14 @@ typedef struct fk_job {
     double *scratch; /* per task: link_count * 12 world rows, then dof checked values */
 } fk_job;
 
-/* The rows of joint j's local matrix at values v: the origin's rows times the motion's, in
-   closed form for the joints of one value (Rodrigues' rotation about the unit axis). */
-static void fk_local(const arbor__urdf_joint *j, const double *v, double l[12]) {
-    const double *o = j->origin, *a = j->axis;
-    if (j->type == ARBOR_URDF_FIXED) {
-        memcpy(l, o, sizeof(double) * 12);
-    } else if (j->type == ARBOR_URDF_PRISMATIC) {
-        memcpy(l, o, sizeof(double) * 12);
-        for (int row = 0; row < 3; row++)
-            l[row * 4 + 3] += (o[row * 4] * a[0] + o[row * 4 + 1] * a[1] + o[row * 4 + 2] * a[2]) * v[0];
-    } else if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) {
-        double c = cos(v[0]), s = sin(v[0]), u = 1 - c;
-        double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - s * a[2], u * a[0] * a[2] + s * a[1],
-                        u * a[1] * a[0] + s * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - s * a[0],
-                        u * a[2] * a[0] - s * a[1], u * a[2] * a[1] + s * a[0], c + u * a[2] * a[2] };
-        for (int row = 0; row < 3; row++) {
-            for (int col = 0; col < 3; col++)
-                l[row * 4 + col] = o[row * 4] * m[col] + o[row * 4 + 1] * m[3 + col] + o[row * 4 + 2] * m[6 + col];
-            l[row * 4 + 3] = o[row * 4 + 3];
-        }
-    } else {
-        double t[3], r[4];
-        joint_local(j, v, t, r);
-        arbor__urdf_rows(l, r, t);
-    }
-}
-
 static void fk_task(void *user, uint32_t task) {
     const fk_job *J = user;
     const arbor_urdf *R = J->R;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    double *w = J->scratch + (size_t)task * ((size_t)L * 12 + dof), *v = w + (size_t)L * 12;
+    double *w = J->scratch + (size_t)task * ((size_t)L * 12 + dof);
     uint32_t end = (task + 1) * J->per_task < J->configs ? (task + 1) * J->per_task : J->configs;
     for (uint32_t c = task * J->per_task; c < end; c++) {
-        (void)check(R, "", -1, J->q + (size_t)c * dof, v); /* checked before: clamps, cannot fail */
-        arbor_real *o = J->out + (size_t)c * L * 16;
-        for (uint32_t i = 0; i < L; i++) {
-            double *m = w + (size_t)i * 12; /* rows of the 3x4 world matrix */
-            double l[12], one = 0;
-            int32_t k = R->m.link_joint[i];
-            if (k >= 0) fk_local(&R->m.joints[k], joint_values(R, (uint32_t)k, v, &one), l);
-            else arbor__urdf_rows(l, (const double[4]){ 0, 0, 0, 1 }, (const double[3]){ 0, 0, 0 });
-            if (k < 0) {
-                memcpy(m, l, sizeof l);
-            } else {
-                const double *p = w + (size_t)R->m.link_parent[i] * 12;
-                for (int row = 0; row < 3; row++)
-                    for (int col = 0; col < 4; col++)
-                        m[row * 4 + col] = p[row * 4] * l[col] + p[row * 4 + 1] * l[4 + col] + p[row * 4 + 2] * l[8 + col] +
-                                           (col == 3 ? p[row * 4 + 3] : 0);
-            }
-            arbor_real *mo = o + (size_t)i * 16;
-            for (int col = 0; col < 4; col++) {
-                for (int row = 0; row < 3; row++) mo[col * 4 + row] = (arbor_real)m[row * 4 + col];
-                mo[col * 4 + 3] = col == 3 ? 1 : 0;
-            }
-        }
+        fk_config(R, J->q + (size_t)c * dof, w, J->out + (size_t)c * L * 16);
     }
 }
 
@@ -491,7 +618,8 @@ arbor_result arbor_urdf_forward_kinematics_parallel(const arbor_urdf *R, const d
     double *scratch = arbor__alloc_with(&R->dep.allocator, bytes);
     if (!scratch) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
     arbor_result r = ARBOR_OK;
-    for (uint32_t c = 0; !r && c < configs; c++) r = check(R, func, c, q + (size_t)c * dof, scratch + (size_t)L * 12);
+    for (uint32_t c = 0; !r && c < configs; c++)
+        if (!row_ok(R, q + (size_t)c * dof)) r = check(R, func, c, q + (size_t)c * dof, scratch + (size_t)L * 12);
     if (!r) {
         fk_job J = { R, q, configs, (configs + tasks - 1) / tasks, out, scratch };
         tasks = (configs + J.per_task - 1) / J.per_task;
