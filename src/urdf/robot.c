@@ -15,6 +15,7 @@
 #include "arbor/bounds.h"
 #include "arbor/pose.h"
 #include "arbor/time.h"
+#include "math/affine.h"
 #include "urdf/urdf_internal.h"
 
 struct arbor_urdf {
@@ -511,78 +512,144 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
 
 /* ---- forward kinematics ---------------------------------------------------------------------- */
 
-/* One configuration: v, its checked positions (clamped here when the robot clamps: a no-op
-   for rows within limits); w, the links' world rows (link_count x 12); o, the out matrices. */
-static void fk_config(const arbor_urdf *R, const double *v, double *w, arbor_real *o) {
+/* Four configurations at once, lane by lane (GCC vector types: AVX2 or SSE2 by the CPU,
+   through math/affine.h's clones): every operation is the one a lane alone would do, FMA off,
+   so each configuration's bits are the same whatever its neighbours (a batch of one runs its
+   configuration in every lane). */
+enum { LANES = 4 };
+typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
+
+/* Four rows of lanes to four lanes of rows (the out matrices' columns), by shuffles. */
+typedef arbor_real vr __attribute__((vector_size(LANES * sizeof(arbor_real))));
+#if ARBOR_REAL_IS_DOUBLE
+typedef int64_t vmask __attribute__((vector_size(LANES * sizeof(int64_t))));
+#else
+typedef int32_t vmask __attribute__((vector_size(LANES * sizeof(int32_t))));
+#endif
+#if defined(__clang__)
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (vmask){ i, j, k, l })
+#endif
+ARBOR__HOT void transpose(vr a, vr b, vr c, vr d, vr out[LANES]) {
+    vr ab0 = SHUFFLE(a, b, 0, 4, 1, 5), ab1 = SHUFFLE(a, b, 2, 6, 3, 7);
+    vr cd0 = SHUFFLE(c, d, 0, 4, 1, 5), cd1 = SHUFFLE(c, d, 2, 6, 3, 7);
+    out[0] = SHUFFLE(ab0, cd0, 0, 1, 4, 5), out[1] = SHUFFLE(ab0, cd0, 2, 3, 6, 7);
+    out[2] = SHUFFLE(ab1, cd1, 0, 1, 4, 5), out[3] = SHUFFLE(ab1, cd1, 2, 3, 6, 7);
+}
+
+/* sincos_of, lane by lane (its polynomials on the four at once; a lane beyond 1e5 by libm) */
+ARBOR__HOT void sincos4(v4 x, v4 *s, v4 *c) { /* inline: a v4 argument across the clones would change the ABI */
+    const v4 big = { 6755399441055744.0, 6755399441055744.0, 6755399441055744.0, 6755399441055744.0 };
+    v4 n = (x * 0.63661977236758134308 + big) - big;
+    v4 r = ((x - n * 1.57079632673412561417e+00) - n * 6.07710050630396597660e-11) - n * 2.02226624871116645580e-21;
+    v4 r2 = r * r;
+    v4 sr = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800 +
+            r2 * (1.0 / 6227020800 + r2 * (-1.0 / 1307674368000 + r2 * (1.0 / 355687428096000))))))));
+    v4 cr = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
+            r2 * (1.0 / 479001600 + r2 * (-1.0 / 87178291200 + r2 * (1.0 / 20922789888000))))))));
+    for (int l = 0; l < LANES; l++) {
+        if (!(fabs(x[l]) <= 1e5)) {
+            (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
+            continue;
+        }
+        switch ((int64_t)n[l] & 3) {
+        case 0: (*s)[l] = sr[l], (*c)[l] = cr[l]; break;
+        case 1: (*s)[l] = cr[l], (*c)[l] = -sr[l]; break;
+        case 2: (*s)[l] = -sr[l], (*c)[l] = -cr[l]; break;
+        default: (*s)[l] = -cr[l], (*c)[l] = sr[l]; break;
+        }
+    }
+}
+
+/* q[l]: configuration l's positions (checked; clamped here when the robot clamps, a no-op for
+   rows within limits); w: the links' world rows, link_count x 12 lanes; o[l]: its out
+   matrices, for the first `used` lanes. */
+ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[LANES], v4 *w, arbor_real *const o[LANES],
+                                     int used) {
     const fk_link *f = R->fk;
-    for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12, o += 16) {
-        double *A = w; /* the parent's rows times the origin's */
+    arbor_real *out[LANES] = { o[0], o[1], o[2], o[3] }; /* link i's matrices */
+    for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12) {
+        v4 *A = w; /* the parent's rows times the origin's */
         if (f->kind == FK_ROOT) {
-            static const double identity[12] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 };
-            memcpy(A, identity, sizeof identity);
+            for (int e = 0; e < 12; e++) A[e] = (v4){ 0, 0, 0, 0 } + (e % 5 == 0 ? 1.0 : 0.0);
         } else {
-            const double *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent), *O = f->origin; /* parents come first */
-            for (int r = 0; f->shift && r < 3; r++) {
-                const double p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
-                A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
-                A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
-            }
-            for (int r = 0; !f->shift && r < 3; r++) {
-                const double p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
-                A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
-                A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
-                A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
+            const v4 *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent); /* parents come first */
+            const double *O = f->origin;
+            for (int r = 0; r < 3; r++) {
+                const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                if (f->shift) {
+                    A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
+                } else {
+                    A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
+                    A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
+                    A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
+                }
                 A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
             }
         }
         if (f->kind == FK_TURN || f->kind == FK_SLIDE) {
-            double x = v[f->index];
-            x = f->multiplier * (x < f->lo ? f->lo : x > f->hi ? f->hi : x) + f->offset;
+            v4 x;
+            for (int l = 0; l < LANES; l++) {
+                double v = q[l][f->index];
+                x[l] = f->multiplier * (v < f->lo ? f->lo : v > f->hi ? f->hi : v) + f->offset;
+            }
+            const double *a = f->axis;
             if (f->kind == FK_SLIDE) {
-                const double *a = f->axis;
                 for (int r = 0; r < 3; r++)
                     A[4 * r + 3] += x * (f->along < 3 ? (f->negative ? -A[4 * r + f->along] : A[4 * r + f->along])
                                                       : A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
             } else if (f->along < 3) { /* about e_k: columns i, j = k+1, k+2 turn; (A R)_i = c A_i + s A_j */
-                double sn, c;
-                sincos_of(f->negative ? -x : x, &sn, &c);
+                v4 sn, c;
+                sincos4(f->negative ? -x : x, &sn, &c);
                 int ci = (f->along + 1) % 3, cj = (f->along + 2) % 3;
                 for (int r = 0; r < 3; r++) {
-                    double ai = A[4 * r + ci], aj = A[4 * r + cj];
+                    v4 ai = A[4 * r + ci], aj = A[4 * r + cj];
                     A[4 * r + ci] = c * ai + sn * aj;
                     A[4 * r + cj] = c * aj - sn * ai;
                 }
             } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
-                const double *a = f->axis;
-                double sn, c;
-                sincos_of(x, &sn, &c);
-                double u = 1 - c;
-                double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
-                                u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
-                                u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
+                v4 sn, c;
+                sincos4(x, &sn, &c);
+                v4 u = 1 - c;
+                v4 m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
+                            u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
+                            u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
                 for (int r = 0; r < 3; r++) {
-                    double a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
+                    v4 a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
                     for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
                 }
             }
-        } else if (f->kind == FK_OTHER) { /* floating, planar: the motion's rows, A times them */
+        } else if (f->kind == FK_OTHER) { /* floating, planar: the motion's rows, A times them, lane by lane */
             arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
-            double t[3], q[4], l[12], B[12];
             memset(motion.xyz, 0, sizeof motion.xyz);
             memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
-            joint_local(&motion, v + motion.position_index, t, q); /* a floating joint's quaternion normalised there */
-            arbor__urdf_rows(l, q, t);
-            memcpy(B, A, sizeof B);
-            for (int r = 0; r < 3; r++)
-                for (int col = 0; col < 4; col++)
-                    A[4 * r + col] = B[4 * r] * l[col] + B[4 * r + 1] * l[4 + col] + B[4 * r + 2] * l[8 + col] + (col == 3 ? B[4 * r + 3] : 0);
+            for (int l = 0; l < LANES; l++) {
+                double t[3], rq[4], m[12], B[12];
+                joint_local(&motion, q[l] + motion.position_index, t, rq); /* a floating joint's quaternion normalised there */
+                arbor__urdf_rows(m, rq, t);
+                for (int e = 0; e < 12; e++) B[e] = A[e][l];
+                for (int r = 0; r < 3; r++)
+                    for (int col = 0; col < 4; col++)
+                        A[4 * r + col][l] = B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
+                                            (col == 3 ? B[4 * r + 3] : 0);
+            }
         }
-        for (int col = 0; col < 4; col++) { /* column-major out */
-            o[4 * col] = (arbor_real)A[col];
-            o[4 * col + 1] = (arbor_real)A[4 + col];
-            o[4 * col + 2] = (arbor_real)A[8 + col];
-            o[4 * col + 3] = col == 3 ? 1 : 0;
+        for (int col = 0; col < 4; col++) { /* column col of each lane's matrix, column-major out */
+            const vr r0 = __builtin_convertvector(A[col], vr), r1 = __builtin_convertvector(A[4 + col], vr);
+            const vr r2 = __builtin_convertvector(A[8 + col], vr), r3 = { 0, 0, 0, 0 };
+            vr lane[LANES];
+            transpose(r0, r1, r2, col == 3 ? r3 + 1 : r3, lane);
+            if (used == LANES) { /* the common case, unrolled */
+                memcpy(out[0] + 4 * col, &lane[0], sizeof lane[0]);
+                memcpy(out[1] + 4 * col, &lane[1], sizeof lane[1]);
+                memcpy(out[2] + 4 * col, &lane[2], sizeof lane[2]);
+                memcpy(out[3] + 4 * col, &lane[3], sizeof lane[3]);
+            } else {
+                for (int l = 0; l < used; l++) memcpy(out[l] + 4 * col, &lane[l], sizeof lane[l]);
+            }
         }
+        for (int l = 0; l < LANES; l++) out[l] += 16;
     }
 }
 
@@ -591,17 +658,24 @@ typedef struct fk_job {
     const double *q;
     uint32_t configs, per_task;
     arbor_real *out;
-    double *scratch; /* per task: link_count * 12 world rows, then dof checked values */
+    v4 *scratch; /* per task: link_count * 12 world rows of LANES lanes */
 } fk_job;
 
 static void fk_task(void *user, uint32_t task) {
     const fk_job *J = user;
     const arbor_urdf *R = J->R;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    double *w = J->scratch + (size_t)task * ((size_t)L * 12 + dof);
+    v4 *w = J->scratch + (size_t)task * L * 12;
     uint32_t end = (task + 1) * J->per_task < J->configs ? (task + 1) * J->per_task : J->configs;
-    for (uint32_t c = task * J->per_task; c < end; c++) {
-        fk_config(R, J->q + (size_t)c * dof, w, J->out + (size_t)c * L * 16);
+    for (uint32_t c = task * J->per_task; c < end; c += LANES) {
+        const double *q[LANES];
+        arbor_real *o[LANES];
+        int used = end - c < LANES ? (int)(end - c) : LANES;
+        for (int l = 0; l < LANES; l++) { /* lanes past the end repeat the last configuration, unwritten */
+            uint32_t k = c + (uint32_t)(l < used ? l : used - 1);
+            q[l] = J->q + (size_t)k * dof, o[l] = J->out + (size_t)k * L * 16;
+        }
+        fk_lanes(R, q, w, o, used);
     }
 }
 
@@ -613,22 +687,25 @@ arbor_result arbor_urdf_forward_kinematics_parallel(const arbor_urdf *R, const d
     if (!R->s) return arbor__inert(func);
     if (configs == 0) return ARBOR_OK;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    uint32_t tasks = executor && executor->parallel_for ? (configs < 64 ? configs : 64) : 1;
-    size_t per = (size_t)L * 12 + dof, bytes = sizeof(double) * per * tasks;
-    double *scratch = arbor__alloc_with(&R->dep.allocator, bytes);
-    if (!scratch) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
+    uint32_t groups = (configs + LANES - 1) / LANES; /* tasks take whole groups of LANES */
+    uint32_t tasks = executor && executor->parallel_for ? (groups < 64 ? groups : 64) : 1;
+    size_t bytes = sizeof(v4) * ((size_t)L * 12 * tasks + 1) + sizeof(double) * dof; /* + 1: room to align */
+    char *block = arbor__alloc_with(&R->dep.allocator, bytes);
+    if (!block) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
+    v4 *scratch = (v4 *)(block + (-(uintptr_t)block & (sizeof(v4) - 1)));
+    double *checked = (double *)(scratch + (size_t)L * 12 * tasks);
     arbor_result r = ARBOR_OK;
     for (uint32_t c = 0; !r && c < configs; c++)
-        if (!row_ok(R, q + (size_t)c * dof)) r = check(R, func, c, q + (size_t)c * dof, scratch + (size_t)L * 12);
+        if (!row_ok(R, q + (size_t)c * dof)) r = check(R, func, c, q + (size_t)c * dof, checked);
     if (!r) {
-        fk_job J = { R, q, configs, (configs + tasks - 1) / tasks, out, scratch };
+        fk_job J = { R, q, configs, (groups + tasks - 1) / tasks * LANES, out, scratch };
         tasks = (configs + J.per_task - 1) / J.per_task;
         if (tasks > 1)
             executor->parallel_for(executor->user, tasks, fk_task, &J);
         else
             fk_task(&J, 0);
     }
-    arbor__free_with(&R->dep.allocator, scratch, bytes);
+    arbor__free_with(&R->dep.allocator, block, bytes);
     return r;
 }
 
