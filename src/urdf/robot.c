@@ -79,6 +79,8 @@ typedef struct fk_link {
     uint8_t kind, along;     /* along: the coordinate axis 0, 1, 2 the joint's is, or 3 */
     bool negative;           /* the axis is minus that coordinate axis */
     bool shift;              /* the origin does not turn (rpy 0): A = P translated */
+    double turned[4];        /* the scene's path: a revolute joint's rot (axis, 0), a prismatic one's
+                                axis turned by rot (0 for a fixed one) */
 } fk_link;
 
 /* ---- a joint's motion ------------------------------------------------------------------------ */
@@ -131,16 +133,6 @@ static void joint_local(const arbor__urdf_joint *j, const double *v, double t[3]
     quat_mul(r, j->rot, m);
 }
 
-/* The values joint k moves with, from checked positions q (a mimic's into one). */
-static const double *joint_values(const arbor_urdf *R, uint32_t k, const double *q, double *one) {
-    const arbor__urdf_joint *j = &R->m.joints[k];
-    if (j->mimic >= 0) {
-        *one = j->multiplier * q[R->m.joints[j->mimic].position_index] + j->offset;
-        return one;
-    }
-    return j->position_index >= 0 ? q + j->position_index : one;
-}
-
 /* q (dof values) checked into out: finite, within limits (or clamped), floating quaternions
    not zero. row >= 0 names a row of a batch. */
 static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, const double *q, double *out) {
@@ -184,18 +176,20 @@ static bool row_ok(const arbor_urdf *R, const double *q) {
 /* The trs of link i at checked positions q. */
 static arbor_trs link_trs(const arbor_urdf *R, uint32_t i, const double *q) {
     arbor_trs trs = { .rotation = { 0, 0, 0, 1 }, .scale = { 1, 1, 1 } };
-    int32_t k = R->m.link_joint[i];
-    if (k < 0) return trs;
-    double one = 0, t[3], r[4];
-    const arbor__urdf_joint *j = &R->m.joints[k];
-    const double *v = joint_values(R, (uint32_t)k, q, &one);
-    if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) { /* the origin's xyz, its rotation times the motion's */
+    const fk_link *f = &R->fk[i];
+    if (f->kind == FK_ROOT) return trs;
+    const arbor__urdf_joint *j = &R->m.joints[f->joint];
+    double t[3], r[4], x = f->kind == FK_TURN || f->kind == FK_SLIDE ? f->multiplier * q[f->index] + f->offset : 0;
+    if (f->kind == FK_TURN) { /* the origin's xyz; its rotation times (axis sin, cos), bilinear: rot cos + rot (axis, 0) sin */
         double sh, ch;
-        sincos_of(v[0] / 2, &sh, &ch);
-        quat_mul(r, j->rot, (const double[4]){ j->axis[0] * sh, j->axis[1] * sh, j->axis[2] * sh, ch });
+        sincos_of(x / 2, &sh, &ch);
+        for (int c = 0; c < 4; c++) r[c] = j->rot[c] * ch + f->turned[c] * sh;
         memcpy(t, j->xyz, sizeof t);
+    } else if (f->kind == FK_SLIDE || f->kind == FK_FIXED) { /* the origin's rotation; its xyz plus the turned axis x */
+        memcpy(r, j->rot, sizeof r);
+        for (int c = 0; c < 3; c++) t[c] = j->xyz[c] + f->turned[c] * x;
     } else {
-        joint_local(j, v, t, r);
+        joint_local(j, q + j->position_index, t, r);
     }
     for (int c = 0; c < 3; c++) trs.translation[c] = (arbor_real)t[c];
     for (int c = 0; c < 4; c++) trs.rotation[c] = (arbor_real)r[c];
@@ -256,6 +250,8 @@ static void fk_compile(arbor_urdf *R) {
                   : j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS ? FK_TURN
                                                                                         : FK_OTHER;
         f->shift = j->rot[0] == 0 && j->rot[1] == 0 && j->rot[2] == 0;
+        if (f->kind == FK_TURN) quat_mul(f->turned, j->rot, (const double[4]){ j->axis[0], j->axis[1], j->axis[2], 0 });
+        if (f->kind == FK_SLIDE) quat_rotate(f->turned, j->rot, j->axis);
         f->along = 3;
         for (uint8_t a = 0; a < 3; a++)
             if (fabs(j->axis[a]) == 1 && j->axis[(a + 1) % 3] == 0 && j->axis[(a + 2) % 3] == 0)
@@ -457,8 +453,9 @@ arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap
 /* Checks q, then writes it through the pose: applied now (time NULL), or recorded at *time
    (time.h), where q becomes the current positions only when no later time was recorded. */
 static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q, const double *time) {
-    arbor_result r = check(R, func, -1, q, R->work);
-    if (r) return r;
+    arbor_result r = ARBOR_OK;
+    if (R->m.dof && !R->clamp && row_ok(R, q)) memcpy(R->work, q, sizeof(double) * R->m.dof); /* else clamped there */
+    else if ((r = check(R, func, -1, q, R->work))) return r;
     if (R->pose) {
         arbor_trs *trs = arbor_pose_trs(R->pose);
         for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
