@@ -37,30 +37,36 @@ struct arbor_urdf {
 
 static void detach(arbor__dependent *d) { ((arbor_urdf *)d)->s = NULL; }
 
-/* sin and cos of x at once, within a few units in the last place: x reduced by the nearest
-   multiple n of pi/2 (pi/2 in three parts of 33 bits, so n times each is exact for |n| < 2^20),
-   then Taylor polynomials on [-pi/4, pi/4] (terms to x^17 and x^16: the next are below 1e-19).
-   Beyond |x| = 1e5, libm's. One value and no branch but the quadrant: a revolute joint's motion
-   in a batch costs one of these, not two libm calls. */
-static inline void sincos_of(double x, double *s, double *c) {
+/* The steps of sincos_of and sincos4, for a double or four: n, the nearest multiple of pi/2
+   (1.5 * 2^52 added and taken away rounds to an integer); r, x - n pi/2; the polynomials. */
+#define NEAREST_QUADRANT(x) (((x) * 0.63661977236758134308 + 6755399441055744.0) - 6755399441055744.0)
+#define REDUCED(x, n) ((((x) - (n) * 1.57079632673412561417e+00) - (n) * 6.07710050630396597660e-11) - (n) * 2.02226624871116645580e-21)
+#define SIN_POLY(r, r2) ((r) + (r) * (r2) * (-1.0 / 6 + (r2) * (1.0 / 120 + (r2) * (-1.0 / 5040 + (r2) * (1.0 / 362880 + \
+                        (r2) * (-1.0 / 39916800 + (r2) * (1.0 / 6227020800 + (r2) * (-1.0 / 1307674368000 + (r2) * (1.0 / 355687428096000)))))))))
+#define COS_POLY(r2) (1 + (r2) * (-0.5 + (r2) * (1.0 / 24 + (r2) * (-1.0 / 720 + (r2) * (1.0 / 40320 + (r2) * (-1.0 / 3628800 + \
+                     (r2) * (1.0 / 479001600 + (r2) * (-1.0 / 87178291200 + (r2) * (1.0 / 20922789888000)))))))))
+
+/* sin and cos of x from sin r and cos r, x = r + n pi/2 (libm's beyond |x| = 1e5). */
+static inline void quadrant(double x, double n, double sr, double cr, double *s, double *c) {
     if (!(fabs(x) <= 1e5)) {
         *s = sin(x), *c = cos(x);
         return;
     }
-    const double big = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
-    double n = (x * 0.63661977236758134308 + big) - big;
-    double r = ((x - n * 1.57079632673412561417e+00) - n * 6.07710050630396597660e-11) - n * 2.02226624871116645580e-21;
-    double r2 = r * r;
-    double sr = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800 +
-                r2 * (1.0 / 6227020800 + r2 * (-1.0 / 1307674368000 + r2 * (1.0 / 355687428096000))))))));
-    double cr = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
-                r2 * (1.0 / 479001600 + r2 * (-1.0 / 87178291200 + r2 * (1.0 / 20922789888000))))))));
     switch ((int64_t)n & 3) {
     case 0: *s = sr, *c = cr; break;
     case 1: *s = cr, *c = -sr; break;
     case 2: *s = -sr, *c = -cr; break;
     default: *s = -cr, *c = sr; break;
     }
+}
+
+/* sin and cos of x at once, within a few units in the last place: x reduced by the nearest
+   multiple n of pi/2 (pi/2 in three parts of 33 bits, so n times each is exact for |n| < 2^20),
+   then Taylor polynomials on [-pi/4, pi/4] (terms to x^17 and x^16: the next are below 1e-19).
+   Beyond |x| = 1e5, libm's. A revolute joint's motion costs one of these, not two libm calls. */
+static inline void sincos_of(double x, double *s, double *c) {
+    double n = fabs(x) <= 1e5 ? NEAREST_QUADRANT(x) : 0, r = REDUCED(x, n), r2 = r * r;
+    quadrant(x, n, SIN_POLY(r, r2), COS_POLY(r2), s, c);
 }
 
 /* The batch's program: one step a link, in link order, everything a joint needs at hand. A
@@ -406,12 +412,18 @@ int32_t arbor_urdf_find_joint(const arbor_urdf *R, const char *name) {
 uint32_t arbor_urdf_dof(const arbor_urdf *R) { return R ? R->m.dof : 0; }
 uint32_t arbor_urdf_geometry_count(const arbor_urdf *R) { return R ? R->m.geometry_count : 0; }
 
-arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urdf_geometry *out) {
-    static const char func[] = "arbor_urdf_geometry_info";
+/* The checks of a call that reads item i of R's `count` (joints, geometry) into out. */
+static arbor_result item_checks(const arbor_urdf *R, const void *out, const char *func, uint32_t i, uint32_t count,
+                                const char *what, const char *many) {
     if (!R || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
     if (!R->s) return arbor__inert(func);
-    if (i >= R->m.geometry_count)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "geometry %u: robot '%s' has %u", i, R->m.name, R->m.geometry_count);
+    if (i >= count) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s %u: robot '%s' has %u %s", what, i, R->m.name, count, many);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urdf_geometry *out) {
+    arbor_result r = item_checks(R, out, "arbor_urdf_geometry_info", i, R ? R->m.geometry_count : 0, "geometry", "visual and collision elements");
+    if (r) return r;
     const arbor__urdf_geometry *g = &R->m.geometry[i];
     *out = (arbor_urdf_geometry){ .link = g->link, .collision = g->collision, .shape = g->shape, .mesh = g->mesh };
     memcpy(out->origin_xyz, g->xyz, sizeof g->xyz);
@@ -421,11 +433,8 @@ arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urd
 }
 
 arbor_result arbor_urdf_joint_info(const arbor_urdf *R, uint32_t i, arbor_urdf_joint *out) {
-    static const char func[] = "arbor_urdf_joint_info";
-    if (!R || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
-    if (!R->s) return arbor__inert(func);
-    if (i >= R->m.joint_count)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "joint %u: robot '%s' has %u joints", i, R->m.name, R->m.joint_count);
+    arbor_result r = item_checks(R, out, "arbor_urdf_joint_info", i, R ? R->m.joint_count : 0, "joint", "joints");
+    if (r) return r;
     const arbor__urdf_joint *j = &R->m.joints[i];
     *out = (arbor_urdf_joint){ .name = j->name, .type = j->type, .has_limits = j->has_limits, .lower = j->lower,
                                .upper = j->upper, .parent_link = j->parent, .child_link = j->child,
@@ -537,25 +546,11 @@ ARBOR__HOT void transpose(vr a, vr b, vr c, vr d, vr out[LANES]) {
 
 /* sincos_of, lane by lane (its polynomials on the four at once; a lane beyond 1e5 by libm) */
 ARBOR__HOT void sincos4(v4 x, v4 *s, v4 *c) { /* inline: a v4 argument across the clones would change the ABI */
-    const v4 big = { 6755399441055744.0, 6755399441055744.0, 6755399441055744.0, 6755399441055744.0 };
-    v4 n = (x * 0.63661977236758134308 + big) - big;
-    v4 r = ((x - n * 1.57079632673412561417e+00) - n * 6.07710050630396597660e-11) - n * 2.02226624871116645580e-21;
-    v4 r2 = r * r;
-    v4 sr = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800 +
-            r2 * (1.0 / 6227020800 + r2 * (-1.0 / 1307674368000 + r2 * (1.0 / 355687428096000))))))));
-    v4 cr = 1 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
-            r2 * (1.0 / 479001600 + r2 * (-1.0 / 87178291200 + r2 * (1.0 / 20922789888000))))))));
+    v4 n = NEAREST_QUADRANT(x), r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
     for (int l = 0; l < LANES; l++) {
-        if (!(fabs(x[l]) <= 1e5)) {
-            (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
-            continue;
-        }
-        switch ((int64_t)n[l] & 3) {
-        case 0: (*s)[l] = sr[l], (*c)[l] = cr[l]; break;
-        case 1: (*s)[l] = cr[l], (*c)[l] = -sr[l]; break;
-        case 2: (*s)[l] = -sr[l], (*c)[l] = -cr[l]; break;
-        default: (*s)[l] = -cr[l], (*c)[l] = sr[l]; break;
-        }
+        double a, b;
+        quadrant(x[l], n[l], sr[l], cr[l], &a, &b);
+        (*s)[l] = a, (*c)[l] = b;
     }
 }
 
