@@ -422,7 +422,8 @@ static arbor_result item_checks(const arbor_urdf *R, const void *out, const char
 }
 
 arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urdf_geometry *out) {
-    arbor_result r = item_checks(R, out, "arbor_urdf_geometry_info", i, R ? R->m.geometry_count : 0, "geometry", "visual and collision elements");
+    arbor_result r = item_checks(R, out, "arbor_urdf_geometry_info", i, R ? R->m.geometry_count : 0, "geometry",
+                                 "visual and collision elements");
     if (r) return r;
     const arbor__urdf_geometry *g = &R->m.geometry[i];
     *out = (arbor_urdf_geometry){ .link = g->link, .collision = g->collision, .shape = g->shape, .mesh = g->mesh };
