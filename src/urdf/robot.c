@@ -538,7 +538,8 @@ typedef int32_t vmask __attribute__((vector_size(LANES * sizeof(int32_t))));
 #else
 #define SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (vmask){ i, j, k, l })
 #endif
-ARBOR__HOT void transpose(vr a, vr b, vr c, vr d, vr out[LANES]) {
+ARBOR__HOT void transpose(const vr *ap, const vr *bp, const vr *cp, const vr *dp, vr out[LANES]) {
+    const vr a = *ap, b = *bp, c = *cp, d = *dp; /* by pointer, as sincos4 */
     vr ab0 = SHUFFLE(a, b, 0, 4, 1, 5), ab1 = SHUFFLE(a, b, 2, 6, 3, 7);
     vr cd0 = SHUFFLE(c, d, 0, 4, 1, 5), cd1 = SHUFFLE(c, d, 2, 6, 3, 7);
     out[0] = SHUFFLE(ab0, cd0, 0, 1, 4, 5), out[1] = SHUFFLE(ab0, cd0, 2, 3, 6, 7);
@@ -546,7 +547,8 @@ ARBOR__HOT void transpose(vr a, vr b, vr c, vr d, vr out[LANES]) {
 }
 
 /* sincos_of, lane by lane (its polynomials on the four at once; a lane beyond 1e5 by libm) */
-ARBOR__HOT void sincos4(v4 x, v4 *s, v4 *c) { /* inline: a v4 argument across the clones would change the ABI */
+ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
+    const v4 x = *xp;
     v4 n = NEAREST_QUADRANT(x), r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
     for (int l = 0; l < LANES; l++) {
         double a, b;
@@ -594,7 +596,8 @@ ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[
                                                       : A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
             } else if (f->along < 3) { /* about e_k: columns i, j = k+1, k+2 turn; (A R)_i = c A_i + s A_j */
                 v4 sn, c;
-                sincos4(f->negative ? -x : x, &sn, &c);
+                const v4 turn = f->negative ? -x : x;
+                sincos4(&turn, &sn, &c);
                 int ci = (f->along + 1) % 3, cj = (f->along + 2) % 3;
                 for (int r = 0; r < 3; r++) {
                     v4 ai = A[4 * r + ci], aj = A[4 * r + cj];
@@ -603,7 +606,7 @@ ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[
                 }
             } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
                 v4 sn, c;
-                sincos4(x, &sn, &c);
+                sincos4(&x, &sn, &c);
                 v4 u = 1 - c;
                 v4 m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
                             u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
@@ -632,7 +635,8 @@ ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[
             const vr r0 = __builtin_convertvector(A[col], vr), r1 = __builtin_convertvector(A[4 + col], vr);
             const vr r2 = __builtin_convertvector(A[8 + col], vr), r3 = { 0, 0, 0, 0 };
             vr lane[LANES];
-            transpose(r0, r1, r2, col == 3 ? r3 + 1 : r3, lane);
+            const vr r3c = col == 3 ? r3 + 1 : r3;
+            transpose(&r0, &r1, &r2, &r3c, lane);
             if (used == LANES) { /* the common case, unrolled */
                 memcpy(out[0] + 4 * col, &lane[0], sizeof lane[0]);
                 memcpy(out[1] + 4 * col, &lane[1], sizeof lane[1]);
