@@ -710,6 +710,11 @@ ROW(arbor_urdf_joint_info) {
 }
 ROW(arbor_urdf_find_joint) { assert_int_equal(arbor_urdf_find_joint(NULL, "x"), -1); }
 ROW(arbor_urdf_dof) { assert_int_equal(arbor_urdf_dof(NULL), 0); }
+ROW(arbor_urdf_geometry_count) { assert_int_equal(arbor_urdf_geometry_count(NULL), 0); }
+ROW(arbor_urdf_geometry_info) {
+    arbor_urdf_geometry g;
+    INVALID(arbor_urdf_geometry_info(NULL, 0, &g));
+}
 ROW(arbor_urdf_positions) {
     double q[1];
     INVALID(arbor_urdf_positions(NULL, q, 1));
@@ -930,6 +935,8 @@ static const row rows[] = {
     E(arbor_urdf_joint_info),
     E(arbor_urdf_find_joint),
     E(arbor_urdf_dof),
+    E(arbor_urdf_geometry_count),
+    E(arbor_urdf_geometry_info),
     E(arbor_urdf_positions),
     E(arbor_urdf_set_positions), E(arbor_urdf_record_positions),
     E(arbor_urdf_set_position),

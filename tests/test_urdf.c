@@ -22,6 +22,8 @@
 #include <sys/wait.h>
 
 #include "test_util.h"
+#include "arbor/bounds.h"
+#include "arbor/gltf.h"
 #include "arbor/time.h"
 #include "arbor/urdf.h"
 
@@ -126,6 +128,33 @@ static const char *type_word(arbor_urdf_joint_type t)
     return w[t];
 }
 
+/* The kth visual (or collision) of link `link`. */
+static void find_geometry(const arbor_urdf *r, uint32_t link, bool collision, uint32_t kth, arbor_urdf_geometry *out)
+{
+    for (uint32_t i = 0, seen = 0; i < arbor_urdf_geometry_count(r); i++) {
+        assert_int_equal(arbor_urdf_geometry_info(r, i, out), ARBOR_OK);
+        if (out->link == link && out->collision == collision && seen++ == kth) return;
+    }
+    fail_msg("link '%s': no %s %u", arbor_urdf_link_name(r, link), collision ? "collision" : "visual", kth);
+}
+
+/* The quaternion (x y z w) of Rz(yaw) Ry(pitch) Rx(roll), as a product of the three. */
+static void rpy_quaternion(const double rpy[3], double q[4])
+{
+    double x[4] = { sin(rpy[0] / 2), 0, 0, cos(rpy[0] / 2) }, y[4] = { 0, sin(rpy[1] / 2), 0, cos(rpy[1] / 2) };
+    double z[4] = { 0, 0, sin(rpy[2] / 2), cos(rpy[2] / 2) }, zy[4];
+    /* a b: w = aw bw - av.bv, v = aw bv + bw av + av x bv */
+    const double *a = z, *b = y;
+    for (int pass = 0; pass < 2; pass++) {
+        double *o = pass ? q : zy;
+        o[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+        o[0] = a[3] * b[0] + b[3] * a[0] + a[1] * b[2] - a[2] * b[1];
+        o[1] = a[3] * b[1] + b[3] * a[1] + a[2] * b[0] - a[0] * b[2];
+        o[2] = a[3] * b[2] + b[3] * a[2] + a[0] * b[1] - a[1] * b[0];
+        a = zy, b = x;
+    }
+}
+
 static void test_shared_robots_read_as_urdfdom(void **state)
 {
     (void)state;
@@ -143,10 +172,10 @@ static void test_shared_robots_read_as_urdfdom(void **state)
         snprintf(args, sizeof args, "model '%s' '%s'", F.path[f], out);
         run_oracle(args);
         char *text = slurp(out);
-        uint32_t links = 0, joints = 0;
+        uint32_t links = 0, joints = 0, geometries = 0, kth;
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
             char name[256], parent[256], type[32], child[256], mimic[256];
-            double ax[3], lower, upper, mult, off;
+            double ax[3], lower, upper, mult, off, xyz[3], quat[4], size[3];
             if (sscanf(line, "link %255s %255s", name, parent) == 2) {
                 links++;
                 uint32_t i = link_index(r, name);
@@ -182,12 +211,28 @@ static void test_shared_robots_read_as_urdfdom(void **state)
                     assert_true(j.multiplier == mult && j.offset == off);
                     assert_int_equal(j.position_count, 0);
                 }
+            } else if (sscanf(line, "geometry %255s %31s %u %31s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %255s", name, type, &kth,
+                              child, &xyz[0], &xyz[1], &xyz[2], &quat[0], &quat[1], &quat[2], &quat[3], &size[0], &size[1],
+                              &size[2], mimic) == 15) {
+                geometries++;
+                arbor_urdf_geometry g;
+                find_geometry(r, link_index(r, name), strcmp(type, "collision") == 0, kth, &g);
+                static const char *shapes[] = { "box", "cylinder", "sphere", "mesh" };
+                assert_string_equal(shapes[g.shape], child);
+                double q[4];
+                rpy_quaternion(g.origin_rpy, q);
+                double dot = q[0] * quat[0] + q[1] * quat[1] + q[2] * quat[2] + q[3] * quat[3];
+                for (int c = 0; c < 3; c++) assert_true(g.origin_xyz[c] == xyz[c] && g.size[c] == size[c]);
+                for (int c = 0; c < 4; c++) ASSERT_NEAR(q[c] * (dot < 0 ? -1 : 1), quat[c], 1e-15);
+                if (g.shape == ARBOR_URDF_MESH) assert_string_equal(g.mesh, mimic);
+                else assert_null(g.mesh);
             } else {
                 fail_msg("%s: an oracle line arbor cannot read: %s", F.path[f], line);
             }
         }
         assert_int_equal(links, arbor_urdf_link_count(r));
         assert_int_equal(joints, arbor_urdf_joint_count(r));
+        assert_int_equal(geometries, arbor_urdf_geometry_count(r));
         free(text);
         arbor_urdf_destroy(r);
         arbor_scene_destroy(s);
@@ -352,6 +397,20 @@ static const hostile hostiles[] = {
       JOINT_J("revolute")
       "\n<limit lower=\"2\" upper=\"1\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>\n",
       6, "lower limit 2 is above upper limit 1" },
+    { "visual_without_geometry", "<robot name=\"r\">\n<link name=\"a\">\n<visual><origin xyz=\"0 0 1\"/></visual></link>\n</robot>\n",
+      3, "link 'a': <visual>: no <geometry>" },
+    { "unknown_shape", "<robot name=\"r\">\n<link name=\"a\"><collision>\n<geometry>\n<cone radius=\"1\"/></geometry></collision></link></robot>\n",
+      4, "unknown shape <cone>" },
+    { "negative_radius", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry>\n\n<sphere radius=\"-0.5\"/></geometry></visual></link></robot>\n",
+      4, "a negative size" },
+    { "cylinder_without_length", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry>\n<cylinder radius=\"1\"/></geometry></visual></link></robot>\n",
+      3, "<cylinder> without its length" },
+    { "mesh_without_filename", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><mesh scale=\"1 1 1\"/></geometry></visual></link></robot>\n",
+      2, "<mesh> without a filename" },
+    { "box_of_two_sides", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><box size=\"1 2\"/></geometry></visual></link></robot>\n",
+      2, "not 3 numbers" },
+    { "nan_box", "<robot name=\"r\">\n<link name=\"a\"><visual><geometry><box size=\"1 nan 2\"/></geometry></visual></link></robot>\n",
+      2, "NaN or infinity" },
 };
 
 static const char *hostile_text(const char *name)
@@ -406,6 +465,207 @@ static void test_hostile_files_refused_with_file_line_reason(void **state)
         assert_null(strstr(info.message, secret_marker));
         assert_int_equal(arbor_scene_node_count(s), 0);
     }
+    arbor_scene_destroy(s);
+}
+
+/* ---- geometry ------------------------------------------------------------------------------- */
+
+/* base: a box turned a quarter about z, and a mesh; arm (on a revolute joint about x, origin
+   0 0 1): a cylinder lying along y (rolled a quarter), a sphere in its collision, a cylinder
+   tilted 45 degrees about y; meshes: a mesh only, so no bounds. */
+static const char shapes_urdf[] =
+    "<robot name=\"shapes\">\n"
+    "<link name=\"base\"><visual><origin xyz=\"1 2 3\" rpy=\"0 0 1.5707963267948966\"/><geometry><box size=\"0.2 0.4 0.6\"/></geometry></visual>\n"
+    "<collision><geometry><mesh filename=\"package://shapes/base.stl\" scale=\"2 2 2\"/></geometry></collision></link>\n"
+    "<link name=\"arm\"><visual><origin xyz=\"0 0 0.5\" rpy=\"1.5707963267948966 0 0\"/><geometry><cylinder radius=\"0.1\" length=\"1\"/></geometry></visual>\n"
+    "<collision><origin xyz=\"0 0 2\"/><geometry><sphere radius=\"0.05\"/></geometry></collision></link>\n"
+    "<link name=\"tilted\"><visual><origin rpy=\"0 0.78539816339744828 0\"/><geometry><cylinder radius=\"0.1\" length=\"1\"/></geometry></visual></link>\n"
+    "<link name=\"meshes\"><visual><geometry><mesh filename=\"meshes/hand.dae\"/></geometry></visual></link>\n"
+    JOINT("shoulder", "revolute", "base", "arm", "<origin xyz=\"0 0 1\"/><axis xyz=\"1 0 0\"/><limit lower=\"-2\" upper=\"2\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("fix", "fixed", "arm", "tilted", "") JOINT("fix2", "fixed", "arm", "meshes", "")
+    "</robot>\n";
+
+static void assert_box(arbor_scene *s, arbor_node n, bool world, const double lo[3], const double hi[3])
+{
+    arbor_real a[3], b[3];
+    assert_int_equal(world ? arbor_node_world_bounds(s, n, a, b) : arbor_node_bounds(s, n, a, b), ARBOR_OK);
+    for (int k = 0; k < 3; k++) {
+        ASSERT_NEAR(a[k], lo[k], FK_TOL);
+        ASSERT_NEAR(b[k], hi[k], FK_TOL);
+    }
+}
+
+static void test_geometry_bounds_links(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, shapes_urdf, sizeof shapes_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_geometry_count(r), 6);
+    arbor_urdf_geometry g;
+    assert_int_equal(arbor_urdf_geometry_info(r, 1, &g), ARBOR_OK); /* base's collision, in file order */
+    assert_true(g.collision && g.shape == ARBOR_URDF_MESH && g.link == 0);
+    assert_string_equal(g.mesh, "package://shapes/base.stl");
+    assert_true(g.size[0] == 2 && g.size[1] == 2 && g.size[2] == 2);
+    assert_int_equal(arbor_urdf_geometry_info(r, 2, &g), ARBOR_OK);
+    assert_true(!g.collision && g.shape == ARBOR_URDF_CYLINDER && g.size[0] == 0.1 && g.size[1] == 1 && !g.mesh);
+    assert_string_equal(arbor_urdf_link_name(r, g.link), "arm");
+    assert_true(g.origin_rpy[0] == 1.5707963267948966 && g.origin_xyz[2] == 0.5);
+    assert_int_equal(arbor_urdf_geometry_info(r, 5, &g), ARBOR_OK);
+    assert_true(g.shape == ARBOR_URDF_MESH && g.size[0] == 1 && g.size[2] == 1); /* scale: 1 when not given */
+    assert_string_equal(g.mesh, "meshes/hand.dae");
+    assert_int_equal(arbor_urdf_geometry_info(r, 6, &g), ARBOR_ERR_INVALID_ARGUMENT);
+
+    /* base: the box turned a quarter: x and y sides swap; the mesh adds nothing */
+    assert_box(s, arbor_urdf_find_link(r, "base"), false, (double[]){ 0.8, 1.9, 2.7 }, (double[]){ 1.2, 2.1, 3.3 });
+    /* arm: the cylinder along y, radius 0.1 about its axis; the sphere up to z = 2.05 */
+    assert_box(s, arbor_urdf_find_link(r, "arm"), false, (double[]){ -0.1, -0.5, 0.4 }, (double[]){ 0.1, 0.5, 2.05 });
+    /* tilted: its ends' rims reach l/2 sin 45 + r cos 45 in x and z, r in y */
+    double e = (0.5 + 0.1) * sqrt(0.5);
+    assert_box(s, arbor_urdf_find_link(r, "tilted"), false, (double[]){ -e, -0.1, -e }, (double[]){ e, 0.1, e });
+    arbor_real lo[3], hi[3];
+    assert_int_equal(arbor_node_bounds(s, arbor_urdf_find_link(r, "meshes"), lo, hi), ARBOR_OK);
+    assert_true(lo[0] > hi[0]); /* a mesh only: no bounds */
+
+    /* the shoulder turned a quarter about x: the arm's box in the world, y -> z, z -> -y, 1 up */
+    assert_int_equal(arbor_urdf_set_position(r, "shoulder", 1.5707963267948966), ARBOR_OK);
+    assert_box(s, arbor_urdf_find_link(r, "arm"), true, (double[]){ -0.1, -2.05, 0.5 }, (double[]){ 0.1, -0.4, 1.5 });
+    assert_int_equal(arbor_node_subtree_bounds(s, arbor_urdf_link_node(r, 0), lo, hi), ARBOR_OK);
+    ASSERT_NEAR(lo[1], -2.05, FK_TOL);
+    ASSERT_NEAR(hi[2], 3.3, FK_TOL);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
+/* ---- joints the shared robots lack ----------------------------------------------------------- */
+
+/* base -(floating)- body -(planar about z)- plate -(continuous about -y)- wheel -(revolute about
+   (1 1 0))- arm -(prismatic along -x)- tip; arm -(revolute about z, mimic of tilt x -2 + 0.1)- twin */
+static const char joints_urdf[] =
+    "<robot name=\"joints\">\n" LINK("base") LINK("body") LINK("plate") LINK("wheel") LINK("arm") LINK("tip") LINK("twin")
+    JOINT("float", "floating", "base", "body", "<origin xyz=\"0.1 0.2 0.3\" rpy=\"0.1 0.2 0.3\"/>")
+    JOINT("slide2d", "planar", "body", "plate", "<origin xyz=\"1 0 0\"/><axis xyz=\"0 0 1\"/>")
+    JOINT("spin", "continuous", "plate", "wheel", "<origin rpy=\"0.3 -0.2 0.1\"/><axis xyz=\"0 -1 0\"/>")
+    JOINT("tilt", "revolute", "wheel", "arm", "<axis xyz=\"1 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("reach", "prismatic", "arm", "tip", "<origin xyz=\"0 0 1\"/><axis xyz=\"-1 0 0\"/><limit lower=\"0\" upper=\"0.5\" effort=\"1\" velocity=\"1\"/>")
+    JOINT("follow", "revolute", "arm", "twin", "<axis xyz=\"0 0 1\"/><limit lower=\"-9\" upper=\"9\" effort=\"1\" velocity=\"1\"/><mimic joint=\"tilt\" multiplier=\"-2\" offset=\"0.1\"/>")
+    "</robot>\n";
+
+/* 4x4 row-major products and the transforms of the joints, written out here in double */
+static void m4_mul(const double a[16], const double b[16], double out[16])
+{
+    double r[16];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) r[i * 4 + j] = a[i * 4] * b[j] + a[i * 4 + 1] * b[4 + j] + a[i * 4 + 2] * b[8 + j] + a[i * 4 + 3] * b[12 + j];
+    memcpy(out, r, sizeof r);
+}
+static void m4_rotation(double m[16], const double rot[9], const double t[3])
+{
+    double r[16] = { rot[0], rot[1], rot[2], t[0], rot[3], rot[4], rot[5], t[1], rot[6], rot[7], rot[8], t[2], 0, 0, 0, 1 };
+    memcpy(m, r, sizeof r);
+}
+/* a turn by angle about the axis (normalised here): cos I + sin [u]x + (1 - cos) u u^T */
+static void m4_axis_angle(double m[16], const double axis[3], double angle)
+{
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]), u[3] = { axis[0] / n, axis[1] / n, axis[2] / n };
+    double c = cos(angle), s = sin(angle), k[9] = { 0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0 }, rot[9];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) rot[i * 3 + j] = (i == j ? c : 0) + s * k[i * 3 + j] + (1 - c) * u[i] * u[j];
+    m4_rotation(m, rot, (const double[3]){ 0, 0, 0 });
+}
+static void m4_origin(double m[16], const double xyz[3], const double rpy[3])
+{
+    double x[16], y[16], z[16];
+    m4_axis_angle(x, (const double[3]){ 1, 0, 0 }, rpy[0]);
+    m4_axis_angle(y, (const double[3]){ 0, 1, 0 }, rpy[1]);
+    m4_axis_angle(z, (const double[3]){ 0, 0, 1 }, rpy[2]);
+    m4_mul(y, x, y);
+    m4_mul(z, y, m);
+    m[3] = xyz[0], m[7] = xyz[1], m[11] = xyz[2];
+}
+static void m4_translation(double m[16], double x, double y, double z)
+{
+    m4_rotation(m, (const double[9]){ 1, 0, 0, 0, 1, 0, 0, 0, 1 }, (const double[3]){ x, y, z });
+}
+
+/* The links' worlds at q (dof 13: float x y z qx qy qz qw, slide2d a b c, spin, tilt, reach) */
+static void joints_expected(const double *q, double world[7][16])
+{
+    double o[16], t[16], n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
+    double x = q[3] / n, y = q[4] / n, z = q[5] / n, w = q[6] / n;
+    double rot[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 2 * (x * y + z * w), 1 - 2 * (x * x + z * z),
+                      2 * (y * z - x * w), 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) };
+    m4_translation(world[0], 0, 0, 0);
+    m4_origin(o, (const double[3]){ 0.1, 0.2, 0.3 }, (const double[3]){ 0.1, 0.2, 0.3 });
+    m4_rotation(t, rot, q);
+    m4_mul(o, t, world[1]);
+    m4_translation(o, 1, 0, 0);
+    m4_mul(world[1], o, world[2]);
+    m4_translation(t, q[7], q[8], 0);
+    m4_mul(world[2], t, world[2]);
+    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, q[9]);
+    m4_mul(world[2], t, world[2]);
+    m4_origin(o, (const double[3]){ 0, 0, 0 }, (const double[3]){ 0.3, -0.2, 0.1 });
+    m4_axis_angle(t, (const double[3]){ 0, -1, 0 }, q[10]);
+    m4_mul(o, t, o);
+    m4_mul(world[2], o, world[3]);
+    m4_axis_angle(t, (const double[3]){ 1, 1, 0 }, q[11]);
+    m4_mul(world[3], t, world[4]);
+    m4_translation(t, -q[12], 0, 1);
+    m4_mul(world[4], t, world[5]);
+    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, -2 * q[11] + 0.1);
+    m4_mul(world[4], t, world[6]);
+}
+
+/* Floating and planar joints, an axis off the coordinate axes, negative axes, a mimic with a
+   negative multiplier, angles far outside [-pi, pi] (up to 3e5 rad): the links' worlds from the
+   batch, the scene and a clamping robot equal the products computed here (the shared robots
+   and KDL have none of these joints). */
+static void test_other_joints_equal_products(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL, *clamps = NULL;
+    arbor_urdf_options clamp = { .clamp = true };
+    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 13);
+    static const char *order[] = { "base", "body", "plate", "wheel", "arm", "tip", "twin" };
+    for (uint32_t i = 0; i < 7; i++) assert_string_equal(arbor_urdf_link_name(r, i), order[i]);
+    double q[3][13] = { { 0.5, -0.25, 0.75, 1, 2, 3, 4, 0.3, -0.7, 1000.25, -31415.5, 0.6, 0.2 },
+                        { -1, 0, 2, 0, 0, -0.5, 0.1, 0, 0, -3, 2e5, -1, 0.5 },
+                        { 0, 0, 0, 0.1, 0, 0, 0, 2, 2, 7, 3e5, 0.99, 0 } };
+    arbor_real out[3][7][16], one[7][16];
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q[0], 3, out[0][0]), ARBOR_OK);
+    for (int c = 0; c < 3; c++) {
+        double world[7][16];
+        joints_expected(q[c], world);
+        assert_int_equal(arbor_urdf_set_positions(r, q[c], 13), ARBOR_OK);
+        assert_int_equal(arbor_urdf_forward_kinematics(r, q[c], 1, one[0]), ARBOR_OK);
+        assert_memory_equal(one, out[c], sizeof one); /* a batch of one, the same bits */
+        for (int i = 0; i < 7; i++) {
+            arbor_real m[16];
+            arbor_node_world_matrix(s, arbor_urdf_link_node(r, (uint32_t)i), m);
+            for (int e = 0; e < 16; e++) { /* column-major against row-major */
+                ASSERT_NEAR(out[c][i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
+                ASSERT_NEAR(m[e], world[i][(e % 4) * 4 + e / 4], FK_TOL * 10);
+            }
+        }
+    }
+    /* clamping: tilt 3 -> 1 (and its mimic with it), reach -1 -> 0 */
+    double over[13] = { 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3, -1 }, at[13] = { 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0 }, world[7][16];
+    joints_expected(at, world);
+    assert_int_equal(arbor_urdf_forward_kinematics(r, over, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_int_equal(arbor_urdf_forward_kinematics(clamps, over, 1, one[0]), ARBOR_OK);
+    for (int i = 0; i < 7; i++)
+        for (int e = 0; e < 16; e++) ASSERT_NEAR(one[i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
+    double zero_q[13] = { 0 };
+    assert_int_equal(arbor_urdf_forward_kinematics(r, zero_q, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "row 0: joint 'float' (positions 3 to 6): the quaternion is zero"));
+    arbor_urdf_destroy(clamps);
+    arbor_urdf_destroy(r);
     arbor_scene_destroy(s);
 }
 
@@ -697,6 +957,23 @@ static void test_failed_allocations_change_nothing(void **state)
     }
     assert_non_null(r);
     assert_true(refused >= 3); /* the model, the robot, the pose at least */
+    arbor_urdf *shapes = NULL; /* and the links' bounds */
+    uint32_t shape_refusals = 0;
+    for (uint64_t k = 1; k < 200; k++) {
+        int64_t blocks = counter.live_blocks;
+        uint32_t nodes = arbor_scene_node_count(s);
+        counter.calls = 0, counter.fail_at = k;
+        arbor_result res = arbor_urdf_load_memory(s, shapes_urdf, sizeof shapes_urdf - 1, NULL, NULL, &shapes);
+        counter.fail_at = 0;
+        if (res == ARBOR_OK) break;
+        assert_int_equal(res, ARBOR_ERR_OUT_OF_MEMORY);
+        assert_int_equal(arbor_scene_node_count(s), nodes);
+        assert_int_equal(counter.live_blocks, blocks);
+        shape_refusals++;
+    }
+    assert_non_null(shapes);
+    assert_true(shape_refusals > refused); /* the bounds' storage failed too */
+    arbor_urdf_destroy(shapes);
     double q[2] = { 0.25, 0.2 }, before[2];
     arbor_real out[4 * 16];
     assert_int_equal(arbor_urdf_positions(r, before, 2), ARBOR_OK);
@@ -736,6 +1013,21 @@ static void test_memory_messages_name_the_line(void **state)
 
 #ifdef ARBOR_CLI_PATH
 /* Runs `arbor ARGS`, stdout into out (malloc'ed), stderr's first line into err: the exit code. */
+/* A .glb's JSON chunk, as a string. */
+static char *slurp_glb_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint32_t head[5];
+    assert_int_equal(fread(head, 4, 5, f), 5);
+    assert_int_equal(head[0], 0x46546C67); /* glTF */
+    char *text = calloc(head[3] + 1, 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, head[3], f), head[3]);
+    fclose(f);
+    return text;
+}
+
 static int run_cli(const char *args, char **out, char err[512])
 {
     char cmd[2048], errpath[600];
@@ -759,8 +1051,10 @@ static int run_cli(const char *args, char **out, char err[512])
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 /* Every node of a dump (by name) has KDL's pose of its link (the oracle's output at kdl_out,
-   one configuration), and each node is in its parent's children. */
-static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
+   one configuration), and each node is in its parent's children. z_up: the dump of a converted
+   robot, whose root link hangs under a node "z up" turning URDF's z up to glTF's y up (a
+   quarter turn about x, -90 degrees): its worlds are turned back by +90 degrees first. */
+static void dump_equals_kdl(json_t *nodes, const char *kdl_out, bool z_up)
 {
     char *text = slurp(kdl_out);
     uint32_t seen = 0;
@@ -783,11 +1077,80 @@ static void dump_equals_kdl(json_t *nodes, const char *kdl_out)
             assert_true(listed);
         }
         json_t *world = json_object_get(node, "world");
-        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(json_number_value(json_array_get(world, e)), strtod(p, &p), FK_TOL);
+        double w[16];
+        for (size_t e = 0; e < 16; e++) w[e] = json_number_value(json_array_get(world, e));
+        for (int c = 0; z_up && c < 4; c++) { /* rows y, z of Rx(+90): (0 0 -1), (0 1 0) */
+            double y = w[c * 4 + 1], z = w[c * 4 + 2];
+            w[c * 4 + 1] = -z, w[c * 4 + 2] = y;
+        }
+        for (size_t e = 0; e < 16; e++) ASSERT_NEAR(w[e], strtod(p, &p), FK_TOL);
         seen++;
     }
-    assert_int_equal(seen, json_array_size(nodes));
+    assert_int_equal(seen + z_up, json_array_size(nodes));
     free(text);
+}
+
+/* The .glb `arbor convert` made of the robot at `urdf` (at the positions of
+   test_cli_dump_equals_kdl): the joints in the nodes' extras as the robot has them (joint_info,
+   itself checked against urdfdom), the values given, the mimic following; the meshes of the
+   links' shapes within their links' boxes (a cylinder's 32 sides, a sphere's 12 x 24 facets
+   short of the round box by under 2 percent); mesh files named. */
+static void converted_robot_holds(const char *urdf, const char *glb)
+{
+    arbor_scene *s, *t;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    assert_int_equal(arbor_scene_create(NULL, &t), ARBOR_OK);
+    arbor_urdf *r;
+    arbor_gltf *doc;
+    assert_int_equal(arbor_urdf_load(s, urdf, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_gltf_load(t, glb, NULL, &doc), ARBOR_OK);
+    char *bytes = slurp_glb_json(glb);
+    json_error_t jerr;
+    json_t *gltf = json_loads(bytes, 0, &jerr), *nodes = json_object_get(gltf, "nodes");
+    assert_non_null(gltf);
+    free(bytes);
+    uint32_t L = arbor_urdf_link_count(r), bounded = 0, named = 0;
+    assert_int_equal(arbor_gltf_node_count(doc), L + 1);
+    for (uint32_t k = 0; k < arbor_urdf_joint_count(r); k++) {
+        arbor_urdf_joint j;
+        assert_int_equal(arbor_urdf_joint_info(r, k, &j), ARBOR_OK);
+        json_t *u = json_object_get(json_object_get(json_array_get(nodes, j.child_link), "extras"), "urdf");
+        json_t *x = json_object_get(u, "joint");
+        assert_string_equal(json_string_value(json_object_get(u, "link")), arbor_urdf_link_name(r, j.child_link));
+        assert_string_equal(json_string_value(json_object_get(x, "name")), j.name);
+        assert_string_equal(json_string_value(json_object_get(x, "type")), type_word(j.type));
+        for (size_t c = 0; c < 3; c++) {
+            assert_true(json_number_value(json_array_get(json_object_get(x, "axis"), c)) == j.axis[c]);
+            assert_true(json_number_value(json_array_get(json_object_get(json_object_get(x, "origin"), "rpy"), c)) == j.origin_rpy[c]);
+        }
+        if (j.has_limits) assert_true(json_number_value(json_object_get(x, "lower")) == j.lower &&
+                                      json_number_value(json_object_get(x, "upper")) == j.upper);
+        else assert_null(json_object_get(x, "lower"));
+        if (!strcmp(j.name, "panda_joint1")) assert_true(json_number_value(json_object_get(x, "position")) == 0.5);
+        if (!strcmp(j.name, "panda_finger_joint2")) {
+            assert_string_equal(json_string_value(json_object_get(json_object_get(x, "mimic"), "joint")), "panda_finger_joint1");
+            ASSERT_NEAR(json_number_value(json_object_get(x, "position")), 0.03, 1e-15);
+        }
+    }
+    for (uint32_t i = 0; i < L; i++) {
+        arbor_real a[3], b[3], c[3], d[3];
+        arbor_node_bounds(s, arbor_urdf_link_node(r, i), a, b);
+        arbor_node_bounds(t, arbor_gltf_node(doc, i), c, d);
+        named += json_array_size(json_object_get(json_object_get(json_object_get(json_array_get(nodes, i), "extras"), "urdf"), "meshes"));
+        if (a[0] > b[0]) continue;
+        bounded++;
+        for (int k = 0; k < 3; k++) {
+            double slack = (b[k] - a[k]) * 0.02 + 1e-6;
+            assert_true(c[k] >= a[k] - 1e-6 && c[k] <= a[k] + slack);
+            assert_true(d[k] <= b[k] + 1e-6 && d[k] >= b[k] - slack);
+        }
+    }
+    assert_true(bounded > 0 && named > 0);
+    json_decref(gltf);
+    arbor_gltf_destroy(doc);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(t);
+    arbor_scene_destroy(s);
 }
 #endif
 
@@ -828,7 +1191,7 @@ static void test_cli_dump_equals_kdl(void **state)
     if (!doc) fail_msg("dump --json: %s", jerr.text);
     free(out);
     assert_int_equal(json_integer_value(json_array_get(json_object_get(json_array_get(json_object_get(doc, "scenes"), 0), "nodes"), 0)), 0);
-    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out, false);
     json_decref(doc);
     /* convert: the links as the nodes of a .glb, whose glTF dump holds the same poses */
     char glb[600];
@@ -842,8 +1205,40 @@ static void test_cli_dump_equals_kdl(void **state)
     doc = json_loads(out, 0, &jerr);
     free(out);
     assert_non_null(doc);
-    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out);
+    dump_equals_kdl(json_object_get(doc, "nodes"), kdl_out, true);
     json_decref(doc);
+    converted_robot_holds(panda, glb);
+    /* its collision model, of cylinders and spheres */
+    char collision[600];
+    snprintf(collision, sizeof collision, "%.*s_collision.urdf", (int)(strlen(panda) - 5), panda);
+    snprintf(args, sizeof args, "convert '%s' '%s' --joints '%s' --joint panda_joint1=0.5 --joint panda_joint2=-0.25 "
+             "--joint panda_joint3=1 --joint panda_finger_joint1=0.03", collision, glb, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    converted_robot_holds(collision, glb);
+    /* render: the shapes shaded (triangles), an arrow a joint that moves: 7 revolute, 2 prismatic */
+    snprintf(args, sizeof args, "render '%s' -o - --joints '%s' --joint panda_joint1=0.5", collision, joints);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    size_t triangles = 0, turns = 0, slides = 0;
+    for (const char *p = out; (p = strstr(p, "<polygon")); p++) triangles++;
+    for (const char *p = out; (p = strstr(p, "stroke-width=\"2.0\" stroke=\"#d91a1a\"")); p++) turns++;
+    for (const char *p = out; (p = strstr(p, "stroke-width=\"2.0\" stroke=\"#1a4de6\"")); p++) slides++;
+    free(out);
+    assert_true(triangles > 1000);
+    assert_int_equal(turns, 7);
+    assert_int_equal(slides, 2);
+    char png[600];
+    snprintf(png, sizeof png, "%s/urdf_cli_panda.png", OUT_DIR);
+    snprintf(args, sizeof args, "render '%s' -o '%s' --size 320x240 --joint panda_joint4=-1", collision, png);
+    assert_int_equal(run_cli(args, &out, err), 0);
+    free(out);
+    char *image = slurp(png);
+    assert_memory_equal(image, "\x89PNG", 4);
+    free(image);
+    snprintf(args, sizeof args, "render '%s' -o '%s' --joint panda_joint4=1", collision, png);
+    assert_int_equal(run_cli(args, &out, err), 1);
+    free(out);
+    assert_non_null(strstr(err, "outside its limits"));
 
     struct { const char *args, *says; } refused[] = {
         { "--joint panda_finger_joint2=0.01", "arbor: dump: " },
@@ -882,6 +1277,8 @@ int main(void)
         cmocka_unit_test(test_shared_robots_read_as_urdfdom),
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
+        cmocka_unit_test(test_geometry_bounds_links),
+        cmocka_unit_test(test_other_joints_equal_products),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_floating_and_planar_joints),
         cmocka_unit_test(test_record_positions_lookup),

@@ -26,16 +26,28 @@
  * Reading: the file is parsed with libxml2 without network access, without loading or expanding
  * entities: a file with a DOCTYPE is refused, and so are depths beyond libxml2's 256. What is
  * read equals urdfdom's reading (tests/test_urdf.c compares every file of the shared robots
- * against urdfdom and KDL). Visual and collision geometry, materials, transmissions and
- * `<gazebo>` are not read yet. A refused file names the file, the line and the reason
+ * against urdfdom and KDL). Materials, inertia, transmissions and `<gazebo>` are skipped. A
+ * refused file names the file, the line and the reason
  * (arbor_last_error_info's file and line): "arbor_urdf_load: arm.urdf: line 12: joint 'elbow':
  * lower limit 2 is above upper limit 1". Refusals: ARBOR_ERR_IO (the file cannot be read; only a
  * regular file is opened), ARBOR_ERR_PARSE (not well-formed XML, a DOCTYPE, a missing or
  * malformed attribute, an unknown joint type, a NaN or infinity, a zero axis, lower > upper, two
  * links or joints of one name, a joint naming a missing link, a link with two parent joints, a
- * cycle of joints, no root or two roots, a mimic naming a missing, fixed or mimic-cycling joint),
+ * cycle of joints, no root or two roots, a mimic naming a missing, fixed or mimic-cycling joint,
+ * a `<visual>` or `<collision>` without `<geometry>`, an unknown shape, a shape without its
+ * sizes or with a negative one, a mesh without a filename),
  * ARBOR_ERR_DEPTH_LIMIT (a tree deeper than the scene allows), ARBOR_ERR_OUT_OF_MEMORY; nothing
  * is added to the scene then.
+ *
+ * Geometry: every link's `<visual>` and `<collision>` elements (arbor_urdf_geometry_info). Boxes,
+ * cylinders and spheres give their link's node its local bounds (bounds.h: culling, the boxes
+ * up the tree, `arbor render`): the smallest axis-aligned box in the link's frame around every
+ * such shape of the link, visual and collision, each placed by its origin (a cylinder's exact
+ * box: along z, radius r and length l, its half extent on axis i is
+ * r sqrt(1 - R[i][2]^2) + l/2 |R[i][2]|). Meshes are kept by name (the filename as the file
+ * gives it, package:// included) and their scale, and do not bound their link: their formats
+ * (STL, COLLADA, OBJ) are not read by arbor, and reading a glTF mesh here would make this
+ * library depend on libarbor-gltf. A link with meshes only has no bounds.
  *
  * Memory: the robot's through the scene's allocator; libxml2's own, during the parse only,
  * through libxml2's (malloc unless the program set it up otherwise).
@@ -74,6 +86,25 @@ typedef enum arbor_urdf_joint_type {
     ARBOR_URDF_PLANAR      /* 3 values: a, b in the plane normal to the axis, c the angle about it */
 } arbor_urdf_joint_type;
 
+typedef enum arbor_urdf_shape {
+    ARBOR_URDF_BOX,      /* size: its sides x y z, centred on its origin */
+    ARBOR_URDF_CYLINDER, /* size: radius, length (along its origin's z, centred), 0 */
+    ARBOR_URDF_SPHERE,   /* size: radius, 0, 0 */
+    ARBOR_URDF_MESH      /* size: the mesh's scale x y z (1 1 1 when not given); mesh: its file */
+} arbor_urdf_shape;
+
+/* One `<visual>` or `<collision>` of a link (arbor_urdf_geometry_info). */
+typedef struct arbor_urdf_geometry {
+    uint32_t link;               /* the link's index (arbor_urdf_link_node) */
+    bool collision;              /* a `<collision>`; false: a `<visual>` */
+    arbor_urdf_shape shape;
+    double origin_xyz[3];        /* the shape's origin in its link's frame */
+    double origin_rpy[3];        /* roll, pitch, yaw, as a joint's */
+    double size[3];              /* by shape, see arbor_urdf_shape */
+    const char *mesh;            /* a mesh's filename as the file gives it, else NULL; valid while
+                                    the robot lives */
+} arbor_urdf_geometry;
+
 /* All zero (or NULL options): values outside a joint's limits are refused. */
 typedef struct arbor_urdf_options {
     bool clamp; /* values outside a joint's limits are clamped to them instead of refused (NaN is
@@ -103,8 +134,8 @@ typedef struct arbor_urdf_joint {
 ARBOR_API arbor_result arbor_urdf_load(arbor_scene *s, const char *path, const arbor_urdf_options *options,
                                        arbor_urdf **out);
 /* The same from size bytes of URDF in memory. base_dir is where its mesh files would be found;
-   it is not read yet (geometry is not), and may be NULL. Messages name this call and the line,
-   and no file. */
+   it is not used yet (mesh files are not read), and may be NULL. Messages name this call and
+   the line, and no file. */
 ARBOR_API arbor_result arbor_urdf_load_memory(arbor_scene *s, const void *data, size_t size, const char *base_dir,
                                               const arbor_urdf_options *options, arbor_urdf **out);
 ARBOR_API void arbor_urdf_destroy(arbor_urdf *robot); /* NULL is allowed */
@@ -126,6 +157,12 @@ ARBOR_API arbor_node arbor_urdf_find_link(const arbor_urdf *robot, const char *n
 ARBOR_API uint32_t arbor_urdf_joint_count(const arbor_urdf *robot);
 ARBOR_API arbor_result arbor_urdf_joint_info(const arbor_urdf *robot, uint32_t i, arbor_urdf_joint *out);
 ARBOR_API int32_t arbor_urdf_find_joint(const arbor_urdf *robot, const char *name);
+
+/* Geometry: how many `<visual>` and `<collision>` elements the robot has; element i into *out
+   (ARBOR_ERR_INVALID_ARGUMENT: i out of range, nothing written). In link order, a link's in
+   the order of the file. */
+ARBOR_API uint32_t arbor_urdf_geometry_count(const arbor_urdf *robot);
+ARBOR_API arbor_result arbor_urdf_geometry_info(const arbor_urdf *robot, uint32_t i, arbor_urdf_geometry *out);
 
 /* How many joint position values the robot takes (see above). */
 ARBOR_API uint32_t arbor_urdf_dof(const arbor_urdf *robot);
@@ -157,7 +194,11 @@ ARBOR_API arbor_result arbor_urdf_record_positions(arbor_urdf *robot, double tim
    rows of dof values; out receives configs x link_count matrices of 16 (column-major, link
    order), each link's pose relative to the root link. Checked as arbor_urdf_set_positions
    (every row before anything is written: a refusal writes nothing and names the row). Computed
-   in double within a configuration; out holds arbor_real. */
+   in double within a configuration, four configurations at a time in SIMD lanes (AVX2 or SSE2),
+   from a program made at load: each link's parent times its joint's origin, pre-composed, then
+   the joint's motion as a structured product, one sine and cosine a revolute joint. A
+   configuration gives the same bits in a batch of any size and position; out holds
+   arbor_real. */
 ARBOR_API arbor_result arbor_urdf_forward_kinematics(const arbor_urdf *robot, const double *q, uint32_t configs,
                                                      arbor_real *out);
 /* The same, the configurations shared out on executor (NULL: this thread); the same bits. */

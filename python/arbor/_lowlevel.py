@@ -43,3 +43,32 @@ def real_array(n):
 def ptr(array, ctype):
     """A cdata pointer to a C-contiguous numpy array's data (no copy)."""
     return ffi.cast(ctype, ffi.from_buffer(array, require_writable=False))
+
+
+def pool(owner, threads, what):
+    """The thread pool of ``owner`` (a Pose or a Robot, slots _pool and _pool_threads) for
+    ``threads``: NULL for None or 1 (this thread); else a pool of that many threads (0: one per
+    core), made on first use and kept with the owner until another count is asked for or the
+    owner is released (release_pool)."""
+    from . import _args as args
+    from ._errors import InvalidArgumentError
+
+    threads = 1 if threads is None else args.index(threads, f"{what}: threads")
+    if threads == 1:
+        return ffi.NULL
+    if threads < 0:
+        raise InvalidArgumentError(f"{what}: threads = {threads} is negative")
+    if owner._pool is None or owner._pool_threads != threads:
+        out = ffi.new("arbor_pool **")
+        check(lib.ap_pool_create(threads, out))
+        release_pool(owner)
+        owner._pool, owner._pool_threads = out[0], threads
+    return owner._pool
+
+
+def release_pool(owner):
+    """Frees the pool ``pool`` made for owner, if any."""
+    p, owner._pool = owner._pool, None
+    if p is not None:
+        lib.ap_pool_free(p)
+

@@ -2,10 +2,8 @@
 """The pose path (arbor's pose.h): many nodes' TRS as writable numpy views of arbor's own memory."""
 import numpy as np
 
-from . import _args as args
 from . import _lowlevel as ll
 from ._anim import _ScenePart
-from ._errors import InvalidArgumentError
 from ._lowlevel import REAL, check, ffi, lib
 
 
@@ -61,9 +59,7 @@ class Pose(_ScenePart):
             self._trs = np.empty((0, 10), REAL)
 
     def _release(self):
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            lib.ap_pool_free(pool)
+        ll.release_pool(self)
         self._trs = None
         super()._release()
 
@@ -139,19 +135,7 @@ class Pose(_ScenePart):
         nothing stored (see the class); nodes below the pose but not in it are current after
         ``scene.update()`` or a read, as after any write."""
         p = self._p()
-        pool = ffi.NULL
-        threads = 1 if threads is None else args.index(threads, "Pose.apply: threads")
-        if threads != 1:
-            if threads < 0:
-                raise InvalidArgumentError(f"Pose.apply: threads = {threads} is negative")
-            if self._pool is None or self._pool_threads != threads:
-                out = ffi.new("arbor_pool **")
-                check(lib.ap_pool_create(threads, out))
-                if self._pool is not None:
-                    lib.ap_pool_free(self._pool)
-                self._pool, self._pool_threads = out[0], threads
-            pool = self._pool
-        check(lib.ap_pose_apply(p, pool))
+        check(lib.ap_pose_apply(p, ll.pool(self, threads, "Pose.apply")))
 
     def record(self, time):
         """Records every entry (``trs``) as a sample of its node at ``time``, in one pass, and

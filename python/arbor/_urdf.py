@@ -41,12 +41,12 @@ class Robot(_ScenePart):
     a refused call changes nothing.
     """
 
-    __slots__ = ("joints", "links", "position_names", "_index")
+    __slots__ = ("joints", "links", "position_names", "_index", "_pool", "_pool_threads")
     _free = lib.ap_urdf_free
 
     def __init__(self, scene, ptr):
         """Use :func:`load_urdf`."""
-        self._ptr = None
+        self._ptr, self._pool, self._pool_threads = None, None, None
         self._attach(scene, ptr)
         self.links = tuple(ll.string(lib.ap_urdf_link_name(ptr, i)) for i in range(lib.ap_urdf_link_count(ptr)))
         self._index = {name: i for i, name in enumerate(self.links)}
@@ -134,19 +134,26 @@ class Robot(_ScenePart):
         row = self._row(q, "Robot.record_positions")
         check(lib.ap_urdf_record_positions(self._p(), t, ll.ptr(row, "double *"), self.dof))
 
-    def forward_kinematics(self, q):
+    def _release(self):
+        ll.release_pool(self)
+        super()._release()
+
+    def forward_kinematics(self, q, threads=None):
         """Every link's pose, relative to the root link, at each configuration of q (B, dof), or
         of one configuration (dof,): a new (B, links, 4, 4) array (or (links, 4, 4)) indexed
         [config, link, row, column], computed in C without touching the scene. Checked as
-        set_positions, every row before anything is computed (the message names the row)."""
+        set_positions, every row before anything is computed (the message names the row).
+        threads: None or 1, this thread; n > 1, the configurations shared out on a pool of n
+        threads kept with the robot (arbor_urdf_forward_kinematics_parallel); 0, one per core.
+        The same bits whatever the threads."""
         Q = np.ascontiguousarray(q, dtype=np.float64)
         single = Q.ndim == 1
         Q = Q.reshape(1, -1) if single else Q
         if Q.ndim != 2 or Q.shape[1] != self.dof:
             raise InvalidArgumentError(f"Robot.forward_kinematics: expected shape (B, {self.dof}), got {np.shape(q)}")
         out = np.empty((Q.shape[0], len(self.links), 4, 4), REAL)
-        check(lib.ap_urdf_forward_kinematics(self._p(), ll.ptr(Q, "double *"), Q.shape[0], ll.ptr(out, "arbor_real *"),
-                                             ffi.NULL))
+        pool = ll.pool(self, threads, "Robot.forward_kinematics")
+        check(lib.ap_urdf_forward_kinematics(self._p(), ll.ptr(Q, "double *"), Q.shape[0], ll.ptr(out, "arbor_real *"), pool))
         out = out.transpose(0, 1, 3, 2)  # arbor writes each matrix column-major
         return out[0] if single else out
 

@@ -81,12 +81,34 @@ def test_fk_equals_kdl(path, oracle, tmp_path):
     assert np.abs(batch - expected).max() <= TOL
     for b in range(len(q)):
         assert np.array_equal(robot.forward_kinematics(q[b]), batch[b])  # bit for bit
+    threaded = robot.forward_kinematics(q, threads=3)  # on a pool: the same bits, KDL's poses
+    assert np.array_equal(threaded, batch)
+    assert np.abs(threaded - expected).max() <= TOL
     robot.set_positions(q[7])
     nodes = [robot.link(n) for n in robot.links]
     scene = robot.scene.world_matrices(nodes)
     assert np.abs(scene - expected[7]).max() <= TOL
     robot.set_positions(dict(zip(robot.position_names, q[3])))
     assert np.array_equal(robot.positions, q[3])
+
+
+def test_threads_share_out_big_batches():
+    """A batch of 1000 on pools of 2, 4 threads and one a core: the single thread's bits; the
+    pool is kept between calls and made again for another count; bad counts refused."""
+    path = next((p for p in robots() if p.endswith("talos_full_v2_box.urdf")), None)
+    need(path, f"{URDF} is absent (../shared beside the checkout)")
+    robot = arbor.load_urdf(path)
+    q = random_configs(robot, np.random.default_rng(5), 1000)
+    single = robot.forward_kinematics(q)
+    for threads in (2, 2, 4, 0, 1, None):
+        assert np.array_equal(robot.forward_kinematics(q, threads=threads), single)
+    with pytest.raises(arbor.InvalidArgumentError, match="threads = -1 is negative"):
+        robot.forward_kinematics(q, threads=-1)
+    with pytest.raises(TypeError):
+        robot.forward_kinematics(q, threads=1.5)
+    robot.close()
+    with pytest.raises(arbor.ClosedError):
+        robot.forward_kinematics(q, threads=2)
 
 
 def test_limits_mimic_and_refusals():

@@ -144,6 +144,74 @@ static const struct {
     { "floating", ARBOR_URDF_FLOATING, 7 },   { "planar", ARBOR_URDF_PLANAR, 3 },
 };
 
+/* An origin's rotation (x y z w) and rows: urdfdom's setFromRPY, R = Rz(yaw) Ry(pitch) Rx(roll). */
+static void origin_rows(const double xyz[3], const double rpy[3], double rot[4], double rows[12]) {
+    double cr = cos(rpy[0] / 2), sr = sin(rpy[0] / 2), cp = cos(rpy[1] / 2), sp = sin(rpy[1] / 2);
+    double cy = cos(rpy[2] / 2), sy = sin(rpy[2] / 2);
+    rot[0] = sr * cp * cy - cr * sp * sy;
+    rot[1] = cr * sp * cy + sr * cp * sy;
+    rot[2] = cr * cp * sy - sr * sp * cy;
+    rot[3] = cr * cp * cy + sr * sp * sy;
+    arbor__urdf_rows(rows, rot, xyz);
+}
+
+/* The shape element of a <visual> or <collision>: its <geometry>'s first element (urdfdom's). */
+static const xmlNode *shape_of(const xmlNode *e) {
+    const xmlNode *g = child(e, "geometry");
+    for (const xmlNode *c = g ? g->children : NULL; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE) return c;
+    return NULL;
+}
+
+static bool is_geometry(const xmlNode *n) { return is(n, "visual") || is(n, "collision"); }
+
+/* The mesh filename of a <visual> or <collision>, or NULL. */
+static const char *mesh_of(const xmlNode *e) {
+    const xmlNode *shape = shape_of(e);
+    return shape && is(shape, "mesh") ? attr(shape, "filename") : NULL;
+}
+
+/* One <visual> or <collision> e of link `link` into g (its mesh's name copied to *text). */
+static arbor_result read_geometry(const ps *P, const xmlNode *e, const char *link, arbor__urdf_geometry *g, char **text) {
+    char what[300];
+    snprintf(what, sizeof what, "link '%s': <%s>", link, (const char *)e->name);
+    g->collision = is(e, "collision");
+    arbor_result r;
+    const xmlNode *o = child(e, "origin"), *shape = shape_of(e);
+    if (o && ((r = reals(P, o, what, "xyz", 3, g->xyz)) || (r = reals(P, o, what, "rpy", 3, g->rpy)))) return r;
+    double rot[4];
+    origin_rows(g->xyz, g->rpy, rot, g->origin);
+    if (!shape) return fail(P, ARBOR_ERR_PARSE, xmlGetLineNo(e), "%s: no <geometry> with a shape in it", what);
+    static const struct { const char *name, *attrs[2]; int counts[2]; } shapes[] = {
+        { "box", { "size", NULL }, { 3, 0 } },
+        { "cylinder", { "radius", "length" }, { 1, 1 } },
+        { "sphere", { "radius", NULL }, { 1, 0 } },
+        { "mesh", { "scale", NULL }, { 3, 0 } },
+    };
+    uint32_t k = 0;
+    while (k < 4 && !is(shape, shapes[k].name)) k++;
+    long line = xmlGetLineNo(shape);
+    if (k == 4) return fail(P, ARBOR_ERR_PARSE, line, "%s: unknown shape <%s>", what, (const char *)shape->name);
+    g->shape = (arbor_urdf_shape)k;
+    if (g->shape == ARBOR_URDF_MESH) {
+        const char *file = attr(shape, "filename");
+        if (!file) return fail(P, ARBOR_ERR_PARSE, line, "%s: <mesh> without a filename", what);
+        g->mesh = strcpy(*text, file);
+        *text += strlen(file) + 1;
+        g->size[0] = g->size[1] = g->size[2] = 1;
+    }
+    for (int a = 0, at = 0; a < 2 && shapes[k].attrs[a]; at += shapes[k].counts[a], a++) {
+        const char *name = shapes[k].attrs[a];
+        if (g->shape != ARBOR_URDF_MESH && !attr(shape, name))
+            return fail(P, ARBOR_ERR_PARSE, line, "%s: <%s> without its %s", what, shapes[k].name, name);
+        if ((r = reals(P, shape, what, name, shapes[k].counts[a], g->size + at))) return r;
+    }
+    for (int c = 0; c < 3; c++)
+        if (g->shape != ARBOR_URDF_MESH && g->size[c] < 0)
+            return fail(P, ARBOR_ERR_PARSE, line, "%s: <%s>: a negative size, %.17g", what, shapes[k].name, g->size[c]);
+    return ARBOR_OK;
+}
+
 /* One joint's own content (not its links, not its mimic master). */
 static arbor_result read_joint(const ps *P, const xmlNode *x, arbor__urdf_joint *j) {
     char what[300];
@@ -181,14 +249,7 @@ static arbor_result read_joint(const ps *P, const xmlNode *x, arbor__urdf_joint 
                         what, j->lower, j->upper);
         j->has_limits = true;
     }
-    /* urdfdom's setFromRPY: R = Rz(yaw) Ry(pitch) Rx(roll) */
-    double cr = cos(j->rpy[0] / 2), sr = sin(j->rpy[0] / 2), cp = cos(j->rpy[1] / 2), sp = sin(j->rpy[1] / 2);
-    double cy = cos(j->rpy[2] / 2), sy = sin(j->rpy[2] / 2);
-    j->rot[0] = sr * cp * cy - cr * sp * sy;
-    j->rot[1] = cr * sp * cy + sr * cp * sy;
-    j->rot[2] = cr * cp * sy - sr * sp * cy;
-    j->rot[3] = cr * cp * cy + sr * sp * sy;
-    arbor__urdf_rows(j->origin, j->rot, j->xyz);
+    origin_rows(j->xyz, j->rpy, j->rot, j->origin);
     if (j->type == ARBOR_URDF_PLANAR) { /* u = y x n (n = z: x), else n x x; v = n x u */
         const double *n = j->axis;
         double u[3] = { n[2], 0, -n[0] };
@@ -222,7 +283,7 @@ static arbor_result joint_link(const ps *P, const xmlNode *x, const char *jname,
 static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlNode *robot, arbor__urdf_model *m) {
     const char *rname = attr(robot, "name");
     if (!rname) return fail(P, ARBOR_ERR_PARSE, xmlGetLineNo(robot), "<robot> has no name");
-    uint32_t L = 0, J = 0;
+    uint32_t L = 0, J = 0, G = 0;
     size_t chars = strlen(rname) + 1;
     for (const xmlNode *c = robot->children; c; c = c->next) {
         bool link = is(c, "link"), joint = !link && is(c, "joint");
@@ -232,11 +293,19 @@ static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlN
         if ((link ? L : J) == UINT32_MAX / 64) return fail(P, ARBOR_ERR_PARSE, xmlGetLineNo(c), "too many elements");
         link ? L++ : J++;
         chars += strlen(name) + 1;
+        for (const xmlNode *e = link ? c->children : NULL; e; e = e->next) {
+            if (!is_geometry(e)) continue;
+            if (G == UINT32_MAX / 64) return fail(P, ARBOR_ERR_PARSE, xmlGetLineNo(e), "too many elements");
+            G++;
+            const char *file = mesh_of(e);
+            chars += file ? strlen(file) + 1 : 0;
+        }
     }
     if (L == 0) return fail(P, ARBOR_ERR_PARSE, xmlGetLineNo(robot), "robot '%s' has no link", rname);
 
-    /* The model's block: joints, start, names, indices, then the strings. */
-    size_t at_joints = 0, at_start = at_joints + sizeof(arbor__urdf_joint) * J;
+    /* The model's block: joints, geometry, start, names, indices, then the strings. */
+    size_t at_joints = 0, at_geometry = at_joints + sizeof(arbor__urdf_joint) * J;
+    size_t at_start = at_geometry + sizeof(arbor__urdf_geometry) * G;
     size_t at_names = at_start + sizeof(double) * 7 * J, at_parent = at_names + sizeof(char *) * L;
     size_t at_ljoint = at_parent + sizeof(int32_t) * L, at_by = at_ljoint + sizeof(int32_t) * L;
     size_t at_jby = at_by + sizeof(uint32_t) * L, at_chars = at_jby + sizeof(uint32_t) * J;
@@ -255,6 +324,7 @@ static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlN
     }
     memset(block, 0, bytes);
     arbor__urdf_joint *joints = (arbor__urdf_joint *)(block + at_joints);
+    arbor__urdf_geometry *geometry = (arbor__urdf_geometry *)(block + at_geometry);
     double *start = (double *)(block + at_start);
     const char **link_name = (const char **)(block + at_names);
     int32_t *link_parent = (int32_t *)(block + at_parent), *link_joint = (int32_t *)(block + at_ljoint);
@@ -386,6 +456,14 @@ static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlN
                 j->offset += j->multiplier * m2->offset, j->multiplier *= m2->multiplier, j->mimic = m2->mimic;
         }
     }
+    /* Geometry in link order: the links walked in tree order (stack: tree index to file index). */
+    for (uint32_t i = 0; !r && i < L; i++) stack[tree[i]] = i;
+    for (uint32_t t = 0, g = 0; !r && t < L; t++)
+        for (const xmlNode *e = xml[stack[t]]->children; !r && e; e = e->next)
+            if (is_geometry(e)) {
+                geometry[g].link = t;
+                r = read_geometry(P, e, fname[stack[t]], &geometry[g++], &text);
+            }
     if (!r) {
         uint32_t dof = 0;
         for (uint32_t k = 0; k < J; k++) {
@@ -412,7 +490,8 @@ static arbor_result read_robot(const ps *P, const arbor_allocator *a, const xmlN
         memcpy(joint_by_name, jorder, sizeof(uint32_t) * J);
         *m = (arbor__urdf_model){ .block = block, .bytes = bytes, .name = m->name, .link_count = L, .joint_count = J,
                                   .dof = dof, .link_name = link_name, .link_parent = link_parent, .link_joint = link_joint,
-                                  .by_name = by_name, .joint_by_name = joint_by_name, .joints = joints, .start = start };
+                                  .by_name = by_name, .joint_by_name = joint_by_name, .joints = joints, .geometry_count = G,
+                                  .geometry = geometry, .start = start };
     } else {
         arbor__free_with(a, block, bytes);
     }

@@ -4,6 +4,7 @@
    kinematics of batches works on the model alone, in double, and never touches the scene. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat, read */
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,8 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arbor/bounds.h"
 #include "arbor/pose.h"
 #include "arbor/time.h"
+#include "math/affine.h"
 #include "urdf/urdf_internal.h"
 
 struct arbor_urdf {
@@ -24,12 +27,67 @@ struct arbor_urdf {
     uint32_t *pose_link;    /* the link of each pose entry */
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
+    struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
+    double *lo, *hi;        /* each position's limits (-inf, inf without; floating: none) */
+    bool floating;          /* a floating joint: rows checked by check() for zero quaternions */
     bool recorded;          /* arbor_urdf_record_positions was called: q is the latest sample's */
     double latest;          /* the latest time recorded */
     size_t bytes;           /* of this block (the struct and its arrays) */
 };
 
 static void detach(arbor__dependent *d) { ((arbor_urdf *)d)->s = NULL; }
+
+/* The steps of sincos_of and sincos4, for a double or four: n, the nearest multiple of pi/2
+   (1.5 * 2^52 added and taken away rounds to an integer); r, x - n pi/2; the polynomials. */
+#define NEAREST_QUADRANT(x) (((x) * 0.63661977236758134308 + 6755399441055744.0) - 6755399441055744.0)
+#define REDUCED(x, n) ((((x) - (n) * 1.57079632673412561417e+00) - (n) * 6.07710050630396597660e-11) - (n) * 2.02226624871116645580e-21)
+#define SIN_POLY(r, r2) ((r) + (r) * (r2) * (-1.0 / 6 + (r2) * (1.0 / 120 + (r2) * (-1.0 / 5040 + (r2) * (1.0 / 362880 + \
+                        (r2) * (-1.0 / 39916800 + (r2) * (1.0 / 6227020800 + (r2) * (-1.0 / 1307674368000 + (r2) * (1.0 / 355687428096000)))))))))
+#define COS_POLY(r2) (1 + (r2) * (-0.5 + (r2) * (1.0 / 24 + (r2) * (-1.0 / 720 + (r2) * (1.0 / 40320 + (r2) * (-1.0 / 3628800 + \
+                     (r2) * (1.0 / 479001600 + (r2) * (-1.0 / 87178291200 + (r2) * (1.0 / 20922789888000)))))))))
+
+/* sin and cos of x from sin r and cos r, x = r + n pi/2 (libm's beyond |x| = 1e5). */
+static inline void quadrant(double x, double n, double sr, double cr, double *s, double *c) {
+    if (!(fabs(x) <= 1e5)) {
+        *s = sin(x), *c = cos(x);
+        return;
+    }
+    switch ((int64_t)n & 3) {
+    case 0: *s = sr, *c = cr; break;
+    case 1: *s = cr, *c = -sr; break;
+    case 2: *s = -sr, *c = -cr; break;
+    default: *s = -cr, *c = sr; break;
+    }
+}
+
+/* sin and cos of x at once, within a few units in the last place: x reduced by the nearest
+   multiple n of pi/2 (pi/2 in three parts of 33 bits, so n times each is exact for |n| < 2^20),
+   then Taylor polynomials on [-pi/4, pi/4] (terms to x^17 and x^16: the next are below 1e-19).
+   Beyond |x| = 1e5, libm's. A revolute joint's motion costs one of these, not two libm calls. */
+static inline void sincos_of(double x, double *s, double *c) {
+    double n = fabs(x) <= 1e5 ? NEAREST_QUADRANT(x) : 0, r = REDUCED(x, n), r2 = r * r;
+    quadrant(x, n, SIN_POLY(r, r2), COS_POLY(r2), s, c);
+}
+
+/* The batch's program: one step a link, in link order, everything a joint needs at hand. A
+   link's world rows are its parent's times its origin's (pre-composed in the step as a 3x4),
+   then the motion as a structured product: about a coordinate axis a rotation of two columns,
+   along one a multiple of a column added to the translation; other axes through Rodrigues'
+   matrix; floating and planar joints through joint_local. */
+enum { FK_ROOT, FK_FIXED, FK_TURN, FK_SLIDE, FK_OTHER };
+typedef struct fk_link {
+    double origin[12];       /* rows of the joint's origin */
+    double axis[3];
+    double multiplier, offset; /* value = multiplier * clamp(q[index]) + offset (1, 0 unless a mimic) */
+    double lo, hi;           /* the clamp: the master's limits, or -inf, inf */
+    int32_t parent, index;   /* parent link; the position the value comes from (-1: none) */
+    uint32_t joint;
+    uint8_t kind, along;     /* along: the coordinate axis 0, 1, 2 the joint's is, or 3 */
+    bool negative;           /* the axis is minus that coordinate axis */
+    bool shift;              /* the origin does not turn (rpy 0): A = P translated */
+    double turned[4];        /* the scene's path: a revolute joint's rot (axis, 0), a prismatic one's
+                                axis turned by rot (0 for a fixed one) */
+} fk_link;
 
 /* ---- a joint's motion ------------------------------------------------------------------------ */
 
@@ -59,8 +117,9 @@ static void joint_local(const arbor__urdf_joint *j, const double *v, double t[3]
     case ARBOR_URDF_REVOLUTE:
     case ARBOR_URDF_CONTINUOUS:
     case ARBOR_URDF_PLANAR: {
-        double angle = j->type == ARBOR_URDF_PLANAR ? v[2] : v[0], s = sin(angle / 2);
-        m[0] = j->axis[0] * s, m[1] = j->axis[1] * s, m[2] = j->axis[2] * s, m[3] = cos(angle / 2);
+        double s, c;
+        sincos_of((j->type == ARBOR_URDF_PLANAR ? v[2] : v[0]) / 2, &s, &c);
+        m[0] = j->axis[0] * s, m[1] = j->axis[1] * s, m[2] = j->axis[2] * s, m[3] = c;
         if (j->type == ARBOR_URDF_PLANAR)
             for (int k = 0; k < 3; k++) d[k] = v[0] * j->plane[0][k] + v[1] * j->plane[1][k];
         break;
@@ -80,21 +139,11 @@ static void joint_local(const arbor__urdf_joint *j, const double *v, double t[3]
     quat_mul(r, j->rot, m);
 }
 
-/* The values joint k moves with, from checked positions q (a mimic's into one). */
-static const double *joint_values(const arbor_urdf *R, uint32_t k, const double *q, double *one) {
-    const arbor__urdf_joint *j = &R->m.joints[k];
-    if (j->mimic >= 0) {
-        *one = j->multiplier * q[R->m.joints[j->mimic].position_index] + j->offset;
-        return one;
-    }
-    return j->position_index >= 0 ? q + j->position_index : one;
-}
-
 /* q (dof values) checked into out: finite, within limits (or clamped), floating quaternions
    not zero. row >= 0 names a row of a batch. */
 static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, const double *q, double *out) {
-    char where[40] = "";
-    if (row >= 0) snprintf(where, sizeof where, "row %lld: ", (long long)row);
+    char where[40] = ""; /* written when a refusal needs it */
+#define WHERE (row >= 0 ? (snprintf(where, sizeof where, "row %lld: ", (long long)row), where) : where)
     for (uint32_t k = 0; k < R->m.joint_count; k++) {
         const arbor__urdf_joint *j = &R->m.joints[k];
         if (j->position_index < 0) continue;
@@ -102,21 +151,30 @@ static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, co
         double *o = out + j->position_index;
         for (uint32_t i = 0; i < j->position_count; i++) {
             if (!isfinite(v[i]))
-                return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sjoint '%s' (position %d): %g is not a finite value", where,
+                return arbor__fail(ARBOR_ERR_NONFINITE, func, "%sjoint '%s' (position %d): %g is not a finite value", WHERE,
                                    j->name, j->position_index + (int)i, v[i]);
             o[i] = v[i];
         }
         if (j->has_limits && !(v[0] >= j->lower && v[0] <= j->upper)) {
             if (!R->clamp)
                 return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (position %d): %.9g is outside its limits [%.9g, %.9g]",
-                                   where, j->name, j->position_index, v[0], j->lower, j->upper);
+                                   WHERE, j->name, j->position_index, v[0], j->lower, j->upper);
             o[0] = v[0] < j->lower ? j->lower : j->upper;
         }
         if (j->type == ARBOR_URDF_FLOATING && !(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[6] * v[6] > 0))
-            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (positions %d to %d): the quaternion is zero", where,
+            return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%sjoint '%s' (positions %d to %d): the quaternion is zero", WHERE,
                                j->name, j->position_index + 3, j->position_index + 6);
     }
     return ARBOR_OK;
+#undef WHERE
+}
+
+/* A batch's row q is good as it is: finite, within limits unless clamping, no floating joint
+   (else check() decides and says why). dof comparisons, no copy. */
+static bool row_ok(const arbor_urdf *R, const double *q) {
+    bool ok = !R->floating;
+    for (uint32_t p = 0; p < R->m.dof; p++) ok &= fabs(q[p]) <= DBL_MAX && (R->clamp || (q[p] >= R->lo[p] && q[p] <= R->hi[p]));
+    return ok;
 }
 
 /* ---- load ------------------------------------------------------------------------------------- */
@@ -124,13 +182,87 @@ static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, co
 /* The trs of link i at checked positions q. */
 static arbor_trs link_trs(const arbor_urdf *R, uint32_t i, const double *q) {
     arbor_trs trs = { .rotation = { 0, 0, 0, 1 }, .scale = { 1, 1, 1 } };
-    int32_t k = R->m.link_joint[i];
-    if (k < 0) return trs;
-    double one = 0, t[3], r[4];
-    joint_local(&R->m.joints[k], joint_values(R, (uint32_t)k, q, &one), t, r);
+    const fk_link *f = &R->fk[i];
+    if (f->kind == FK_ROOT) return trs;
+    const arbor__urdf_joint *j = &R->m.joints[f->joint];
+    double t[3], r[4], x = f->kind == FK_TURN || f->kind == FK_SLIDE ? f->multiplier * q[f->index] + f->offset : 0;
+    if (f->kind == FK_TURN) { /* the origin's xyz; its rotation times (axis sin, cos), bilinear: rot cos + rot (axis, 0) sin */
+        double sh, ch;
+        sincos_of(x / 2, &sh, &ch);
+        for (int c = 0; c < 4; c++) r[c] = j->rot[c] * ch + f->turned[c] * sh;
+        memcpy(t, j->xyz, sizeof t);
+    } else if (f->kind == FK_SLIDE || f->kind == FK_FIXED) { /* the origin's rotation; its xyz plus the turned axis x */
+        memcpy(r, j->rot, sizeof r);
+        for (int c = 0; c < 3; c++) t[c] = j->xyz[c] + f->turned[c] * x;
+    } else {
+        joint_local(j, q + j->position_index, t, r);
+    }
     for (int c = 0; c < 3; c++) trs.translation[c] = (arbor_real)t[c];
     for (int c = 0; c < 4; c++) trs.rotation[c] = (arbor_real)r[c];
     return trs;
+}
+
+/* The box in its link's frame of geometry g (a box, cylinder or sphere; false for a mesh): its
+   centre +- the half extents of the shape turned by its origin's rotation R. */
+static bool shape_box(const arbor__urdf_geometry *g, double lo[3], double hi[3]) {
+    if (g->shape == ARBOR_URDF_MESH) return false;
+    const double *o = g->origin, *z = g->size;
+    for (int i = 0; i < 3; i++) {
+        const double *R = o + 4 * i;
+        double h = g->shape == ARBOR_URDF_SPHERE ? z[0]
+                   : g->shape == ARBOR_URDF_BOX  ? (fabs(R[0]) * z[0] + fabs(R[1]) * z[1] + fabs(R[2]) * z[2]) / 2
+                                                 : z[0] * sqrt(fmax(0, 1 - R[2] * R[2])) + z[1] / 2 * fabs(R[2]);
+        lo[i] = R[3] - h, hi[i] = R[3] + h;
+    }
+    return true;
+}
+
+/* Each link's bounds: the union of its shapes' boxes (geometry is in link order). */
+static arbor_result set_bounds(arbor_scene *s, const arbor__urdf_model *m, const arbor_node *nodes) {
+    for (uint32_t g = 0; g < m->geometry_count;) {
+        uint32_t link = m->geometry[g].link;
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY }, a[3], b[3];
+        for (; g < m->geometry_count && m->geometry[g].link == link; g++)
+            if (shape_box(&m->geometry[g], a, b))
+                for (int k = 0; k < 3; k++) lo[k] = fmin(lo[k], a[k]), hi[k] = fmax(hi[k], b[k]);
+        if (!(lo[0] <= hi[0])) continue;
+        arbor_real min[3] = { (arbor_real)lo[0], (arbor_real)lo[1], (arbor_real)lo[2] };
+        arbor_real max[3] = { (arbor_real)hi[0], (arbor_real)hi[1], (arbor_real)hi[2] };
+        arbor_result r = arbor_node_set_bounds(s, nodes[link], min, max);
+        if (r) return r;
+    }
+    return ARBOR_OK;
+}
+
+/* The batch's program of R's model, and each position's limits. */
+static void fk_compile(arbor_urdf *R) {
+    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -INFINITY, R->hi[p] = INFINITY;
+    for (uint32_t i = 0; i < R->m.link_count; i++) {
+        fk_link *f = &R->fk[i];
+        int32_t k = R->m.link_joint[i];
+        *f = (fk_link){ .parent = R->m.link_parent[i], .index = -1, .kind = FK_ROOT, .multiplier = 1, .lo = -INFINITY, .hi = INFINITY };
+        if (k < 0) continue;
+        const arbor__urdf_joint *j = &R->m.joints[k], *master = j->mimic >= 0 ? &R->m.joints[j->mimic] : j;
+        memcpy(f->origin, j->origin, sizeof f->origin);
+        memcpy(f->axis, j->axis, sizeof f->axis);
+        f->joint = (uint32_t)k;
+        f->index = master->position_index;
+        f->multiplier = j->multiplier, f->offset = j->offset;
+        if (master->has_limits) f->lo = master->lower, f->hi = master->upper;
+        if (j->has_limits && j->position_index >= 0) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
+        R->floating |= j->type == ARBOR_URDF_FLOATING;
+        f->kind = j->type == ARBOR_URDF_FIXED ? FK_FIXED
+                  : j->type == ARBOR_URDF_PRISMATIC ? FK_SLIDE
+                  : j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS ? FK_TURN
+                                                                                        : FK_OTHER;
+        f->shift = j->rot[0] == 0 && j->rot[1] == 0 && j->rot[2] == 0;
+        if (f->kind == FK_TURN) quat_mul(f->turned, j->rot, (const double[4]){ j->axis[0], j->axis[1], j->axis[2], 0 });
+        if (f->kind == FK_SLIDE) quat_rotate(f->turned, j->rot, j->axis);
+        f->along = 3;
+        for (uint8_t a = 0; a < 3; a++)
+            if (fabs(j->axis[a]) == 1 && j->axis[(a + 1) % 3] == 0 && j->axis[(a + 2) % 3] == 0)
+                f->along = a, f->negative = j->axis[a] < 0;
+    }
 }
 
 static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
@@ -143,7 +275,8 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
                          arbor_urdf **out) {
     const arbor_allocator *a = &s->allocator;
     uint32_t L = m->link_count;
-    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 2 * m->dof;
+    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 4 * m->dof +
+                   sizeof(fk_link) * L;
     size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
     char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
     if (!block || !scratch) {
@@ -160,7 +293,11 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->link_node = (arbor_node *)(block + sizeof *R); /* 8-byte members first, then the 4-byte ones */
     R->q = (double *)(R->link_node + L);
     R->work = R->q + m->dof;
-    R->pose_link = (uint32_t *)(R->work + m->dof);
+    R->lo = R->work + m->dof;
+    R->hi = R->lo + m->dof;
+    R->fk = (fk_link *)(R->hi + m->dof);
+    R->pose_link = (uint32_t *)(R->fk + L);
+    fk_compile(R);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
     arbor_trs *trs = (arbor_trs *)(desc + L);
@@ -174,8 +311,9 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
         parents[i] = m->link_parent[i];
     }
     arbor_result r = arbor_scene_create_nodes(s, desc, parents, L, R->link_node);
-    if (!r && L > 1) {
-        r = arbor_pose_create(s, R->link_node + 1, L - 1, &R->pose);
+    if (!r) {
+        if (L > 1) r = arbor_pose_create(s, R->link_node + 1, L - 1, &R->pose);
+        if (!r && (r = set_bounds(s, m, R->link_node))) arbor_pose_destroy(R->pose);
         if (r) arbor_node_destroy(s, R->link_node[0]);
     }
     if (r) {
@@ -272,13 +410,32 @@ int32_t arbor_urdf_find_joint(const arbor_urdf *R, const char *name) {
     return R && name ? arbor__urdf_find(R->m.joints, sizeof *R->m.joints, R->m.joint_by_name, R->m.joint_count, name) : -1;
 }
 uint32_t arbor_urdf_dof(const arbor_urdf *R) { return R ? R->m.dof : 0; }
+uint32_t arbor_urdf_geometry_count(const arbor_urdf *R) { return R ? R->m.geometry_count : 0; }
 
-arbor_result arbor_urdf_joint_info(const arbor_urdf *R, uint32_t i, arbor_urdf_joint *out) {
-    static const char func[] = "arbor_urdf_joint_info";
+/* The checks of a call that reads item i of R's `count` (joints, geometry) into out. */
+static arbor_result item_checks(const arbor_urdf *R, const void *out, const char *func, uint32_t i, uint32_t count,
+                                const char *what, const char *many) {
     if (!R || !out) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s is NULL", !R ? "robot" : "out");
     if (!R->s) return arbor__inert(func);
-    if (i >= R->m.joint_count)
-        return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "joint %u: robot '%s' has %u joints", i, R->m.name, R->m.joint_count);
+    if (i >= count) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, func, "%s %u: robot '%s' has %u %s", what, i, R->m.name, count, many);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_urdf_geometry_info(const arbor_urdf *R, uint32_t i, arbor_urdf_geometry *out) {
+    arbor_result r = item_checks(R, out, "arbor_urdf_geometry_info", i, R ? R->m.geometry_count : 0, "geometry",
+                                 "visual and collision elements");
+    if (r) return r;
+    const arbor__urdf_geometry *g = &R->m.geometry[i];
+    *out = (arbor_urdf_geometry){ .link = g->link, .collision = g->collision, .shape = g->shape, .mesh = g->mesh };
+    memcpy(out->origin_xyz, g->xyz, sizeof g->xyz);
+    memcpy(out->origin_rpy, g->rpy, sizeof g->rpy);
+    memcpy(out->size, g->size, sizeof g->size);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_urdf_joint_info(const arbor_urdf *R, uint32_t i, arbor_urdf_joint *out) {
+    arbor_result r = item_checks(R, out, "arbor_urdf_joint_info", i, R ? R->m.joint_count : 0, "joint", "joints");
+    if (r) return r;
     const arbor__urdf_joint *j = &R->m.joints[i];
     *out = (arbor_urdf_joint){ .name = j->name, .type = j->type, .has_limits = j->has_limits, .lower = j->lower,
                                .upper = j->upper, .parent_link = j->parent, .child_link = j->child,
@@ -306,8 +463,9 @@ arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap
 /* Checks q, then writes it through the pose: applied now (time NULL), or recorded at *time
    (time.h), where q becomes the current positions only when no later time was recorded. */
 static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q, const double *time) {
-    arbor_result r = check(R, func, -1, q, R->work);
-    if (r) return r;
+    arbor_result r = ARBOR_OK;
+    if (R->m.dof && !R->clamp && row_ok(R, q)) memcpy(R->work, q, sizeof(double) * R->m.dof); /* else clamped there */
+    else if ((r = check(R, func, -1, q, R->work))) return r;
     if (R->pose) {
         arbor_trs *trs = arbor_pose_trs(R->pose);
         for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
@@ -361,71 +519,160 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
 
 /* ---- forward kinematics ---------------------------------------------------------------------- */
 
+/* Four configurations at once, lane by lane (GCC vector types: AVX2 or SSE2 by the CPU,
+   through math/affine.h's clones): every operation is the one a lane alone would do, FMA off,
+   so each configuration's bits are the same whatever its neighbours (a batch of one runs its
+   configuration in every lane). */
+enum { LANES = 4 };
+typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
+
+/* Four rows of lanes to four lanes of rows (the out matrices' columns), by shuffles. */
+typedef arbor_real vr __attribute__((vector_size(LANES * sizeof(arbor_real))));
+#if ARBOR_REAL_IS_DOUBLE
+typedef int64_t vmask __attribute__((vector_size(LANES * sizeof(int64_t))));
+#else
+typedef int32_t vmask __attribute__((vector_size(LANES * sizeof(int32_t))));
+#endif
+#if defined(__clang__)
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (vmask){ i, j, k, l })
+#endif
+ARBOR__HOT void transpose(const vr *ap, const vr *bp, const vr *cp, const vr *dp, vr out[LANES]) {
+    const vr a = *ap, b = *bp, c = *cp, d = *dp; /* by pointer, as sincos4 */
+    vr ab0 = SHUFFLE(a, b, 0, 4, 1, 5), ab1 = SHUFFLE(a, b, 2, 6, 3, 7);
+    vr cd0 = SHUFFLE(c, d, 0, 4, 1, 5), cd1 = SHUFFLE(c, d, 2, 6, 3, 7);
+    out[0] = SHUFFLE(ab0, cd0, 0, 1, 4, 5), out[1] = SHUFFLE(ab0, cd0, 2, 3, 6, 7);
+    out[2] = SHUFFLE(ab1, cd1, 0, 1, 4, 5), out[3] = SHUFFLE(ab1, cd1, 2, 3, 6, 7);
+}
+
+/* sincos_of, lane by lane (its polynomials on the four at once; a lane beyond 1e5 by libm) */
+ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
+    const v4 x = *xp;
+    v4 n = NEAREST_QUADRANT(x), r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
+    for (int l = 0; l < LANES; l++) {
+        double a, b;
+        quadrant(x[l], n[l], sr[l], cr[l], &a, &b);
+        (*s)[l] = a, (*c)[l] = b;
+    }
+}
+
+/* q[l]: configuration l's positions (checked; clamped here when the robot clamps, a no-op for
+   rows within limits); w: the links' world rows, link_count x 12 lanes; o[l]: its out
+   matrices, for the first `used` lanes. */
+ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[LANES], v4 *w, arbor_real *const o[LANES],
+                                     int used) {
+    const fk_link *f = R->fk;
+    arbor_real *out[LANES] = { o[0], o[1], o[2], o[3] }; /* link i's matrices */
+    for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12) {
+        v4 *A = w; /* the parent's rows times the origin's */
+        if (f->kind == FK_ROOT) {
+            for (int e = 0; e < 12; e++) A[e] = (v4){ 0, 0, 0, 0 } + (e % 5 == 0 ? 1.0 : 0.0);
+        } else {
+            const v4 *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent); /* parents come first */
+            const double *O = f->origin;
+            for (int r = 0; r < 3; r++) {
+                const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                if (f->shift) {
+                    A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
+                } else {
+                    A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
+                    A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
+                    A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
+                }
+                A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
+            }
+        }
+        if (f->kind == FK_TURN || f->kind == FK_SLIDE) {
+            v4 x;
+            for (int l = 0; l < LANES; l++) {
+                double v = q[l][f->index];
+                x[l] = f->multiplier * (v < f->lo ? f->lo : v > f->hi ? f->hi : v) + f->offset;
+            }
+            const double *a = f->axis;
+            if (f->kind == FK_SLIDE) {
+                for (int r = 0; r < 3; r++)
+                    A[4 * r + 3] += x * (f->along < 3 ? (f->negative ? -A[4 * r + f->along] : A[4 * r + f->along])
+                                                      : A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
+            } else if (f->along < 3) { /* about e_k: columns i, j = k+1, k+2 turn; (A R)_i = c A_i + s A_j */
+                v4 sn, c;
+                const v4 turn = f->negative ? -x : x;
+                sincos4(&turn, &sn, &c);
+                int ci = (f->along + 1) % 3, cj = (f->along + 2) % 3;
+                for (int r = 0; r < 3; r++) {
+                    v4 ai = A[4 * r + ci], aj = A[4 * r + cj];
+                    A[4 * r + ci] = c * ai + sn * aj;
+                    A[4 * r + cj] = c * aj - sn * ai;
+                }
+            } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
+                v4 sn, c;
+                sincos4(&x, &sn, &c);
+                v4 u = 1 - c;
+                v4 m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
+                            u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
+                            u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
+                for (int r = 0; r < 3; r++) {
+                    v4 a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
+                    for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
+                }
+            }
+        } else if (f->kind == FK_OTHER) { /* floating, planar: the motion's rows, A times them, lane by lane */
+            arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
+            memset(motion.xyz, 0, sizeof motion.xyz);
+            memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
+            for (int l = 0; l < LANES; l++) {
+                double t[3], rq[4], m[12], B[12];
+                joint_local(&motion, q[l] + motion.position_index, t, rq); /* a floating joint's quaternion normalised there */
+                arbor__urdf_rows(m, rq, t);
+                for (int e = 0; e < 12; e++) B[e] = A[e][l];
+                for (int r = 0; r < 3; r++)
+                    for (int col = 0; col < 4; col++)
+                        A[4 * r + col][l] = B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
+                                            (col == 3 ? B[4 * r + 3] : 0);
+            }
+        }
+        for (int col = 0; col < 4; col++) { /* column col of each lane's matrix, column-major out */
+            const vr r0 = __builtin_convertvector(A[col], vr), r1 = __builtin_convertvector(A[4 + col], vr);
+            const vr r2 = __builtin_convertvector(A[8 + col], vr), r3 = { 0, 0, 0, 0 };
+            vr lane[LANES];
+            const vr r3c = col == 3 ? r3 + 1 : r3;
+            transpose(&r0, &r1, &r2, &r3c, lane);
+            if (used == LANES) { /* the common case, unrolled */
+                memcpy(out[0] + 4 * col, &lane[0], sizeof lane[0]);
+                memcpy(out[1] + 4 * col, &lane[1], sizeof lane[1]);
+                memcpy(out[2] + 4 * col, &lane[2], sizeof lane[2]);
+                memcpy(out[3] + 4 * col, &lane[3], sizeof lane[3]);
+            } else {
+                for (int l = 0; l < used; l++) memcpy(out[l] + 4 * col, &lane[l], sizeof lane[l]);
+            }
+        }
+        for (int l = 0; l < LANES; l++) out[l] += 16;
+    }
+}
+
 typedef struct fk_job {
     const arbor_urdf *R;
     const double *q;
     uint32_t configs, per_task;
     arbor_real *out;
-    double *scratch; /* per task: link_count * 12 world rows, then dof checked values */
+    v4 *scratch; /* per task: link_count * 12 world rows of LANES lanes */
 } fk_job;
-
-/* The rows of joint j's local matrix at values v: the origin's rows times the motion's, in
-   closed form for the joints of one value (Rodrigues' rotation about the unit axis). */
-static void fk_local(const arbor__urdf_joint *j, const double *v, double l[12]) {
-    const double *o = j->origin, *a = j->axis;
-    if (j->type == ARBOR_URDF_FIXED) {
-        memcpy(l, o, sizeof(double) * 12);
-    } else if (j->type == ARBOR_URDF_PRISMATIC) {
-        memcpy(l, o, sizeof(double) * 12);
-        for (int row = 0; row < 3; row++)
-            l[row * 4 + 3] += (o[row * 4] * a[0] + o[row * 4 + 1] * a[1] + o[row * 4 + 2] * a[2]) * v[0];
-    } else if (j->type == ARBOR_URDF_REVOLUTE || j->type == ARBOR_URDF_CONTINUOUS) {
-        double c = cos(v[0]), s = sin(v[0]), u = 1 - c;
-        double m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - s * a[2], u * a[0] * a[2] + s * a[1],
-                        u * a[1] * a[0] + s * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - s * a[0],
-                        u * a[2] * a[0] - s * a[1], u * a[2] * a[1] + s * a[0], c + u * a[2] * a[2] };
-        for (int row = 0; row < 3; row++) {
-            for (int col = 0; col < 3; col++)
-                l[row * 4 + col] = o[row * 4] * m[col] + o[row * 4 + 1] * m[3 + col] + o[row * 4 + 2] * m[6 + col];
-            l[row * 4 + 3] = o[row * 4 + 3];
-        }
-    } else {
-        double t[3], r[4];
-        joint_local(j, v, t, r);
-        arbor__urdf_rows(l, r, t);
-    }
-}
 
 static void fk_task(void *user, uint32_t task) {
     const fk_job *J = user;
     const arbor_urdf *R = J->R;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    double *w = J->scratch + (size_t)task * ((size_t)L * 12 + dof), *v = w + (size_t)L * 12;
+    v4 *w = J->scratch + (size_t)task * L * 12;
     uint32_t end = (task + 1) * J->per_task < J->configs ? (task + 1) * J->per_task : J->configs;
-    for (uint32_t c = task * J->per_task; c < end; c++) {
-        (void)check(R, "", -1, J->q + (size_t)c * dof, v); /* checked before: clamps, cannot fail */
-        arbor_real *o = J->out + (size_t)c * L * 16;
-        for (uint32_t i = 0; i < L; i++) {
-            double *m = w + (size_t)i * 12; /* rows of the 3x4 world matrix */
-            double l[12], one = 0;
-            int32_t k = R->m.link_joint[i];
-            if (k >= 0) fk_local(&R->m.joints[k], joint_values(R, (uint32_t)k, v, &one), l);
-            else arbor__urdf_rows(l, (const double[4]){ 0, 0, 0, 1 }, (const double[3]){ 0, 0, 0 });
-            if (k < 0) {
-                memcpy(m, l, sizeof l);
-            } else {
-                const double *p = w + (size_t)R->m.link_parent[i] * 12;
-                for (int row = 0; row < 3; row++)
-                    for (int col = 0; col < 4; col++)
-                        m[row * 4 + col] = p[row * 4] * l[col] + p[row * 4 + 1] * l[4 + col] + p[row * 4 + 2] * l[8 + col] +
-                                           (col == 3 ? p[row * 4 + 3] : 0);
-            }
-            arbor_real *mo = o + (size_t)i * 16;
-            for (int col = 0; col < 4; col++) {
-                for (int row = 0; row < 3; row++) mo[col * 4 + row] = (arbor_real)m[row * 4 + col];
-                mo[col * 4 + 3] = col == 3 ? 1 : 0;
-            }
+    for (uint32_t c = task * J->per_task; c < end; c += LANES) {
+        const double *q[LANES];
+        arbor_real *o[LANES];
+        int used = end - c < LANES ? (int)(end - c) : LANES;
+        for (int l = 0; l < LANES; l++) { /* lanes past the end repeat the last configuration, unwritten */
+            uint32_t k = c + (uint32_t)(l < used ? l : used - 1);
+            q[l] = J->q + (size_t)k * dof, o[l] = J->out + (size_t)k * L * 16;
         }
+        fk_lanes(R, q, w, o, used);
     }
 }
 
@@ -437,21 +684,25 @@ arbor_result arbor_urdf_forward_kinematics_parallel(const arbor_urdf *R, const d
     if (!R->s) return arbor__inert(func);
     if (configs == 0) return ARBOR_OK;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    uint32_t tasks = executor && executor->parallel_for ? (configs < 64 ? configs : 64) : 1;
-    size_t per = (size_t)L * 12 + dof, bytes = sizeof(double) * per * tasks;
-    double *scratch = arbor__alloc_with(&R->dep.allocator, bytes);
-    if (!scratch) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
+    uint32_t groups = (configs + LANES - 1) / LANES; /* tasks take whole groups of LANES */
+    uint32_t tasks = executor && executor->parallel_for ? (groups < 64 ? groups : 64) : 1;
+    size_t bytes = sizeof(v4) * ((size_t)L * 12 * tasks + 1) + sizeof(double) * dof; /* + 1: room to align */
+    char *block = arbor__alloc_with(&R->dep.allocator, bytes);
+    if (!block) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
+    v4 *scratch = (v4 *)(block + (-(uintptr_t)block & (sizeof(v4) - 1)));
+    double *checked = (double *)(scratch + (size_t)L * 12 * tasks);
     arbor_result r = ARBOR_OK;
-    for (uint32_t c = 0; !r && c < configs; c++) r = check(R, func, c, q + (size_t)c * dof, scratch + (size_t)L * 12);
+    for (uint32_t c = 0; !r && c < configs; c++)
+        if (!row_ok(R, q + (size_t)c * dof)) r = check(R, func, c, q + (size_t)c * dof, checked);
     if (!r) {
-        fk_job J = { R, q, configs, (configs + tasks - 1) / tasks, out, scratch };
+        fk_job J = { R, q, configs, (groups + tasks - 1) / tasks * LANES, out, scratch };
         tasks = (configs + J.per_task - 1) / J.per_task;
         if (tasks > 1)
             executor->parallel_for(executor->user, tasks, fk_task, &J);
         else
             fk_task(&J, 0);
     }
-    arbor__free_with(&R->dep.allocator, scratch, bytes);
+    arbor__free_with(&R->dep.allocator, block, bytes);
     return r;
 }
 

@@ -26,6 +26,16 @@ typedef struct arbor__urdf_joint {
     double plane[2][3];        /* a planar joint's two directions */
 } arbor__urdf_joint;
 
+typedef struct arbor__urdf_geometry {
+    uint32_t link;             /* tree order */
+    bool collision;
+    arbor_urdf_shape shape;
+    double xyz[3], rpy[3];
+    double origin[12];         /* the origin as the rows of a 3x4 matrix */
+    double size[3];
+    const char *mesh;
+} arbor__urdf_geometry;
+
 /* The rows of the 3x4 matrix of rotation q (unit, x y z w) and translation t. */
 static inline void arbor__urdf_rows(double m[12], const double q[4], const double t[3]) {
     double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -48,6 +58,8 @@ typedef struct arbor__urdf_model {
     uint32_t *by_name;          /* link indices sorted by name (arbor_urdf_find_link) */
     uint32_t *joint_by_name;    /* joint indices sorted by name */
     arbor__urdf_joint *joints;
+    uint32_t geometry_count;
+    arbor__urdf_geometry *geometry; /* in link order, a link's in file order */
     double *start;              /* the positions at load (dof) */
 } arbor__urdf_model;
 

@@ -4,7 +4,7 @@
 # every file of ../shared/gltf/extensions that arbor loads, saved through `arbor convert` as .gltf
 # and as .glb; the files tests/test_gltf_ext wrote with edits (instances, visibility, levels of
 # detail; run here when built beside ARBOR_CLI); the meshopt files tests/meshopt/run.sh makes
-# (when npm can install it); and examples/robot_arm.gltf.
+# (when npm can install it); every robot of ../shared/urdf converted; and examples/robot_arm.gltf.
 #
 #   tests/oracle/run.sh              (ARBOR_CLI: the arbor command; default build/float/arbor,
 #                                     built there when missing)
@@ -100,6 +100,26 @@ for src in "$extensions"/*/*.gltf "$extensions"/*/*.glb; do
     "$cli" convert "$src" "$out/ext/$name/$name.glb" || status=1
     node "$oracle/validate.mjs" --against "$src" "$out/ext/$name/$name.gltf" "$out/ext/$name/$name.glb" || status=1
 done
+# The shared robots (../shared/urdf) through `arbor convert ROBOT.urdf`, as .gltf and .glb: links as
+# nodes, boxes, cylinders and spheres as meshes, joints in the nodes' extras.
+urdfs=${ARBOR_SHARED_DIR:-$root/../shared}/urdf
+robots=0
+for src in "$urdfs"/*/*.urdf; do
+    [ -f "$src" ] || continue
+    name=urdf_$(basename "$src" .urdf)
+    mkdir -p "$out/urdf/$name"
+    if ! "$cli" convert "$src" "$out/urdf/$name/$name.gltf" || ! "$cli" convert "$src" "$out/urdf/$name/$name.glb"; then
+        echo "$name: arbor convert failed"
+        status=1
+        continue
+    fi
+    node "$oracle/validate.mjs" "$out/urdf/$name/$name.gltf" "$out/urdf/$name/$name.glb" || status=1
+    robots=$((robots + 1))
+done
+if [ "$robots" -eq 0 ]; then
+    echo "no robot in $urdfs: no converted URDF was validated"
+    [ "${CI:-}" = true ] && status=1
+fi
 # Edited files, from tests/test_gltf_ext (built beside the arbor command), each against its source.
 ext_test=$(cd "$(dirname "$cli")" && pwd)/tests/test_gltf_ext
 if [ -x "$ext_test" ] && [ -d "$extensions" ]; then

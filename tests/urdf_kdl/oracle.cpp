@@ -7,7 +7,11 @@
 //
 //   urdf_kdl model FILE.urdf OUT       one line a link: "link NAME PARENT|-", then one a joint:
 //                                      "joint NAME TYPE PARENT CHILD ax ay az LOWER UPPER MIMIC|- MULT OFFSET"
-//                                      (types as urdfdom names them; the axis as written)
+//                                      (types as urdfdom names them; the axis as written), then
+//                                      one a geometry: "geometry LINK visual|collision K SHAPE x y z
+//                                      qx qy qz qw S0 S1 S2 FILE|-" (K: its index among the link's
+//                                      visuals or collisions; the origin as urdfdom's Pose; sizes:
+//                                      box dim, cylinder radius length 0, sphere radius 0 0, mesh scale)
 //   urdf_kdl fk FILE.urdf CONFIGS OUT  CONFIGS: one configuration a line, "NAME=VALUE ..." (the
 //                                      joints that are not mimic; others at 0); mimic joints follow
 //                                      their masters here (multiplier * master + offset). Prints,
@@ -19,6 +23,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <kdl/frames.hpp>
 #include <kdl/jntarray.hpp>
@@ -71,6 +77,38 @@ int main(int argc, char **argv)
                         joint.axis.x, joint.axis.y, joint.axis.z, lower, upper,
                         joint.mimic ? joint.mimic->joint_name.c_str() : "-", joint.mimic ? joint.mimic->multiplier : 0.0,
                         joint.mimic ? joint.mimic->offset : 0.0);
+        }
+        for (const auto &l : model->links_) {
+            for (int kind = 0; kind < 2; kind++) {
+                std::vector<std::pair<urdf::Pose, urdf::GeometrySharedPtr>> shapes;
+                if (kind == 0)
+                    for (const auto &v : l.second->visual_array) shapes.emplace_back(v->origin, v->geometry);
+                else
+                    for (const auto &c : l.second->collision_array) shapes.emplace_back(c->origin, c->geometry);
+                for (size_t k = 0; k < shapes.size(); k++) {
+                    const urdf::Pose &o = shapes[k].first;
+                    const urdf::Geometry *g = shapes[k].second.get();
+                    double z[3] = { 0, 0, 0 };
+                    const char *shape = "unknown";
+                    std::string file = "-";
+                    if (g->type == urdf::Geometry::BOX) {
+                        auto b = static_cast<const urdf::Box *>(g);
+                        shape = "box", z[0] = b->dim.x, z[1] = b->dim.y, z[2] = b->dim.z;
+                    } else if (g->type == urdf::Geometry::CYLINDER) {
+                        auto c = static_cast<const urdf::Cylinder *>(g);
+                        shape = "cylinder", z[0] = c->radius, z[1] = c->length;
+                    } else if (g->type == urdf::Geometry::SPHERE) {
+                        shape = "sphere", z[0] = static_cast<const urdf::Sphere *>(g)->radius;
+                    } else if (g->type == urdf::Geometry::MESH) {
+                        auto m = static_cast<const urdf::Mesh *>(g);
+                        shape = "mesh", z[0] = m->scale.x, z[1] = m->scale.y, z[2] = m->scale.z, file = m->filename;
+                    }
+                    std::fprintf(out, "geometry %s %s %zu %s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %s\n",
+                                 l.first.c_str(), kind ? "collision" : "visual", k, shape, o.position.x, o.position.y,
+                                 o.position.z, o.rotation.x, o.rotation.y, o.rotation.z, o.rotation.w, z[0], z[1], z[2],
+                                 file.c_str());
+                }
+            }
         }
         return std::fclose(out) == 0 ? 0 : 1;
     }

@@ -21,6 +21,9 @@ int cmd_edit(int argc, char **argv);
 int cmd_cull(int argc, char **argv);
 #if defined(ARBOR_HAVE_CAIRO)
 int cmd_render(int argc, char **argv);
+/* cmd_render on a file already loaded (NULL: the one the arguments name), which it closes. */
+struct cli_file;
+int cli_render(int argc, char **argv, struct cli_file *loaded);
 #endif
 int cmd_animate(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

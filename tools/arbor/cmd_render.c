@@ -831,6 +831,40 @@ static bool place_label(const canvas *c, label_grid *g, double x, double y, doub
     return false;
 }
 
+/* The axes of the URDF joints the nodes' extras describe (`arbor convert robot.urdf`: extras.urdf.joint
+   with its type and axis, in the child link's frame): an arrow from the joint along its axis in
+   the world, red for a rotation, blue for a translation. */
+static void draw_joint_axes(const canvas *c, cli_file *f, const unsigned char *in, double size) {
+    json_t *nodes = json_object_get(cli_json(f), "nodes");
+    for (uint32_t i = 0, count = arbor_gltf_node_count(f->doc); i < count; i++) {
+        json_t *j = json_object_get(json_object_get(json_object_get(json_array_get(nodes, i), "extras"), "urdf"), "joint");
+        const char *type = json_string_value(json_object_get(j, "type"));
+        json_t *axis = json_object_get(j, "axis");
+        arbor_node n = arbor_gltf_node(f->doc, i);
+        if (!in[i] || !type || !strcmp(type, "fixed") || !strcmp(type, "floating") || json_array_size(axis) != 3 ||
+            arbor_node_is_none(n))
+            continue;
+        arbor_real w[16];
+        arbor_node_world_matrix(f->scene, n, w);
+        double a[3], from[3] = { w[12], w[13], w[14] }, to[3], len = 0;
+        for (int k = 0; k < 3; k++) {
+            a[k] = w[k] * json_number_value(json_array_get(axis, 0)) + w[4 + k] * json_number_value(json_array_get(axis, 1)) +
+                   w[8 + k] * json_number_value(json_array_get(axis, 2));
+            len += a[k] * a[k];
+        }
+        if (!(len > 0)) continue;
+        for (int k = 0; k < 3; k++) to[k] = from[k] + a[k] / sqrt(len) * size * 2.5;
+        bool slides = !strcmp(type, "prismatic");
+        const double rgba[4] = { slides ? 0.1 : 0.85, slides ? 0.3 : 0.1, slides ? 0.9 : 0.1, 0.9 };
+        segment(c, from, to, rgba, 2);
+        double clip[4], x, y;
+        to_clip(c->v, to, clip);
+        if (clip[3] < NEAR_W) continue;
+        to_pixels(c->p, clip, &x, &y);
+        pen_dot(c->p, x, y, 2.5, rgba);
+    }
+}
+
 /* joint: the skins' joints (one byte per file node), drawn as a thin grey skeleton when
    show_joints, else left out (their dots and links would cover the skinned meshes). */
 /* overlays: the nodes' dots, links to their parents, boxes over drawn meshes and names; -1: only
@@ -914,6 +948,7 @@ static int draw(const canvas *c, cli_file *f, const unsigned char *in, const uns
         if (!arbor_node_equal(n, viewer) && arbor_node_camera(s, n, &cam) == ARBOR_OK) draw_camera(c, f, n, size);
         if (arbor_node_light(s, n, &light) == ARBOR_OK) draw_light(c, f, n, size);
     }
+    draw_joint_axes(c, f, in, size);
     /* Dots and names last, over everything. */
     const double ink[4] = { 0.1, 0.1, 0.1, 1 };
     label_grid grid = { NULL, (int)ceil(c->p->width / LABEL_CELL), (int)ceil(c->p->height / LABEL_CELL) };
@@ -989,8 +1024,9 @@ static bool ends_with(const char *s, const char *tail) {
     return n >= t && !strcmp(s + n - t, tail);
 }
 
-int cmd_render(int argc, char **argv) {
-    if (cli_wants_help(argc, argv, help)) return 0;
+/* *taken once the loaded file is the picture's (closed by it). */
+static int render_file(int argc, char **argv, cli_file *loaded, bool *taken) {
+    if (!loaded && cli_wants_help(argc, argv, help)) return 0;
     const char *view_name = "auto", *animation = NULL, *camera_node = NULL;
     double time = 0;
     bool posed = false;
@@ -1050,7 +1086,8 @@ int cmd_render(int argc, char **argv) {
     if (!args.output) return cli_usage_error("render: -o OUT.svg or -o OUT.png is required");
     bool to_stdout = !strcmp(args.output, "-"), svg = to_stdout || ends_with(args.output, ".svg"), png = ends_with(args.output, ".png");
     if (!svg && !png) return cli_usage_error("render: %s: the picture's name must end in .svg or .png (or be -)", args.output);
-    if (cli_load(&f, args.files[0], args.lenient)) return 1;
+    if (loaded) f = *loaded, *taken = true;
+    else if (cli_load(&f, args.files[0], args.lenient)) return 1;
     if ((status = cli_pick_scene("render", &f, &args, &scene)) || (posed && (status = cli_pose(&f, "render", animation, time)))) {
         cli_close(&f);
         return status;
@@ -1163,3 +1200,12 @@ int cmd_render(int argc, char **argv) {
     if (!to_stdout) printf("%s: %d x %d, view %s\n", args.output, width, height, v.what);
     return 0;
 }
+
+int cli_render(int argc, char **argv, cli_file *loaded) {
+    bool taken = false;
+    int status = render_file(argc, argv, loaded, &taken);
+    if (loaded && !taken) cli_close(loaded);
+    return status;
+}
+
+int cmd_render(int argc, char **argv) { return cli_render(argc, argv, NULL); }
