@@ -371,10 +371,9 @@ function frame() {
 // ---- Loading: URL, file picker, drag and drop -------------------------------------------------
 
 // three.js's options for the bridge: a GLTFLoader of its own for each load, with the decoders
-// of Draco and meshopt compressed files (KHR_draco_mesh_compression, EXT_/KHR_meshopt_compression);
-// the Draco decoder is fetched at start, as three.js advises (fetched at the first Draco file,
-// after a file with many textures such as VC, Chromium reported its requests aborted)
-const draco = new DRACOLoader().setDecoderPath(new URL('three/examples/jsm/libs/draco/gltf/', location.href).href).preload();
+// of Draco and meshopt compressed files (KHR_draco_mesh_compression, EXT_/KHR_meshopt_compression;
+// the Draco decoder is fetched at the first Draco file)
+const draco = new DRACOLoader().setDecoderPath(new URL('three/examples/jsm/libs/draco/gltf/', location.href).href);
 const three = () => ({ THREE, GLTFLoader, loader: new GLTFLoader().setDRACOLoader(draco).setMeshoptDecoder(MeshoptDecoder) });
 
 // A .glb or .gltf by URL, with the .gltf's external buffers and images beside it; a file arbor

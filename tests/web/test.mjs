@@ -131,7 +131,10 @@ try {
   await page.setViewport({ width: 1000, height: 650 });
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  // a request Chromium reports aborted (net::ERR_ABORTED: seen now and then for three.js's Draco
+  // decoder, which arrives all the same) is no error the page shows; what it fetched is checked
+  // by the file's own checks (its matrices, its meshes drawn)
+  page.on('requestfailed', (r) => { if (r.failure()?.errorText !== 'net::ERR_ABORTED') errors.push(`request failed: ${r.url()}`); });
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
 
   // 1. The page opens on the robot arm.
