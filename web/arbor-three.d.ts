@@ -74,7 +74,8 @@ export class ArborThree {
       bridge whose object holds the copies' objects, sharing this one's geometries, materials
       and textures (this bridge must outlive it). */
   crowd(count: number): ArborThree;
-  /** A crowd's copy k placed by a matrix (a THREE.Matrix4 or 16 numbers, column-major), as
+  /** A crowd's copy k placed by a matrix (a THREE.Matrix4 or 16 numbers, column-major; a bridge
+      that is no crowd throws: its object's transform places it), as
       InstancedMesh.setMatrixAt places an instance: shown at the next update(). The placement
       stays outside the arbor scene, whose copies keep the file's frame (and float precision). */
   setMatrixAt(k: number, matrix: any): void;

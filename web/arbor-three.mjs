@@ -258,10 +258,11 @@ export class ArborThree {
    * module multiplies it in, and the copy's objects show it at the next update().
    */
   setMatrixAt(k, matrix) {
+    if (!this._crowd) throw new Error('setMatrixAt: this bridge is no crowd (its object\'s transform places it)');
     if (!(Number.isInteger(k) && k >= 0 && k < this.count)) throw new Error(`copy ${k} is out of range (${this.count} copies)`);
     const e = matrix.elements || matrix;
     this._local.set(e, 16 * k);
-    if (this._crowd) this._crowd.groups[k].matrix.fromArray(e);
+    this._crowd.groups[k].matrix.fromArray(e);
     if (!isIdentity(e)) this._copiesPlaced = true;
     if (!this._rootPlaced) this._writePlacements(null);
   }
