@@ -42,6 +42,22 @@ function externalUris(bytes) {
     .filter((u) => typeof u === 'string' && !u.startsWith('data:') && !ABSOLUTE.test(u));
 }
 
+const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+
+// out[o..o+15] = a * b[i..i+15] (4x4, column-major).
+function multiply(a, b, i, out, o) {
+  for (let c = 0; c < 4; c++) {
+    const x = b[i + 4 * c], y = b[i + 4 * c + 1], z = b[i + 4 * c + 2], w = b[i + 4 * c + 3];
+    for (let r = 0; r < 4; r++) out[o + 4 * c + r] = a[r] * x + a[4 + r] * y + a[8 + r] * z + a[12 + r] * w;
+  }
+}
+
+// True for a 4x4 identity (column-major elements).
+function isIdentity(m) {
+  for (let k = 0; k < 16; k++) if (m[k] !== (k % 5 === 0 ? 1 : 0)) return false;
+  return true;
+}
+
 export class ArborThree {
   /**
    * Fetches a .glb or .gltf (with its external files) and reads it with arbor and three.js.
@@ -89,26 +105,39 @@ export class ArborThree {
     }
   }
 
-  constructor(THREE, scene, gltf, source) {
+  constructor(THREE, scene, gltf, source, crowd = null) {
     this.THREE = THREE;
-    /** The arbor Scene (the file's nodes in file order). */
+    /** The arbor Scene (the file's nodes in file order; for a crowd, its copies). */
     this.scene = scene;
     /** GLTFLoader's result (animations, cameras, userData, parser). */
     this.gltf = gltf;
     /** The file's default scene as three.js objects: add it to yours. */
     this.object = gltf.scene || new THREE.Group(); // a file without scenes draws nothing
-    this.time = 0;
+    /** How many copies of the file this bridge drives (1, or a crowd's count). */
+    this.count = crowd ? crowd.count : 1;
+    /** Each copy's animation time in seconds (a crowd's copies each have their own). */
+    this.times = new Float64Array(this.count);
     this.playing = false;
     this.loop = true;
     this._source = source;
-    this._player = null;
+    this._crowd = crowd;  // { template (the Scene the copies and clips come from), base, per, groups }
+    this._players = [];
     this._structure = -1;
+    this._aliased = null; // the module's memory and layout the objects' matrices are views of
+    this._local = new Float32Array(16 * this.count); // each copy's matrix (setMatrixAt)
+    for (let k = 0; k < this.count; k++) this._local.set(IDENTITY, 16 * k);
+    this._copiesPlaced = false; // a copy's matrix is not the identity
+    this._rootPlaced = false;   // this.object's world matrix is not the identity
     const nodeOfObject = new Map();
     for (const [obj, assoc] of gltf.parser.associations) {
       if (obj.isObject3D && assoc && assoc.nodes !== undefined) nodeOfObject.set(obj, assoc.nodes);
     }
     this._bind(nodeOfObject);
   }
+
+  /** The animation time in seconds (a crowd: its first copy's; setting it sets every copy's). */
+  get time() { return this.times[0]; }
+  set time(t) { this.times.fill(t); }
 
   // Lists the objects arbor drives (node objects, by node index), the others under them (whose
   // world follows their parent's), the cameras and the skinned meshes, and switches off three.js's
@@ -121,14 +150,15 @@ export class ArborThree {
     this._skinned = [];   // [skeleton, first joint, count]
     this._byNode = new Map();
     this._nodeOf = new Map();
-    const seen = new Set();
+    const seen = new Set(), bridge = this, groups = this._crowd ? this._crowd.groups : [];
     this.object.traverse((obj) => {
       if (obj === this.object) return;
       obj.matrixAutoUpdate = false;
       obj.matrixWorldAutoUpdate = false;
       obj.updateMatrix();
       const i = nodeOfObject.get(obj);
-      if (i !== undefined && i < this.scene.nodeCount) {
+      if (groups.includes(obj)) { // a crowd's copy: its world matrix is its block's placement
+      } else if (i !== undefined && i < this.scene.nodeCount) {
         this._objects.push([obj, i]);
         this._byNode.set(i, obj);
         this._nodeOf.set(obj, i);
@@ -142,8 +172,11 @@ export class ArborThree {
         const skin = n && skins.get(this._nodeOf.get(n));
         if (skin && skin.count === obj.skeleton.bones.length) {
           seen.add(obj.skeleton);
-          // arbor writes the joint matrices; three.js only uploads them
-          obj.skeleton.update = function update() { if (this.boneTexture) this.boneTexture.needsUpdate = true; };
+          // arbor writes the joint matrices (a view of them, or a copy: _alias); three.js uploads them
+          obj.skeleton.update = function update() {
+            if (this._arborCopy) this.boneMatrices.set(bridge.scene.skinMatrices().subarray(this._arborCopy[0], this._arborCopy[1]));
+            if (this.boneTexture) this.boneTexture.needsUpdate = true;
+          };
           this._skinned.push([obj.skeleton, skin.first, skin.count]);
         }
       }
@@ -158,17 +191,97 @@ export class ArborThree {
       // a skinned mesh's box moves with its joints: three.js's bounds would cull it wrongly
       if (obj.isSkinnedMesh) obj.frustumCulled = false;
     });
+    // each copy (the whole file for a bridge that is no crowd) placed outside the arbor scene
+    const { base = 0, per = this.scene.nodeCount } = this._crowd || {};
+    this._views = this.scene.placement(base, per, this.count);
     this.update(0);
   }
 
-  /** Plays the animation of that name (or index) from time 0 (looping unless loop is false). */
+  // Points the three.js objects at arbor's matrices: each node object's matrixWorld.elements
+  // becomes the view of its node's 16 floats in the module's memory, and each skeleton's
+  // boneMatrices (and bone texture, one row of 4 texels a joint) the view of its joint matrices,
+  // so a frame copies nothing; an object below a node object with an identity local shares its
+  // parent's, a crowd's copy object views its placement. The node objects view arbor's world
+  // matrices (world), or, when a placement is in use (this.object or a copy placed), the placed
+  // ones (Scene.placement: the copy's matrix times arbor's world, multiplied in the module).
+  // Called again whenever the views would be stale: the module's memory grew (its buffer
+  // changes), the scene's arrays moved (Scene.layout), or the placement came into or out of use.
+  _alias(world, placing) {
+    const scene = this.scene, THREE = this.THREE;
+    this._aliased = { buffer: world.buffer, offset: world.byteOffset, layout: scene.layout, placing };
+    this._views = scene.placementViews();
+    const from = placing ? this._views.placed : world;
+    for (const [obj, i] of this._objects) obj.matrixWorld.elements = from.subarray(16 * i, 16 * i + 16);
+    const groups = this._crowd ? this._crowd.groups : [];
+    groups.forEach((obj, k) => { obj.matrixWorld.elements = this._views.matrices.subarray(16 * k, 16 * k + 16); });
+    this._computed = [];
+    for (const obj of this._derived) {
+      if (obj.parent !== this.object && !this._computed.includes(obj.parent) && isIdentity(obj.matrix.elements)) {
+        obj.matrixWorld.elements = obj.parent.matrixWorld.elements;
+      } else {
+        if (obj.matrixWorld.elements instanceof Float32Array) obj.matrixWorld.elements = new THREE.Matrix4().elements;
+        this._computed.push(obj);
+      }
+    }
+    if (!this._skinned.length) return;
+    const joints = scene.skinMatrices();
+    for (const [skeleton, first, count] of this._skinned) {
+      const view = joints.subarray(16 * first, 16 * (first + count)), width = 4 * count;
+      if (width > 2048) { // wider than WebGL2 promises a texture: three.js's own square one, copied into
+        skeleton._arborCopy = [16 * first, 16 * (first + count)];
+        continue;
+      }
+      skeleton.boneMatrices = view;
+      if (skeleton.boneTexture && skeleton.boneTexture.image.width === width) skeleton.boneTexture.image.data = view;
+      else {
+        if (skeleton.boneTexture) skeleton.boneTexture.dispose();
+        skeleton.boneTexture = new THREE.DataTexture(view, width, 1, THREE.RGBAFormat, THREE.FloatType);
+      }
+      skeleton.boneTexture.needsUpdate = true;
+    }
+  }
+
+  // The copies' placements for the module: this.object's world matrix (rm) times each copy's.
+  _writePlacements(rm) {
+    let m = this._views.matrices;
+    if (m.length === 0) m = (this._views = this.scene.placementViews()).matrices; // the module's memory grew
+    if (!this._crowd) m.set(rm);
+    else if (!this._rootPlaced) m.set(this._local);
+    else for (let k = 0; k < this.count; k++) multiply(rm, this._local, 16 * k, m, 16 * k);
+  }
+
+  /**
+   * A crowd's copy k placed by a matrix (a THREE.Matrix4, or 16 numbers column-major), as
+   * InstancedMesh.setMatrixAt places an instance: the copy's object's local matrix, below
+   * this.object. The placement stays outside the arbor scene (whose copies keep the file's
+   * frame, so that their matrices are as exact as the file's own wherever they stand): the
+   * module multiplies it in, and the copy's objects show it at the next update().
+   */
+  setMatrixAt(k, matrix) {
+    if (!this._crowd) throw new Error('setMatrixAt: this bridge is no crowd (its object\'s transform places it)');
+    if (!(Number.isInteger(k) && k >= 0 && k < this.count)) throw new Error(`copy ${k} is out of range (${this.count} copies)`);
+    const e = matrix.elements || matrix;
+    this._local.set(e, 16 * k);
+    this._crowd.groups[k].matrix.fromArray(e);
+    if (!isIdentity(e)) this._copiesPlaced = true;
+    if (!this._rootPlaced) this._writePlacements(null);
+  }
+
+  /** Copy k's matrix (setMatrixAt) into target (a THREE.Matrix4); returns it. */
+  getMatrixAt(k, target) { return target.fromArray(this._local, 16 * k); }
+
+  /** Plays the animation of that name (or index) from time 0 (looping unless loop is false);
+      a crowd's copies all play it, each from its time 0. */
   play(name, { loop = true } = {}) {
-    const clip = this.scene.clips.find((c) => c.name === name) || (typeof name === 'number' && this.scene.clips[name]);
+    const clips = (this._crowd ? this._crowd.template : this.scene).clips;
+    const clip = clips.find((c) => c.name === name) || (typeof name === 'number' && clips[name]);
     if (!clip) throw new Error(`no animation ${JSON.stringify(name)} in this file`);
-    if (this._player) this._player.dispose();
-    this._player = this.scene.player(clip);
+    for (const p of this._players) p.dispose();
+    this._players = [];
+    const { base = 0, per = 0 } = this._crowd || {};
+    for (let k = 0; k < this.count; k++) this._players.push(this.scene.player(clip, base + k * per));
     this.clip = clip;
-    this.time = 0;
+    this.times.fill(0);
     this.loop = loop;
     this.playing = true;
     return clip;
@@ -189,50 +302,28 @@ export class ArborThree {
    * rendering.
    */
   update(dt = 0) {
-    if (this.playing && this._player) this.time += dt;
-    const scene = this.scene;
-    const view = scene.frame(this._player, this.time, this.loop); // one call into the module
-    // read from a copy: element reads of a view into the module's memory run slower
-    if (!this._copy || this._copy.length !== view.length) this._copy = new Float32Array(view.length);
-    const world = this._copy;
-    world.set(view);
+    const times = this.times, scene = this.scene;
+    if (this.playing && this._players.length && dt) for (let k = 0; k < times.length; k++) times[k] += dt;
     const root = this.object;
     root.updateWorldMatrix(true, false);
-    const rm = root.matrixWorld.elements;
-    // affine (three.js's object transforms are): the last row is 0 0 0 1
-    const placed = !(rm[0] === 1 && rm[5] === 1 && rm[10] === 1 && rm[15] === 1 && rm[1] === 0 && rm[2] === 0 &&
-      rm[3] === 0 && rm[4] === 0 && rm[6] === 0 && rm[7] === 0 && rm[8] === 0 && rm[9] === 0 && rm[11] === 0 &&
-      rm[12] === 0 && rm[13] === 0 && rm[14] === 0);
-    const objects = this._objects;
-    const r0 = rm[0], r1 = rm[1], r2 = rm[2], r4 = rm[4], r5 = rm[5], r6 = rm[6], r8 = rm[8], r9 = rm[9], r10 = rm[10];
-    const r12 = rm[12], r13 = rm[13], r14 = rm[14];
-    for (let k = 0; k < objects.length; k++) {
-      const e = objects[k][0].matrixWorld.elements, o = 16 * objects[k][1];
-      if (placed) { // this.object's (affine) matrix times arbor's, written out: Matrix4 calls cost more here
-        for (let c = 0; c < 16; c += 4) {
-          const x = world[o + c], y = world[o + c + 1], z = world[o + c + 2], w = world[o + c + 3];
-          e[c] = r0 * x + r4 * y + r8 * z + r12 * w;
-          e[c + 1] = r1 * x + r5 * y + r9 * z + r13 * w;
-          e[c + 2] = r2 * x + r6 * y + r10 * z + r14 * w;
-          e[c + 3] = w;
-        }
-      } else {
-        for (let c = 0; c < 16; c++) e[c] = world[o + c];
-      }
+    const rm = root.matrixWorld.elements, rootPlaced = !isIdentity(rm);
+    if (rootPlaced || rootPlaced !== this._rootPlaced) {
+      this._rootPlaced = rootPlaced;
+      this._writePlacements(rm);
     }
-    for (const obj of this._derived) obj.matrixWorld.multiplyMatrices(obj.parent.matrixWorld, obj.matrix);
+    const placing = rootPlaced || this._copiesPlaced;
+    const world = scene.frame(this._players, times, this.loop, placing); // one call into the module
+    const a = this._aliased;
+    if (!a || a.buffer !== world.buffer || a.offset !== world.byteOffset || a.layout !== scene.layout || a.placing !== placing) {
+      this._alias(world, placing);
+    }
+    for (const obj of this._computed) obj.matrixWorld.multiplyMatrices(obj.parent.matrixWorld, obj.matrix);
     for (const cam of this._cameras) cam.matrixWorldInverse.copy(cam.matrixWorld).invert();
-    if (this._skinned.length) {
-      const joints = scene.skinMatrices();
-      for (const [skeleton, first, count] of this._skinned) {
-        skeleton.boneMatrices.set(joints.subarray(16 * first, 16 * (first + count)));
-        if (skeleton.boneTexture) skeleton.boneTexture.needsUpdate = true;
-      }
-    }
     if (scene.structureVersion !== this._structure) { // a node reparented, hidden or shown through arbor
       this._structure = scene.structureVersion;
+      const objects = this._objects;
       for (const [obj, i] of objects) { // three.js's tree follows arbor's: its visibility is inherited
-        const p = scene.node(i).parent, parent = (p && this._byNode.get(p.index)) || this.object;
+        const p = scene.node(i).parent, parent = (p && this._byNode.get(p.index)) || this._copyObject(i);
         if (obj.parent !== parent) parent.add(obj);
       }
       const shown = scene.visibility();
@@ -251,13 +342,9 @@ export class ArborThree {
     return i === undefined ? null : this.scene.node(i);
   }
 
-  /**
-   * Another copy of the file: its own arbor scene (read again from the same bytes) and its own
-   * three.js objects sharing this one's geometries, materials and textures; for crowds.
-   */
-  clone() {
-    const { arbor, bytes, resources } = this._source;
-    const scene = arbor.loadGltf(bytes, { resources });
+  // A copy of this.object's tree sharing its geometries, materials and textures, each skinned
+  // mesh with a skeleton of the copy's bones; returns it and the map original -> copy.
+  _copyObjects() {
     const copy = this.object.clone(true);
     const map = new Map();
     const a = [this.object], b = [copy];
@@ -273,29 +360,89 @@ export class ArborThree {
         obj.bind(new this.THREE.Skeleton(s.bones.map((bone) => map.get(bone)), s.boneInverses), obj.bindMatrix);
       }
     });
+    return { copy, map };
+  }
+
+  /**
+   * Another copy of the file: its own arbor scene (read again from the same bytes) and its own
+   * three.js objects sharing this one's geometries, materials and textures. For many copies,
+   * crowd(count) drives them all in one call.
+   */
+  clone() {
+    const { arbor, bytes, resources } = this._source;
+    const scene = arbor.loadGltf(bytes, { resources });
+    const { copy, map } = this._copyObjects();
     const associations = new Map();
     for (const [obj, i] of this._objects) associations.set(map.get(obj), { nodes: i });
     return new ArborThree(this.THREE, scene, { ...this.gltf, scene: copy, scenes: [copy], parser: { associations } }, this._source);
   }
 
-  /** Frees the arbor scene and the three.js objects' geometries, materials and textures (a clone
-      frees only its scene: its resources are its original's). */
-  dispose() {
-    if (this._player) this._player.dispose();
-    this._player = null;
-    this.scene.dispose();
-    if (this.object.parent) this.object.parent.remove(this.object);
-    if (this.gltf.parser.json) {
-      const done = new Set();
-      const free = (r) => { if (r && r.dispose && !done.has(r)) { done.add(r); r.dispose(); } };
-      this.object.traverse((obj) => {
-        free(obj.geometry);
-        for (const m of [].concat(obj.material || [])) {
-          for (const v of Object.values(m)) if (v && v.isTexture) free(v);
-          free(m);
-        }
-        if (obj.skeleton) free(obj.skeleton);
-      });
+  /**
+   * `count` copies of the file in one arbor scene, driven in one call into the module a frame:
+   * a bridge whose object holds the copies' three.js objects (object.children[k], sharing this
+   * bridge's geometries, materials and textures) and whose scene holds copy k's nodes in file
+   * order (copyNode(k, i) is node k * nodeCount + i). setMatrixAt(k, matrix) places copy k;
+   * play() plays the clip on every copy; times[k] is copy k's time. This bridge must outlive
+   * the crowd (its three.js resources are shared).
+   */
+  crowd(count) {
+    if (!(Number.isInteger(count) && count >= 1)) throw new Error(`crowd: count ${count} is not a positive integer`);
+    const { arbor, bytes, resources } = this._source;
+    const template = arbor.loadGltf(bytes, { resources });
+    const scene = arbor.createScene();
+    try {
+      const per = template.nodeCount, base = scene.addCopies(template, new Array(count).fill(null));
+      const group = new this.THREE.Group(), associations = new Map(), groups = [];
+      for (let k = 0; k < count; k++) {
+        const { copy, map } = this._copyObjects();
+        copy.name = `copy ${k}`;
+        copy.matrix.identity();
+        for (const [obj, i] of this._objects) associations.set(map.get(obj), { nodes: base + k * per + i });
+        group.add(copy);
+        groups.push(copy);
+      }
+      return new ArborThree(this.THREE, scene, { ...this.gltf, scene: group, scenes: [group], parser: { associations } },
+        this._source, { template, count, base, per, groups });
+    } catch (e) {
+      scene.dispose();
+      template.dispose();
+      throw e;
     }
+  }
+
+  // The three.js object of the copy that node index i belongs to (this.object for a bridge that is no crowd).
+  _copyObject(i) {
+    if (!this._crowd) return this.object;
+    const { base, per, groups } = this._crowd;
+    return groups[Math.min(Math.max(Math.floor((i - base) / per), 0), groups.length - 1)];
+  }
+
+  /** Copy k's node i of the file (a crowd's; for a bridge that is no crowd, k is 0 and this is node i). */
+  copyNode(k, i) {
+    if (!(Number.isInteger(k) && k >= 0 && k < this.count)) throw new Error(`copy ${k} is out of range (${this.count} copies)`);
+    const { base = 0, per = this.scene.nodeCount } = this._crowd || {};
+    if (!(Number.isInteger(i) && i >= 0 && i < per)) throw new Error(`node index ${i} is out of range (the file has ${per} nodes)`);
+    return this.scene.node(base + k * per + i);
+  }
+
+  /** Frees the arbor scene and the three.js objects' geometries, materials and textures (a clone
+      or crowd frees only its scenes: its resources are its original's). */
+  dispose() {
+    for (const p of this._players) p.dispose();
+    this._players = [];
+    this.scene.dispose();
+    if (this._crowd) this._crowd.template.dispose();
+    if (this.object.parent) this.object.parent.remove(this.object);
+    const own = !!this.gltf.parser.json, done = new Set();
+    const free = (r) => { if (r && r.dispose && !done.has(r)) { done.add(r); r.dispose(); } };
+    this.object.traverse((obj) => {
+      if (obj.skeleton) free(obj.skeleton); // every copy's own (and its bone texture)
+      if (!own) return;
+      free(obj.geometry);
+      for (const m of [].concat(obj.material || [])) {
+        for (const v of Object.values(m)) if (v && v.isTexture) free(v);
+        free(m);
+      }
+    });
   }
 }

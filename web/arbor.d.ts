@@ -78,12 +78,21 @@ export interface Scene {
   cameraViewProjection(node: Node, aspect: number): Float32Array;
   /** The file's animations. */
   readonly clips: Clip[];
-  /** A player of a clip (by Clip, index or name) on this scene's nodes. */
-  player(clip: Clip | number | string): Player;
-  /** One frame in one call: player (or null) poses the nodes at time seconds (looping unless
-      loop is false), every world matrix is brought up to date and, once `skins` was read, every
-      joint matrix (skinMatrices). Returns worldMatrices() (a view, as there). */
-  frame(player: Player | null, time?: number, loop?: boolean): Float32Array;
+  /** A player of a clip (by Clip, index or name) on this scene's nodes from index first on (0:
+      the file's nodes; a copy's first node, see addCopies). A Clip of another scene is allowed:
+      that scene must outlive the player. */
+  player(clip: Clip | number | string, first?: number): Player;
+  /** Copies of every node of another scene (a loaded file), for crowds: copy k is source's roots
+      with their subtrees under parents[k] (null: as roots); node i of copy k gets index
+      base + k * source.nodeCount + i, base (returned) being this scene's node count before the
+      call. The source's skins are copied onto each copy. Moves the arrays of worldMatrices()
+      and skinMatrices() (layout changes). */
+  addCopies(source: Scene, parents: ArrayLike<Node | null>): number;
+  /** One frame in one call: players (one, an array, or null) pose their nodes at time seconds
+      (one number, or a time per player), looping unless loop is false; every world matrix is
+      brought up to date and, once `skins` was read, every joint matrix (skinMatrices). Returns
+      worldMatrices() (a view, as there). Refused as a whole when any player would be. */
+  frame(players: Player | Player[] | null, time?: number | ArrayLike<number>, loop?: boolean): Float32Array;
   /** Every node's effective visibility (1: it and its ancestors shown), a view as worldMatrices. */
   visibility(): Uint8Array;
   /** The file's skins, each node with a skin and a mesh in node index order: joint j of a skin
@@ -94,6 +103,9 @@ export interface Scene {
   skinMatrices(): Float32Array;
   /** Counts reparents and visibility changes made through this module (ArborThree reads it). */
   readonly structureVersion: number;
+  /** Counts the moves of the arrays that worldMatrices() and skinMatrices() view (addCopies);
+      a growth of the module's memory moves them too (their buffer changes). */
+  readonly layout: number;
   /** Frees the scene, its clips and players. */
   dispose(): void;
 }

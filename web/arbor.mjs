@@ -142,7 +142,9 @@ class Scene {
     this._clips = null;
     this._players = new Set();
     this._skins = null;
+    this._argsCap = 0; // frame()'s arguments in the module's memory
     this.structureVersion = 0; // counts reparents and visibility changes (ArborThree reads it)
+    this.layout = 0; // counts changes that move the arrays of worldMatrices() and skinMatrices() (addCopies)
   }
 
   _ptr() {
@@ -261,12 +263,15 @@ class Scene {
     return this._clips;
   }
 
-  /** A player of a clip (a Clip, its index or its name) on this scene's nodes. */
-  player(clip) {
-    const clips = this.clips;
-    const c = clip instanceof Clip ? clip : typeof clip === 'number' ? clips[clip] : clips.find((k) => k.name === clip);
+  /**
+   * A player of a clip (a Clip, its index or its name) on this scene's nodes from index first
+   * on: the file's nodes (first 0), or a copy of them (addCopies). The Clip may be another
+   * scene's, which must then outlive the player.
+   */
+  player(clip, first = 0) {
+    const c = clip instanceof Clip ? clip : typeof clip === 'number' ? this.clips[clip] : this.clips.find((k) => k.name === clip);
     if (!c) throw new ArborError(`no animation ${JSON.stringify(clip)} in this scene`, 1);
-    const ptr = this._a._c.player(this._p, c._p);
+    const ptr = this._a._c.player(this._ptr(), c._p, first);
     if (!ptr) this._a._check(1);
     const p = new Player(this, c, ptr);
     this._players.add(p);
@@ -274,15 +279,75 @@ class Scene {
   }
 
   /**
-   * One frame in one call: player (a Player or null) poses the nodes at time (looping unless
-   * loop is false), then every world
-   * matrix is brought up to date and, once `skins` was read, every joint matrix. Returns
-   * worldMatrices() (a view: see there); skinMatrices() holds the joints' matrices.
+   * Copies of every node of another scene (a loaded file, say), for crowds: copy k is source's
+   * roots with their subtrees, under parents[k] (a Node of this scene, or null for roots); node i
+   * of copy k is node base + k * source.nodeCount + i here, base being this scene's node count
+   * before the call, which is returned. The source's skins are copied onto each copy's nodes;
+   * its clips play on copy k with player(clip, base + k * source.nodeCount).
    */
-  frame(player, time = 0, loop = true) {
-    const a = this._a, p = a._c.frame(this._ptr(), player ? player._ptr() : 0, time, loop ? 1 : 0);
+  addCopies(source, parents) {
+    const a = this._a, count = parents.length, p = a._c.malloc(4 * count + 4);
+    try {
+      a._i32.set(Array.from(parents, (n) => (n ? n.index : -1)), p >> 2);
+      const base = a._c.copy(this._ptr(), source._ptr(), p, count);
+      if (base < 0) a._check(1);
+      this._skins = null;
+      this.layout++;
+      return base;
+    } finally {
+      a._c.free(p);
+    }
+  }
+
+  /**
+   * One frame in one call: players (a Player, an array of them, or null) pose their nodes at
+   * time (a number, or one time per player: an array or Float64Array), looping unless loop is
+   * false, then every world matrix is brought up to date and, once `skins` was read, every
+   * joint matrix. Returns worldMatrices() (a view: see there); skinMatrices() holds the
+   * joints' matrices. Refused as a whole, nothing posed, when any player would be.
+   */
+  frame(players, time = 0, loop = true, placed = false) {
+    const a = this._a, list = players == null ? [] : Array.isArray(players) ? players : [players], count = list.length;
+    if (count > this._argsCap) {
+      const s = a._scratch;
+      this._argsPlayers = a._c.frame_args(this._ptr(), count, s);
+      if (!this._argsPlayers) a._check(1);
+      this._argsTimes = a._u32[s >> 2];
+      this._argsCap = count;
+    }
+    if (count) {
+      const i32 = a._i32, f64 = a._core.HEAPF64, pp = this._argsPlayers >> 2, tp = this._argsTimes >> 3;
+      for (let k = 0; k < count; k++) i32[pp + k] = list[k]._ptr();
+      if (typeof time === 'number') f64.fill(time, tp, tp + count);
+      else if (time instanceof Float64Array) f64.set(time.length === count ? time : time.subarray(0, count), tp);
+      else for (let k = 0; k < count; k++) f64[tp + k] = time[k];
+    }
+    const p = a._c.frame(this._ptr(), count, loop ? 1 : 0, placed ? 1 : 0);
     if (!p && this.nodeCount) a._check(1);
     return new Float32Array(a._core.HEAPF32.buffer, p, 16 * this.nodeCount);
+  }
+
+  /**
+   * Placement of blocks of nodes by matrices kept outside the scene (ArborThree's: a crowd's
+   * copies, or a file's nodes, placed where three.js puts them, with their world and joint
+   * matrices as exact in float as the file's own wherever they stand): `blocks` blocks of `size`
+   * nodes from node first. Returns { matrices, placed }: block k's matrix is matrices[16k ..
+   * 16k + 15] (column-major; identities at first: write them), and placed holds 16 floats a node
+   * (the nodes there are now) that frame(..., placed = true) fills with block k's matrix times
+   * the world matrix of each node of block k, the world matrix elsewhere. Views as
+   * worldMatrices(); placementViews() gives them again (after the module's memory grew).
+   */
+  placement(first, size, blocks) {
+    const a = this._a, p = a._c.placement(this._ptr(), first, size, blocks);
+    if (!p) a._check(1);
+    this._place = { p, blocks, nodes: this.nodeCount };
+    return this.placementViews();
+  }
+
+  /** The views of the last placement(), made again. */
+  placementViews() {
+    const { p, blocks, nodes } = this._place, b = this._a._core.HEAPF32.buffer;
+    return { matrices: new Float32Array(b, p, 16 * blocks), placed: new Float32Array(b, p + 64 * blocks, 16 * nodes) };
   }
 
   /** Every node's effective visibility (1: it and its ancestors are shown), a view as worldMatrices. */

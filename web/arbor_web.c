@@ -12,6 +12,7 @@
  * leaves the message in aw_message(); JavaScript throws it.
  */
 #include <emscripten/emscripten.h>
+#include <wasm_simd128.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,12 @@ typedef struct aw_scene {
     arbor_skins *skins;   /* the file's skins: aw_skins, NULL until asked */
     float *joints;        /* 16 per joint of every skin: aw_skin_matrices */
     uint8_t *shown;       /* per node, effectively visible: aw_visibility */
+    uint32_t shown_cap;   /* nodes */
+    float *place;         /* aw_placement: 16 per block, then 16 per node */
+    uint32_t place_first, place_size, place_blocks, place_nodes;
+    arbor_player **players; /* aw_frame's arguments: aw_frame_args */
+    double *times;
+    uint32_t players_cap;
 } aw_scene;
 
 /* ---- Messages ------------------------------------------------------------------------------ */
@@ -99,6 +106,9 @@ AW_API void aw_dispose(aw_scene *sc) {
     arbor_skins_destroy(sc->skins);
     free(sc->joints);
     free(sc->shown);
+    free(sc->place);
+    free(sc->players);
+    free(sc->times);
     free(sc);
 }
 
@@ -352,29 +362,44 @@ AW_API int aw_set_visible(aw_scene *sc, int32_t i, int visible) {
 /* Every node's effective visibility (1: it and its ancestors are visible), one byte per node in
    index order; NULL when out of memory. */
 AW_API uint8_t *aw_visibility(aw_scene *sc) {
-    if (!sc->shown) sc->shown = malloc(sc->count ? sc->count : 1);
-    if (!sc->shown) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+    if (sc->shown_cap < sc->count || !sc->shown) {
+        uint8_t *shown = realloc(sc->shown, sc->count ? sc->count : 1);
+        if (!shown) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+        sc->shown = shown;
+        sc->shown_cap = sc->count;
+    }
     for (uint32_t i = 0; i < sc->count; i++) sc->shown[i] = arbor_node_effectively_visible(sc->scene, sc->nodes[i]);
     return sc->shown;
 }
 
 /* ---- Skins --------------------------------------------------------------------------------- */
 
-/* The file's skins (every node with a skin and a mesh, in node index order), made on the first
-   call; returns how many, or -1 with the message. A scene built in code has none. */
+/* Room in sc->joints for every joint matrix of sc->skins (and one more, so never 0 bytes). */
+static int fit_joints(aw_scene *sc) {
+    float *joints = realloc(sc->joints, ((size_t)arbor_skins_joint_total(sc->skins) + 1) * 16 * sizeof *joints);
+    if (!joints) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL);
+    sc->joints = joints;
+    return ARBOR_OK;
+}
+
+/* The scene's skins: a file's (every node with a skin and a mesh, in node index order), made
+   on the first call, then those aw_copy added; returns how many, or -1 with the message. A
+   scene built in code has those of its copies only. */
 AW_API int32_t aw_skins(aw_scene *sc) {
     if (!sc->skins && sc->doc) {
         arbor_skins *skins = NULL;
         arbor_result r = arbor_skins_create(sc->scene, &skins);
         if (r == ARBOR_OK) r = arbor_gltf_add_skins(sc->doc, skins, NULL);
-        float *joints = r == ARBOR_OK ? malloc(((size_t)arbor_skins_joint_total(skins) + 1) * 16 * sizeof *joints) : NULL;
-        if (r == ARBOR_OK && !joints) r = ARBOR_ERR_OUT_OF_MEMORY;
         if (r != ARBOR_OK) {
             arbor_skins_destroy(skins);
             return fail_last(r), -1;
         }
         sc->skins = skins;
-        sc->joints = joints;
+        if (fit_joints(sc) != ARBOR_OK) {
+            arbor_skins_destroy(sc->skins);
+            sc->skins = NULL;
+            return -1;
+        }
     }
     return sc->skins ? (int32_t)arbor_skins_count(sc->skins) : 0;
 }
@@ -399,6 +424,125 @@ AW_API float *aw_skin_matrices(aw_scene *sc) {
     if (!sc->skins) return fail(ARBOR_ERR_INVALID_ARGUMENT, "the scene's skins were not made (aw_skins)"), NULL;
     arbor_result r = arbor_skins_compute(sc->skins, ARBOR_LAYOUT_MAT4, sc->joints, arbor_skins_joint_total(sc->skins), NULL);
     return r == ARBOR_OK ? sc->joints : (fail_last(r), NULL);
+}
+
+/* ---- Copies, for crowds ------------------------------------------------------------------- */
+
+/* Skins of `from` (a scene's set) added to `to`, their nodes mapped: node i of scene map_src
+   becomes map[i] (map NULL: the same nodes). joints and ibm have room for the longest skin. */
+static arbor_result add_skins(arbor_skins *to, const arbor_skins *from, const aw_scene *map_src, const arbor_node *map,
+                              arbor_node *joints, float *ibm, uint32_t cap) {
+    for (uint32_t k = 0; k < arbor_skins_count(from); k++) {
+        arbor_node mesh;
+        uint32_t count = 0;
+        arbor_result r = arbor_skins_skin(from, k, &mesh, joints, ibm, cap, &count);
+        if (r != ARBOR_OK) return r;
+        if (map) {
+            mesh = map[index_of(map_src, mesh)];
+            for (uint32_t j = 0; j < count; j++) joints[j] = map[index_of(map_src, joints[j])];
+        }
+        r = arbor_skins_add(to, &(arbor_skin_desc){mesh, joints, count, ibm}, NULL);
+        if (r != ARBOR_OK) return r;
+    }
+    return ARBOR_OK;
+}
+
+/* The longest skin of a set (0 for NULL). */
+static uint32_t longest_skin(const arbor_skins *skins) {
+    uint32_t most = 0, count = 0;
+    for (uint32_t k = 0; skins && k < arbor_skins_count(skins); k++) {
+        if (arbor_skins_skin(skins, k, NULL, NULL, NULL, 0, &count) == ARBOR_OK && count > most) most = count;
+    }
+    return most;
+}
+
+/* `count` copies of every node of src (another scene of the module: a loaded file, say), for
+   crowds: copy k is src's roots, in order, cloned with their subtrees (arbor_node_clone_from:
+   locals, names, meshes, bounds, cameras, lights) under node parents[k] of sc (-1: as roots).
+   Node i of copy k gets index base + k * n + i (n: src's node count; base: sc's node count
+   before the call, which is returned), so a clip of src plays on a copy with aw_player(sc,
+   clip, base + k * n). src's skins (aw_skins) are added to sc's on each copy's nodes, after
+   sc's own. Returns -1 with the message, nothing added, on failure. */
+AW_API int32_t aw_copy(aw_scene *sc, aw_scene *src, const int32_t *parents, uint32_t count) {
+    if (!src || src == sc) return fail(ARBOR_ERR_INVALID_ARGUMENT, "aw_copy: the copies' source must be another scene"), -1;
+    uint32_t n = src->count, base = sc->count;
+    if (count && (uint64_t)n * count > (uint64_t)(INT32_MAX - 1) - base) {
+        snprintf(message, sizeof message, "%u copies of %u nodes are more than a scene of the module holds", count, n);
+        return -1;
+    }
+    arbor_node unused;
+    for (uint32_t k = 0; k < count; k++) {
+        if (parents[k] >= 0 && !node_at(sc, parents[k], &unused)) return fail_index(sc, parents[k]), -1;
+    }
+    if (aw_skins(src) < 0 || aw_skins(sc) < 0) return -1;
+    uint32_t total = base + n * count;
+    if (total > sc->cap) {
+        arbor_node *nodes = realloc(sc->nodes, (size_t)total * sizeof *nodes);
+        if (!nodes) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), -1;
+        sc->nodes = nodes;
+        sc->cap = total;
+    }
+    uint32_t roots = 0, made_count = 0, cap = longest_skin(src->skins), own = longest_skin(sc->skins);
+    cap = own > cap ? own : cap;
+    for (arbor_node r = arbor_scene_first_root(src->scene); r.id != ARBOR_NONE.id && roots < n; r = arbor_node_next_sibling(src->scene, r)) roots++;
+    arbor_node *made = malloc(((size_t)roots * count + 1) * sizeof *made);
+    arbor_node *sub = malloc(((size_t)n + 1) * sizeof *sub);
+    arbor_node *joints = malloc(((size_t)cap + 1) * sizeof *joints);
+    float *ibm = malloc(((size_t)cap + 1) * 16 * sizeof *ibm);
+    arbor_skins *skins = NULL;
+    arbor_result r = made && sub && joints && ibm ? ARBOR_OK : ARBOR_ERR_OUT_OF_MEMORY;
+    if (r != ARBOR_OK) fail(r, NULL);
+    for (uint32_t k = 0; k < count && r == ARBOR_OK; k++) {
+        arbor_node parent = parents[k] >= 0 ? sc->nodes[parents[k]] : ARBOR_NONE, *copy = sc->nodes + base + (size_t)k * n;
+        uint32_t seen = 0;
+        for (arbor_node root = arbor_scene_first_root(src->scene); root.id != ARBOR_NONE.id && r == ARBOR_OK && seen < n;
+             root = arbor_node_next_sibling(src->scene, root)) {
+            arbor_node c;
+            r = arbor_node_clone_from(sc->scene, src->scene, root, parent, &c);
+            if (r != ARBOR_OK) {
+                fail_last(r);
+                break;
+            }
+            made[made_count++] = c;
+            /* a copy keeps its original's user pointer, src's index + 1: it says where it goes */
+            uint32_t m = arbor_node_collect_subtree(sc->scene, c, sub, n - seen);
+            for (uint32_t j = 0; j < m && j < n - seen; j++) {
+                int32_t i = (int32_t)(uintptr_t)arbor_node_user(sc->scene, sub[j]) - 1;
+                if (i >= 0 && (uint32_t)i < n) copy[i] = sub[j];
+            }
+            seen += m;
+        }
+        for (uint32_t i = 0; i < n && r == ARBOR_OK; i++) arbor_node_set_user(sc->scene, copy[i], (void *)(uintptr_t)(base + k * n + i + 1));
+    }
+    if (r == ARBOR_OK && src->skins && arbor_skins_count(src->skins)) {
+        r = arbor_skins_create(sc->scene, &skins);
+        if (r == ARBOR_OK && sc->skins) r = add_skins(skins, sc->skins, NULL, NULL, joints, ibm, cap);
+        for (uint32_t k = 0; k < count && r == ARBOR_OK; k++)
+            r = add_skins(skins, src->skins, src, sc->nodes + base + (size_t)k * n, joints, ibm, cap);
+        if (r != ARBOR_OK) fail_last(r);
+        if (r == ARBOR_OK) {
+            arbor_skins *old = sc->skins;
+            sc->skins = skins;
+            if (fit_joints(sc) != ARBOR_OK) {
+                sc->skins = old;
+                r = ARBOR_ERR_OUT_OF_MEMORY;
+            } else {
+                arbor_skins_destroy(old);
+                skins = NULL;
+            }
+        }
+    }
+    arbor_skins_destroy(skins);
+    if (r != ARBOR_OK) {
+        for (uint32_t j = 0; j < made_count; j++) arbor_node_destroy(sc->scene, made[j]);
+    } else {
+        sc->count = total;
+    }
+    free(made);
+    free(sub);
+    free(joints);
+    free(ibm);
+    return r == ARBOR_OK ? (int32_t)base : -1;
 }
 
 /* ---- Cameras and culling ------------------------------------------------------------------- */
@@ -457,10 +601,12 @@ AW_API arbor_clip *aw_clip(aw_scene *sc, uint32_t i) {
 AW_API double aw_clip_duration(const arbor_clip *clip) { return arbor_clip_duration(clip); }
 AW_API void aw_clip_dispose(arbor_clip *clip) { arbor_clip_destroy(clip); }
 
-/* A player of clip on the scene's nodes (the file's nodes are the clip's rig). */
-AW_API arbor_player *aw_player(aw_scene *sc, const arbor_clip *clip) {
+/* A player of clip on the scene's nodes from index first on (the file's nodes, or a copy of
+   them made by aw_copy, are the clip's rig). */
+AW_API arbor_player *aw_player(aw_scene *sc, const arbor_clip *clip, uint32_t first) {
     arbor_player *p = NULL;
-    arbor_result r = arbor_player_create(clip, sc->scene, sc->nodes, sc->count, &p);
+    if (first > sc->count) return fail_index(sc, (int32_t)first), NULL;
+    arbor_result r = arbor_player_create(clip, sc->scene, sc->nodes + first, sc->count - first, &p);
     return r == ARBOR_OK ? p : (fail_last(r), NULL);
 }
 
@@ -472,12 +618,87 @@ AW_API int aw_player_apply(arbor_player *p, double time, int loop) {
 
 AW_API void aw_player_dispose(arbor_player *p) { arbor_player_destroy(p); }
 
-/* A frame in one call: player p (NULL: none) poses the rig at time, then every world matrix
-   (aw_world_matrices) and, when the skins were made, every joint matrix (aw_skin_matrices) are
-   written. Returns the world matrices, or NULL with the message. */
-AW_API float *aw_frame(aw_scene *sc, arbor_player *p, double time, int loop) {
-    if (p && aw_player_apply(p, time, loop) != ARBOR_OK) return NULL;
+/* Room for aw_frame's arguments: count player pointers (the returned array) and their times
+   (*times); NULL when out of memory. */
+AW_API arbor_player **aw_frame_args(aw_scene *sc, uint32_t count, double **times) {
+    if (count > sc->players_cap) {
+        arbor_player **p = realloc(sc->players, (size_t)count * sizeof *p);
+        if (p) sc->players = p;
+        double *t = realloc(sc->times, (size_t)count * sizeof *t);
+        if (t) sc->times = t;
+        if (!p || !t) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+        sc->players_cap = count;
+    }
+    *times = sc->times;
+    return sc->players;
+}
+
+/* Placement of blocks of nodes by matrices kept outside the scene, for the three.js bridge:
+   `blocks` blocks of `size` nodes from index first (the copies of aw_copy, or a file's nodes as
+   one block), block k placed by a matrix E_k (16 floats, column-major; the identity at first).
+   Keeping the placement out of the scene keeps each copy's world and joint matrices as exact
+   in float as the file's own, wherever the copy stands. Returns one array: the blocks'
+   matrices (16 per block: the caller writes them), then 16 floats per node (the scene's count
+   now) that aw_frame fills, when asked, with E_k * W for the nodes of block k and W for the
+   others. NULL with the message. A second call starts over. */
+AW_API float *aw_placement(aw_scene *sc, uint32_t first, uint32_t size, uint32_t blocks) {
+    if (first > sc->count || (size && blocks > (sc->count - first) / size)) {
+        snprintf(message, sizeof message, "%u blocks of %u nodes from node %u are more than the scene's %u nodes", blocks,
+                 size, first, sc->count);
+        return NULL;
+    }
+    float *place = realloc(sc->place, ((size_t)blocks + sc->count + 1) * 16 * sizeof *place);
+    if (!place) return fail(ARBOR_ERR_OUT_OF_MEMORY, NULL), NULL;
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    for (uint32_t k = 0; k < blocks; k++) memcpy(place + 16 * (size_t)k, identity, sizeof identity);
+    sc->place = place;
+    sc->place_first = first;
+    sc->place_size = size;
+    sc->place_blocks = blocks;
+    sc->place_nodes = sc->count;
+    return place;
+}
+
+/* out = p * w (4x4, column-major), a column of out in one vector: the sum of p's columns
+   times w's column's entries, added in order. */
+static void mul4(const float *p, const float *w, float *out) {
+    v128_t c0 = wasm_v128_load(p), c1 = wasm_v128_load(p + 4), c2 = wasm_v128_load(p + 8), c3 = wasm_v128_load(p + 12);
+    for (int c = 0; c < 4; c++) {
+        v128_t r = wasm_f32x4_mul(c0, wasm_f32x4_splat(w[4 * c]));
+        r = wasm_f32x4_add(r, wasm_f32x4_mul(c1, wasm_f32x4_splat(w[4 * c + 1])));
+        r = wasm_f32x4_add(r, wasm_f32x4_mul(c2, wasm_f32x4_splat(w[4 * c + 2])));
+        r = wasm_f32x4_add(r, wasm_f32x4_mul(c3, wasm_f32x4_splat(w[4 * c + 3])));
+        wasm_v128_store(out + 4 * c, r);
+    }
+}
+
+/* The placed world matrices of aw_placement from the world matrices of aw_world_matrices. */
+static void place_all(aw_scene *sc) {
+    const float *world = sc->matrices;
+    float *placed = sc->place + 16 * (size_t)sc->place_blocks;
+    uint32_t n = sc->place_nodes < sc->count ? sc->place_nodes : sc->count, end = sc->place_first + sc->place_size * sc->place_blocks;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i >= sc->place_first && i < end) {
+            mul4(sc->place + 16 * (size_t)((i - sc->place_first) / sc->place_size), world + 16 * (size_t)i, placed + 16 * (size_t)i);
+        } else {
+            memcpy(placed + 16 * (size_t)i, world + 16 * (size_t)i, 16 * sizeof *placed);
+        }
+    }
+}
+
+/* A frame in one call: the first count players of aw_frame_args (0: none) pose their rigs at
+   their times (arbor_players_apply: refused as a whole, nothing written, when any player would
+   be), then every world matrix (aw_world_matrices), when the skins were made every joint
+   matrix (aw_skin_matrices) and, when `placed` and a placement was made, the placed world
+   matrices (aw_placement) are written. Returns the world matrices, or NULL with the message. */
+AW_API float *aw_frame(aw_scene *sc, uint32_t count, int loop, int placed) {
+    if (count > sc->players_cap) return fail(ARBOR_ERR_INVALID_ARGUMENT, "fewer players staged than count"), NULL;
+    if (count) {
+        arbor_result r = arbor_players_apply(sc->players, sc->times, count, loop ? ARBOR_WRAP_LOOP : ARBOR_WRAP_CLAMP, NULL);
+        if (r != ARBOR_OK) return fail_last(r), NULL;
+    }
     float *world = aw_world_matrices(sc);
     if (world && sc->skins && !aw_skin_matrices(sc)) return NULL;
+    if (world && placed && sc->place) place_all(sc);
     return world;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The crowd (crowd.html?n=1000&driver=arbor|three&src=URL): n animated, skinned Foxes, each at its
-// own time, drawn by three.js and driven either by arbor through the bridge (arbor-three.mjs) or
-// by three.js's own AnimationMixer, updateMatrixWorld and Skeleton.update. The update of a frame
+// own time, drawn by three.js and driven either by arbor through the bridge (arbor-three.mjs's
+// crowd: every Fox a copy in one arbor scene, one call into the module a frame) or by three.js's
+// own AnimationMixer, updateMatrixWorld and Skeleton.update. The update of a frame
 // (animation, hierarchy and skin; drawing excluded) is timed and shown; window.crowd.stats()
 // gives { driver, n, updateMs } (updateMs: the median of the last 200 frames).
 import * as THREE from 'three';
@@ -41,18 +42,20 @@ const size = new THREE.Box3().setFromObject(base.object).getSize(new THREE.Vecto
 const spacing = 1.3 * Math.max(size.x, size.z, 1e-3);
 const place = (k) => [((k % columns) - (columns - 1) / 2) * spacing, 0, (Math.floor(k / columns) - (columns - 1) / 2) * spacing];
 
-// Per Fox: { object, time(), skinned (its skinned meshes), update(dt) }
+// Per Fox: { object, time(), skinned (its skinned meshes) }
 const foxes = [];
+let crowd = null; // driver arbor: every Fox a copy in one arbor scene, one call into the module a frame
 if (driver === 'arbor') {
+  crowd = base.crowd(n);
+  crowd.play(clipName);
+  const m = new THREE.Matrix4();
   for (let k = 0; k < n; k++) {
-    const b = k === 0 ? base : base.clone();
-    if (k) b.play(clipName);
-    b.object.position.set(...place(k)); // placed as three.js objects are (arbor's scene stays the file's)
-    b.time = offset(k, clip.duration);
-    b.update(0);
-    world.add(b.object);
-    foxes.push({ object: b.object, bridge: b, time: () => b.time });
+    crowd.setMatrixAt(k, m.makeTranslation(...place(k)));
+    crowd.times[k] = offset(k, clip.duration);
+    foxes.push({ object: crowd.object.children[k], time: () => crowd.times[k] });
   }
+  crowd.update(0);
+  world.add(crowd.object);
 } else {
   const gltf = await new GLTFLoader().loadAsync(src);
   const anim = gltf.animations.find((a) => a.name === clipName);
@@ -85,7 +88,7 @@ for (const s of skeletons) s.update = function update() { if (this.boneTexture) 
 function updateAll(dt) {
   const t0 = performance.now();
   if (driver === 'arbor') {
-    for (const f of foxes) f.bridge.update(dt);
+    crowd.update(dt);
   } else {
     for (const f of foxes) f.mixer.update(dt);
     world.updateMatrixWorld();
@@ -162,5 +165,7 @@ window.crowd = {
   },
   get count() { return foxes.length; },
   foxes,
+  /** The crowd's bridge (driver arbor), or null. */
+  bridge: crowd,
 };
 document.body.dataset.ready = 'true';

@@ -6,6 +6,8 @@
 // seek(seconds), three ({ renderer, scene, camera }).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 import { createArbor } from './arbor.mjs';
@@ -368,7 +370,11 @@ function frame() {
 
 // ---- Loading: URL, file picker, drag and drop -------------------------------------------------
 
-const three = { THREE, GLTFLoader };
+// three.js's options for the bridge: a GLTFLoader of its own for each load, with the decoders
+// of Draco and meshopt compressed files (KHR_draco_mesh_compression, EXT_/KHR_meshopt_compression;
+// the Draco decoder is fetched at the first Draco file)
+const draco = new DRACOLoader().setDecoderPath(new URL('three/examples/jsm/libs/draco/gltf/', location.href).href);
+const three = () => ({ THREE, GLTFLoader, loader: new GLTFLoader().setDRACOLoader(draco).setMeshoptDecoder(MeshoptDecoder) });
 
 // A .glb or .gltf by URL, with the .gltf's external buffers and images beside it; a file arbor
 // refuses shows arbor's message (and the shown file stays).
@@ -376,7 +382,7 @@ async function load(url) {
   const abs = new URL(url, location.href);
   const name = decodeURIComponent(abs.pathname.split('/').pop());
   try {
-    return show(name, await ArborThree.load(arbor, abs.href, three));
+    return show(name, await ArborThree.load(arbor, abs.href, three()));
   } catch (e) {
     setStatus(`${name}: ${e.message}`, true);
     throw e;
@@ -397,7 +403,7 @@ async function loadFiles(files) {
   }
   try {
     const bytes = new Uint8Array(await main.arrayBuffer());
-    return show(main.name, await ArborThree.fromBytes(arbor, bytes, { ...three, resources }));
+    return show(main.name, await ArborThree.fromBytes(arbor, bytes, { ...three(), resources }));
   } catch (e) {
     setStatus(`${main.name}: ${e.message}`, true);
     return null;

@@ -369,6 +369,37 @@ export async function threeChecks({ browser, page, server, errors, check, cli, c
     check(`crowd, driver ${driver}: 100 Foxes' joint matrices equal arbor native's (${driver === 'arbor' ? 'float' : 'double'} build's animate, IBM product in double) within ${tolerance}`,
       count === 100 && worst <= tolerance && stats.driver === driver && stats.n === 100 && stats.updateMs >= 0,
       `max ${worst.toExponential(2)} (${where}); stats ${JSON.stringify(stats)}`);
+    if (driver === 'arbor') {
+      // Edits through arbor show at the next update: copy 3's root moved, copy 4's mesh node
+      // made a root (its object goes under its copy's), copy 5's root hidden; then the module's
+      // memory grows (its old views detach) and the next update points the objects at it again.
+      const root = fox.json.scenes[fox.json.scene || 0].nodes[0];
+      const edits = await p.evaluate((root, mesh) => {
+        const b = window.crowd.bridge, m = b.getMatrixAt(3, new b.THREE.Matrix4()).elements;
+        b.copyNode(3, root).setTranslation(10, 20, 30);
+        b.copyNode(4, mesh).setParent(null);
+        b.copyNode(5, root).setVisible(false);
+        b.update(0);
+        const moved = Array.from(b.objectOf(b.copyNode(3, root)).matrixWorld.elements).slice(12, 15);
+        const out = {
+          moved: moved.map((v, c) => v - m[12 + c]),
+          reparented: b.objectOf(b.copyNode(4, mesh)).parent === b.object.children[4],
+          hidden: b.objectOf(b.copyNode(5, root)).visible === false && b.objectOf(b.copyNode(6, root)).visible === true,
+        };
+        const bone = b.objectOf(b.copyNode(7, root)), before = bone.matrixWorld.elements;
+        const big = b.scene._a._c.malloc(256 << 20); // the module's memory grows
+        out.detached = before.length === 0;
+        b.update(0);
+        out.again = Array.from(bone.matrixWorld.elements);
+        out.expected = new b.THREE.Matrix4().multiplyMatrices(b.getMatrixAt(7, new b.THREE.Matrix4()),
+          new b.THREE.Matrix4().fromArray(b.copyNode(7, root).worldMatrix)).elements;
+        b.scene._a._c.free(big);
+        return out;
+      }, root, foxMesh);
+      check('crowd: edits through arbor show at the next update (moved, reparented, hidden), and after the module\'s memory grew',
+        maxDiff(edits.moved, [10, 20, 30]) <= 1e-4 && edits.reparented && edits.hidden && edits.detached &&
+        edits.again.length === 16 && maxDiff(edits.again, edits.expected) <= 1e-4, JSON.stringify(edits));
+    }
     check(`crowd, driver ${driver}: no console error`, errs.length === 0, errs.join(' | '));
     await p.close();
   }
