@@ -387,8 +387,9 @@ ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint
         const arbor__v4x2 zeros = nil;
         arbor__mask4x2 none8 = zeros != zeros;
         for (; k + 8 <= stop; k += 8) {
-            arbor__v4x2 x = ARBOR__V4X2_LOAD(trs[k].rotation), y = ARBOR__V4X2_LOAD(trs[k + 1].rotation);
-            arbor__v4x2 z = ARBOR__V4X2_LOAD(trs[k + 2].rotation), w = ARBOR__V4X2_LOAD(trs[k + 3].rotation);
+            const arbor_real *q = (const arbor_real *)(trs + k) + ARBOR__R; /* the entries', not one array's */
+            arbor__v4x2 x = ARBOR__V4X2_LOAD(q), y = ARBOR__V4X2_LOAD(q + 10);
+            arbor__v4x2 z = ARBOR__V4X2_LOAD(q + 20), w = ARBOR__V4X2_LOAD(q + 30);
             ARBOR__TRANSPOSE4X2(x, y, z, w);
             none8 |= (x == zeros) & (y == zeros) & (z == zeros) & (w == zeros);
         }
