@@ -414,6 +414,26 @@ static void test_refusals(void **state) {
         trs[9].translation[0] = 0;
         memset(trs[4000].rotation, 0, sizeof trs[4000].rotation);
         ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_pose_apply", arbor_pose_apply(pose, execs[e]));
+        memcpy(trs[4000].rotation, trs[4001].rotation, sizeof trs[4000].rotation);
+        /* every value of the first entries of two check blocks in turn (each lane, register
+           and tail of the check's loops): a NaN or infinity, a zero rotation */
+        for (uint32_t k = 0; k < 80; k++) {
+            uint32_t at = k < 40 ? k : 300 + k;
+            arbor_real *v = trs[at].translation;
+            for (int c = 0; c < 10; c++) {
+                arbor_real kept = v[c];
+                v[c] = (arbor_real)(c % 2 ? -INFINITY : NAN);
+                ASSERT_REFUSED(ARBOR_ERR_NONFINITE, "arbor_pose_apply", arbor_pose_apply(pose, execs[e]));
+                v[c] = kept;
+            }
+            arbor_real q[4];
+            memcpy(q, trs[at].rotation, sizeof q);
+            memset(trs[at].rotation, 0, sizeof q);
+            ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_pose_apply", arbor_pose_apply(pose, execs[e]));
+            trs[at].rotation[k % 4] = (arbor_real)-0.0; /* a negative zero is zero too */
+            ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_pose_apply", arbor_pose_apply(pose, execs[e]));
+            memcpy(trs[at].rotation, q, sizeof q);
+        }
         assert_int_equal(arbor_pose_read(pose), ARBOR_OK); /* back to the scene's values */
         twin_compare(&t, NULL);
     }

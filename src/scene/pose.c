@@ -352,33 +352,49 @@ arbor_result arbor__pose_entries(const arbor_pose *p, const arbor_node *nodes, u
 /* ---- checks ------------------------------------------------------------------------------ */
 
 /* Whether entries [first, end) are finite with a rotation that is not all zero: a NaN or
-   infinity makes v - v a NaN, which survives the sums (no branch per value). */
+   infinity makes v * 0 a NaN (any other value a zero), which survives the sums (no branch per
+   value; the multiply reads its operand from memory: no load of its own). */
 ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint32_t end) {
     for (uint32_t block = first; block < end; block += CHECK_BLOCK) {
         uint32_t stop = end - block < CHECK_BLOCK ? end : block + CHECK_BLOCK;
         const arbor_real *v = trs[block].translation;
         size_t n = (size_t)(stop - block) * ARBOR__TRS, i = 0;
 #if ARBOR__SIMD
-        arbor__v4x2 a = {0, 0, 0, 0, 0, 0, 0, 0}, b = a; /* eight reals: one register with AVX (float) */
-        for (; i + 16 <= n; i += 16) {
-            arbor__v4x2 x, y;
+        const arbor__v4x2 nil = {0, 0, 0, 0, 0, 0, 0, 0}; /* eight reals: one register with AVX (float) */
+        arbor__v4x2 a = nil, b = nil, c = nil, d = nil;
+        for (; i + 32 <= n; i += 32) {
+            arbor__v4x2 x, y, z, w;
             memcpy(&x, v + i, sizeof x);
             memcpy(&y, v + i + 8, sizeof y);
-            a = a + (x - x);
-            b = b + (y - y);
+            memcpy(&z, v + i + 16, sizeof z);
+            memcpy(&w, v + i + 24, sizeof w);
+            a = a + x * nil;
+            b = b + y * nil;
+            c = c + z * nil;
+            d = d + w * nil;
         }
-        a = a + b;
+        a = (a + b) + (c + d);
         arbor_real zero = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 #else
         arbor_real zero = 0;
 #endif
-        for (; i < n; i++) zero = zero + (v[i] - v[i]);
+        for (; i < n; i++) zero = zero + v[i] * 0;
         unsigned no_length = 0;
         uint32_t k = block;
 #if ARBOR__SIMD
-        /* four rotations a lane: all four components zero in some lane */
+        /* eight rotations, a node a lane (k + j in lane j of the first half, k + 4 + j of the
+           second): all four components zero in some lane */
+        const arbor__v4x2 zeros = nil;
+        arbor__mask4x2 none8 = zeros != zeros;
+        for (; k + 8 <= stop; k += 8) {
+            const arbor_real *q = (const arbor_real *)(trs + k) + ARBOR__R; /* the entries', not one array's */
+            arbor__v4x2 x = ARBOR__V4X2_LOAD(q), y = ARBOR__V4X2_LOAD(q + 10);
+            arbor__v4x2 z = ARBOR__V4X2_LOAD(q + 20), w = ARBOR__V4X2_LOAD(q + 30);
+            ARBOR__TRANSPOSE4X2(x, y, z, w);
+            none8 |= (x == zeros) & (y == zeros) & (z == zeros) & (w == zeros);
+        }
         const arbor__v4 nought = {0, 0, 0, 0};
-        arbor__mask4 none = nought != nought;
+        arbor__mask4 none = (ARBOR__HALF(none8, 0) | ARBOR__HALF(none8, 1)) != 0;
         for (; k + 4 <= stop; k += 4) {
             arbor__v4 x = arbor__v4_load(trs[k].rotation), y = arbor__v4_load(trs[k + 1].rotation);
             arbor__v4 z = arbor__v4_load(trs[k + 2].rotation), w = arbor__v4_load(trs[k + 3].rotation);

@@ -25,7 +25,11 @@
 static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capacity, bool zeroed) {
     arbor__storage *st = &s->storage[index];
     size_t stagger = (size_t)index * 7 * 64 % 4096, bytes = (size_t)capacity * elem;
-    bool fresh = st->raw == NULL;
+    /* A zeroed array comes anew from zeroed memory each time, only its nonzero words copied:
+       growing it touches none of the pages of its zeros (most nodes have no name, no record),
+       where a realloc and a memset of the new part would make them resident. */
+    const arbor__storage old = *st;
+    bool fresh = st->raw == NULL || zeroed;
 #if defined(MADV_HUGEPAGE)
     /* A large array allocated before anything is in it (a scene created with its
        initial_capacity) goes on huge pages: building touches every page once, and with 4 KiB
@@ -39,13 +43,9 @@ static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capac
 #else
     size_t size = (fresh ? stagger : st->offset) + bytes; /* no huge pages here (WebAssembly) */
 #endif
-    if (size < st->size) size = st->size; /* a huge page array's room at its end */
-    char *raw = fresh && zeroed ? arbor__alloc_zeroed(s, size) : arbor__realloc(s, st->raw, st->size, size);
+    if (!fresh && size < st->size) size = st->size; /* a huge page array's room at its end */
+    char *raw = zeroed ? arbor__alloc_zeroed(s, size) : arbor__realloc(s, st->raw, st->size, size);
     if (!raw) return NULL;
-    if (zeroed && !fresh) { /* past the old capacity (beyond it, an array that grew before a failure is zero) */
-        size_t kept = st->offset + (size_t)s->capacity * elem;
-        memset(raw + kept, 0, st->offset + bytes - kept);
-    }
     st->raw = raw;
     st->size = size;
     if (fresh) st->offset = stagger;
@@ -56,6 +56,16 @@ static void *resize_array(arbor_scene *s, int index, size_t elem, uint32_t capac
         madvise((void *)first, (size - (first - (uintptr_t)raw)) & ~(HUGE_PAGE - 1), MADV_HUGEPAGE);
     }
 #endif
+    if (zeroed && old.raw) { /* the old capacity's (beyond it, an array that grew before a failure is zero) */
+        const char *from = (const char *)old.raw + old.offset;
+        char *to = raw + st->offset;
+        for (size_t at = 0, end = (size_t)s->capacity * elem; at < end; at += sizeof(uint32_t)) { /* elem: 4 or 8 */
+            uint32_t w;
+            memcpy(&w, from + at, sizeof w);
+            if (w) memcpy(to + at, &w, sizeof w);
+        }
+        arbor__free(s, old.raw, old.size);
+    }
     return raw + st->offset;
 }
 
@@ -415,8 +425,9 @@ ARBOR__HOT uint32_t place_node(arbor_scene *s, const arbor_node_desc *desc, cons
     s->live++;
     s->n.flags[slot] = (uint8_t)((s->n.flags[slot] & ARBOR__PENDING) | ARBOR__ALIVE);
     s->n.first_child[slot] = s->n.last_child[slot] = 0;
-    s->n.name[slot] = name;
-    s->n.attachment[slot] = 0;
+    /* a free or fresh slot has no name and no record (release_slot, the zeroed arrays): the
+       common unnamed node leaves those pages untouched */
+    if (name) s->n.name[slot] = name;
     s->n.version[slot] = 0;
     if (trs) memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, trs, ARBOR__TRS * sizeof *trs);
     if (desc->matrix) store_matrix(s, slot, desc->matrix, desc->lock_matrix); /* reserved: cannot fail */
