@@ -386,7 +386,8 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
         if (r != ARBOR_OK) return r;
     }
     for (uint32_t i = 0; i < count; i++) {
-        node_history *e = writable(s, arbor__slot(s, nodes[i])); /* room made above */
+        /* Room made above, the table grown then (no node twice in a pose): its entry as it is. */
+        node_history *e = &s->history->nodes[s->n.id[arbor__slot(s, nodes[i])]];
         sample x = { time, { 0 } };
         memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
         memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
