@@ -425,19 +425,7 @@ static affine compose(const double trs[ARBOR__TRS]) {
     return a;
 }
 
-static affine mul(const affine *a, const affine *b) {
-    affine c;
-    for (int i = 0; i < 3; i++) {
-        double a0 = a->m[i][0], a1 = a->m[i][1], a2 = a->m[i][2];
-        c.m[i][0] = a0 * b->m[0][0] + a1 * b->m[1][0] + a2 * b->m[2][0];
-        c.m[i][1] = a0 * b->m[0][1] + a1 * b->m[1][1] + a2 * b->m[2][1];
-        c.m[i][2] = a0 * b->m[0][2] + a1 * b->m[1][2] + a2 * b->m[2][2];
-        c.m[i][3] = a0 * b->m[0][3] + a1 * b->m[1][3] + a2 * b->m[2][3] + a->m[i][3];
-    }
-    return c;
-}
-
-/* a = a b in place (each row of the product needs only its own row of a): mul's bits. */
+/* a = a b in place (each row of the product needs only its own row of a); mul: into a copy. */
 static inline void mul_onto(affine *a, const affine *b) {
     for (int i = 0; i < 3; i++) {
         double a0 = a->m[i][0], a1 = a->m[i][1], a2 = a->m[i][2], a3 = a->m[i][3];
@@ -446,6 +434,12 @@ static inline void mul_onto(affine *a, const affine *b) {
         a->m[i][2] = a0 * b->m[0][2] + a1 * b->m[1][2] + a2 * b->m[2][2];
         a->m[i][3] = a0 * b->m[0][3] + a1 * b->m[1][3] + a2 * b->m[2][3] + a3;
     }
+}
+
+static affine mul(const affine *a, const affine *b) {
+    affine c = *a;
+    mul_onto(&c, b);
+    return c;
 }
 
 static const affine identity = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } } };
