@@ -88,7 +88,10 @@ static geometry_msgs::TransformStamped stamped(const robot &r, int i, double tim
     return ts;
 }
 
-int main() {
+int main(int argc, char **argv) {
+    // --arbor: arbor's parts only, once each (for callgrind: bench/ANALYSIS.md, issue 26)
+    const bool solo = argc > 1 && std::string(argv[1]) == "--arbor";
+    const int reps = solo ? 1 : 5;
     robot r = humanoid();
     const int N = (int)r.name.size();
     arbor_scene *s;
@@ -114,7 +117,7 @@ int main() {
         double t = start + ms * 1e-3;
         arbor_trs b = random_trs(&rng);
         arbor_node_record_trs(s, node[2], t, &b);
-        tf.setTransform(stamped(r, 2, t, b), "bench", false);
+        if (!solo) tf.setTransform(stamped(r, 2, t, b), "bench", false);
         if (ms % 10) continue;
         const arbor_node *order = arbor_pose_nodes(pose);
         arbor_trs *trs = arbor_pose_trs(pose);
@@ -122,7 +125,7 @@ int main() {
         for (uint32_t i = 0; i < arbor_pose_count(pose); i++) {
             trs[i] = random_trs(&rng);
             int k = (int)(std::find_if(node.begin(), node.end(), [&](arbor_node n) { return n.id == order[i].id; }) - node.begin());
-            msgs.push_back(stamped(r, k, t, trs[i]));
+            if (!solo) msgs.push_back(stamped(r, k, t, trs[i]));
         }
         double t0 = now();
         for (const auto &m : msgs) tf.setTransform(m, "bench", false);
@@ -143,10 +146,10 @@ int main() {
     for (int i = 0; i < Q; i++) qa[i] = 3 + (int)(splitmix64_next(&rng) % 60), qb[i] = 3 + (int)(splitmix64_next(&rng) % 60),
                                qt[i] = start + uniform(&rng, 0.5, 9.5);
     std::vector<double> lt, la;
-    for (int rep = 0; rep < 5; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
         double t0 = now();
         double sum = 0;
-        for (int i = 0; i < Q; i++) sum += tf.lookupTransform(r.name[qa[i]], r.name[qb[i]], ros::Time(qt[i])).transform.translation.x;
+        for (int i = 0; !solo && i < Q; i++) sum += tf.lookupTransform(r.name[qa[i]], r.name[qb[i]], ros::Time(qt[i])).transform.translation.x;
         double t1 = now();
         arbor_real m[16];
         for (int i = 0; i < Q; i++) sum += arbor_scene_lookup(s, node[qa[i]], node[qb[i]], qt[i], m) == ARBOR_OK ? m[12] : 1e9;
@@ -162,9 +165,9 @@ int main() {
     for (int i = 0; i < Q; i++) times[i] = start + 5 + 0.1 * i / Q;
     std::vector<arbor_real> out((size_t)Q * 16);
     std::vector<double> mt, ma;
-    for (int rep = 0; rep < 5; rep++) {
+    for (int rep = 0; rep < reps; rep++) {
         double t0 = now(), sum = 0;
-        for (int i = 0; i < Q; i++) sum += tf.lookupTransform("map", "lidar", ros::Time(times[i])).transform.translation.x;
+        for (int i = 0; !solo && i < Q; i++) sum += tf.lookupTransform("map", "lidar", ros::Time(times[i])).transform.translation.x;
         double t1 = now();
         arbor_scene_lookup_many(s, node[0], node[lidar], times.data(), Q, out.data());
         double t2 = now();
@@ -175,7 +178,7 @@ int main() {
     emit("100,000 stamped lookups of one pair", "arbor", median(ma) * 1e3, "ms");
     // readers beside a writer at 1 kHz: lookups a second by 1 and by 2 readers
     double written = start + 10.0; // the writer's clock, on across the runs (no stamp twice)
-    for (int peer = 0; peer < 2; peer++) {
+    for (int peer = 0; !solo && peer < 2; peer++) {
         double rate[3] = { 0 };
         for (int readers = 1; readers <= 2; readers++) {
             std::atomic<bool> stop(false);

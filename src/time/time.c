@@ -386,7 +386,8 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
         if (r != ARBOR_OK) return r;
     }
     for (uint32_t i = 0; i < count; i++) {
-        node_history *e = writable(s, arbor__slot(s, nodes[i])); /* room made above */
+        /* Room made above, the table grown then (no node twice in a pose): its entry as it is. */
+        node_history *e = &s->history->nodes[s->n.id[arbor__slot(s, nodes[i])]];
         sample x = { time, { 0 } };
         memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
         memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
@@ -424,15 +425,20 @@ static affine compose(const double trs[ARBOR__TRS]) {
     return a;
 }
 
-static affine mul(const affine *a, const affine *b) {
-    affine c;
+/* a = a b in place (each row of the product needs only its own row of a); mul: into a copy. */
+static inline void mul_onto(affine *a, const affine *b) {
     for (int i = 0; i < 3; i++) {
-        double a0 = a->m[i][0], a1 = a->m[i][1], a2 = a->m[i][2];
-        c.m[i][0] = a0 * b->m[0][0] + a1 * b->m[1][0] + a2 * b->m[2][0];
-        c.m[i][1] = a0 * b->m[0][1] + a1 * b->m[1][1] + a2 * b->m[2][1];
-        c.m[i][2] = a0 * b->m[0][2] + a1 * b->m[1][2] + a2 * b->m[2][2];
-        c.m[i][3] = a0 * b->m[0][3] + a1 * b->m[1][3] + a2 * b->m[2][3] + a->m[i][3];
+        double a0 = a->m[i][0], a1 = a->m[i][1], a2 = a->m[i][2], a3 = a->m[i][3];
+        a->m[i][0] = a0 * b->m[0][0] + a1 * b->m[1][0] + a2 * b->m[2][0];
+        a->m[i][1] = a0 * b->m[0][1] + a1 * b->m[1][1] + a2 * b->m[2][1];
+        a->m[i][2] = a0 * b->m[0][2] + a1 * b->m[1][2] + a2 * b->m[2][2];
+        a->m[i][3] = a0 * b->m[0][3] + a1 * b->m[1][3] + a2 * b->m[2][3] + a3;
     }
+}
+
+static affine mul(const affine *a, const affine *b) {
+    affine c = *a;
+    mul_onto(&c, b);
     return c;
 }
 
@@ -680,9 +686,10 @@ static void chain_init(const arbor_scene *s, chain *c, uint32_t slot, uint32_t s
     }
 }
 
-/* The local of k's node at time into *out (NULL: only checked): its samples' or, static, its
-   present local. A span read before is used again while time is in it. */
-static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *out, const char *fn) {
+/* The local of k's node at time into *out, or with onto multiplied onto it from the right (*out
+   = *out local, in place: no matrix passed back); out NULL: only checked. Its samples' or, static,
+   its present local. A span read before is used again while time is in it. */
+static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *out, bool onto, const char *fn) {
     if (!k->e) {
         if (!k->known) {
             arbor_real m[16];
@@ -691,7 +698,8 @@ static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *
                 for (int c = 0; c < 4; c++) k->u.fixed.m[r][c] = m[c * 4 + r];
             k->known = true;
         }
-        if (out) *out = k->u.fixed;
+        if (out && onto) mul_onto(out, &k->u.fixed);
+        else if (out) *out = k->u.fixed;
         return ARBOR_OK;
     }
     if (!k->known || !(time >= k->u.sp.t0 && time <= k->u.sp.t1)) {
@@ -703,7 +711,9 @@ static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *
     if (out) {
         double trs[ARBOR__TRS];
         span_at(&k->u.sp, time, trs);
-        *out = compose(trs);
+        affine l = compose(trs);
+        if (onto) mul_onto(out, &l);
+        else *out = l;
     }
     return ARBOR_OK;
 }
@@ -732,15 +742,14 @@ static arbor_result chain_at(const arbor_scene *s, chain *c, double time, affine
         for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
             link k;
             link_init(s, &k, n);
-            arbor_result r = link_at(s, &k, time, &l, fn);
+            arbor_result r = link_at(s, &k, time, &l, false, fn);
             if (r != ARBOR_OK) return r;
             m = n == c->slot ? l : mul(&l, &m);
         }
     } else {
         for (uint32_t i = c->count; i-- > 0;) {
-            arbor_result r = link_at(s, &c->l[i], time, &l, fn);
+            arbor_result r = link_at(s, &c->l[i], time, &m, i != c->count - 1, fn);
             if (r != ARBOR_OK) return r;
-            m = i == c->count - 1 ? l : mul(&m, &l);
         }
     }
     *out = m;
@@ -902,10 +911,9 @@ static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double ti
     k->count = same;
     for (uint32_t d = same; d < n; d++) {
         link *l = &k->l[d];
-        affine local = identity;
         link_init(s, l, up[n - 1 - d]);
-        if ((*r = link_at(s, l, time, out ? &local : NULL, fn)) != ARBOR_OK) return true;
-        if (out) k->world[d] = d ? mul(&k->world[d - 1], &local) : local;
+        if (out && d) k->world[d] = k->world[d - 1];
+        if ((*r = link_at(s, l, time, out ? &k->world[d] : NULL, d > 0, fn)) != ARBOR_OK) return true;
         k->count = d + 1;
     }
     if (out) *out = k->world[n - 1];
