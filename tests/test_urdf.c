@@ -552,77 +552,70 @@ static const char joints_urdf[] =
     JOINT("follow", "revolute", "arm", "twin", "<axis xyz=\"0 0 1\"/><limit lower=\"-9\" upper=\"9\" effort=\"1\" velocity=\"1\"/><mimic joint=\"tilt\" multiplier=\"-2\" offset=\"0.1\"/>")
     "</robot>\n";
 
-/* 4x4 row-major products and the transforms of the joints, written out here in double */
-static void m4_mul(const double a[16], const double b[16], double out[16])
+static void world_of(arbor_scene *s, const arbor_urdf *r, const char *link, arbor_real m[16])
 {
-    double r[16];
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < 4; j++) r[i * 4 + j] = a[i * 4] * b[j] + a[i * 4 + 1] * b[4 + j] + a[i * 4 + 2] * b[8 + j] + a[i * 4 + 3] * b[12 + j];
-    memcpy(out, r, sizeof r);
-}
-static void m4_rotation(double m[16], const double rot[9], const double t[3])
-{
-    double r[16] = { rot[0], rot[1], rot[2], t[0], rot[3], rot[4], rot[5], t[1], rot[6], rot[7], rot[8], t[2], 0, 0, 0, 1 };
-    memcpy(m, r, sizeof r);
-}
-/* a turn by angle about the axis (normalised here): cos I + sin [u]x + (1 - cos) u u^T */
-static void m4_axis_angle(double m[16], const double axis[3], double angle)
-{
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]), u[3] = { axis[0] / n, axis[1] / n, axis[2] / n };
-    double c = cos(angle), s = sin(angle), k[9] = { 0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0 }, rot[9];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) rot[i * 3 + j] = (i == j ? c : 0) + s * k[i * 3 + j] + (1 - c) * u[i] * u[j];
-    m4_rotation(m, rot, (const double[3]){ 0, 0, 0 });
-}
-static void m4_origin(double m[16], const double xyz[3], const double rpy[3])
-{
-    double x[16], y[16], z[16];
-    m4_axis_angle(x, (const double[3]){ 1, 0, 0 }, rpy[0]);
-    m4_axis_angle(y, (const double[3]){ 0, 1, 0 }, rpy[1]);
-    m4_axis_angle(z, (const double[3]){ 0, 0, 1 }, rpy[2]);
-    m4_mul(y, x, y);
-    m4_mul(z, y, m);
-    m[3] = xyz[0], m[7] = xyz[1], m[11] = xyz[2];
-}
-static void m4_translation(double m[16], double x, double y, double z)
-{
-    m4_rotation(m, (const double[9]){ 1, 0, 0, 0, 1, 0, 0, 0, 1 }, (const double[3]){ x, y, z });
+    assert_int_equal(arbor_node_world_matrix(s, arbor_urdf_find_link(r, link), m), ARBOR_OK);
 }
 
-/* The links' worlds at q (dof 13: float x y z qx qy qz qw, slide2d a b c, spin, tilt, reach) */
+/* out = T(t) R(angle about unit axis) */
+static void ref_axis_angle(double out[16], const double t[3], double x, double y, double z, double angle)
+{
+    const double q[4] = { x * sin(angle / 2), y * sin(angle / 2), z * sin(angle / 2), cos(angle / 2) }, one[3] = { 1, 1, 1 };
+    test_ref_compose(out, t, q, one);
+}
+
+/* out = T(xyz) Rz(yaw) Ry(pitch) Rx(roll): URDF's fixed-axis roll, pitch, yaw */
+static void ref_origin(double out[16], const double xyz[3], const double rpy[3])
+{
+    const double qx[4] = { sin(rpy[0] / 2), 0, 0, cos(rpy[0] / 2) }, qy[4] = { 0, sin(rpy[1] / 2), 0, cos(rpy[1] / 2) },
+                 qz[4] = { 0, 0, sin(rpy[2] / 2), cos(rpy[2] / 2) }, one[3] = { 1, 1, 1 };
+    double zy[4], q[4];
+    test_ref_quat_mul(zy, qz, qy);
+    test_ref_quat_mul(q, zy, qx);
+    test_ref_compose(out, xyz, q, one);
+}
+
+/* joints_urdf's links' worlds (column-major) at q (dof 13: float x y z qx qy qz qw, slide2d a b c,
+   spin, tilt, reach) */
 static void joints_expected(const double *q, double world[7][16])
 {
-    double o[16], t[16], n = sqrt(q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]);
-    double x = q[3] / n, y = q[4] / n, z = q[5] / n, w = q[6] / n;
-    double rot[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 2 * (x * y + z * w), 1 - 2 * (x * x + z * z),
-                      2 * (y * z - x * w), 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) };
-    m4_translation(world[0], 0, 0, 0);
-    m4_origin(o, (const double[3]){ 0.1, 0.2, 0.3 }, (const double[3]){ 0.1, 0.2, 0.3 });
-    m4_rotation(t, rot, q);
-    m4_mul(o, t, world[1]);
-    m4_translation(o, 1, 0, 0);
-    m4_mul(world[1], o, world[2]);
-    m4_translation(t, q[7], q[8], 0);
-    m4_mul(world[2], t, world[2]);
-    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, q[9]);
-    m4_mul(world[2], t, world[2]);
-    m4_origin(o, (const double[3]){ 0, 0, 0 }, (const double[3]){ 0.3, -0.2, 0.1 });
-    m4_axis_angle(t, (const double[3]){ 0, -1, 0 }, q[10]);
-    m4_mul(o, t, o);
-    m4_mul(world[2], o, world[3]);
-    m4_axis_angle(t, (const double[3]){ 1, 1, 0 }, q[11]);
-    m4_mul(world[3], t, world[4]);
-    m4_translation(t, -q[12], 0, 1);
-    m4_mul(world[4], t, world[5]);
-    m4_axis_angle(t, (const double[3]){ 0, 0, 1 }, -2 * q[11] + 0.1);
-    m4_mul(world[4], t, world[6]);
+    const double zero[3] = { 0, 0, 0 }, one[3] = { 1, 1, 1 }, h = sqrt(0.5);
+    double o[16], t[16];
+    ref_axis_angle(world[0], zero, 0, 0, 1, 0);
+    ref_origin(o, (const double[3]){ 0.1, 0.2, 0.3 }, (const double[3]){ 0.1, 0.2, 0.3 });
+    test_ref_compose(t, q, q + 3, one); /* the quaternion normalised there */
+    test_ref_mul(world[1], o, t);
+    ref_axis_angle(t, (const double[3]){ 1 + q[7], q[8], 0 }, 0, 0, 1, q[9]); /* origin (1 0 0), then the plane x y */
+    test_ref_mul(world[2], world[1], t);
+    ref_origin(o, zero, (const double[3]){ 0.3, -0.2, 0.1 });
+    ref_axis_angle(t, zero, 0, -1, 0, q[10]);
+    test_ref_mul(o, o, t);
+    test_ref_mul(world[3], world[2], o);
+    ref_axis_angle(t, zero, h, h, 0, q[11]);
+    test_ref_mul(world[4], world[3], t);
+    ref_axis_angle(t, (const double[3]){ -q[12], 0, 1 }, 0, 0, 1, 0);
+    test_ref_mul(world[5], world[4], t);
+    ref_axis_angle(t, zero, 0, 0, 1, -2 * q[11] + 0.1);
+    test_ref_mul(world[6], world[4], t);
 }
+
+/* Floating and planar joints (none of the shared robots has one, and KDL reads neither).
+   world -(floating, origin with rpy)- body; body -(planar about z, origin 0 0 0.25)- sled;
+   body -(planar about x)- tilted, whose plane's first direction is y x axis = (0, 0, -1) and
+   second axis x that = y. */
+static const char mover_urdf[] =
+    "<robot name=\"mover\">\n" LINK("world") LINK("body") LINK("sled") LINK("tilted")
+    JOINT("free", "floating", "world", "body", "<origin xyz=\"0.5 -1 2\" rpy=\"0.3 -0.2 0.7\"/>")
+    JOINT("plane", "planar", "body", "sled", "<origin xyz=\"0 0 0.25\"/><axis xyz=\"0 0 1\"/>")
+    JOINT("side", "planar", "body", "tilted", "<axis xyz=\"2 0 0\"/>")
+    "</robot>\n";
 
 /* Floating and planar joints, an axis off the coordinate axes, negative axes, a mimic with a
    negative multiplier, angles far outside [-pi, pi] (up to 3e5 rad): the links' worlds from the
-   batch, the scene and a clamping robot equal the products computed here (the shared robots
-   and KDL have none of these joints). */
-static void test_other_joints_equal_products(void **state)
+   batch, the scene and a clamping robot equal double products computed here from urdf.h's
+   definitions (joints_urdf); mover_urdf: the positions at load, a planar joint about x, and a
+   zero quaternion refused by set_positions (nothing changed) and by a batch (its row named). */
+static void test_floating_planar_and_other_joints(void **state)
 {
     (void)state;
     arbor_scene *s;
@@ -648,9 +641,9 @@ static void test_other_joints_equal_products(void **state)
         for (int i = 0; i < 7; i++) {
             arbor_real m[16];
             arbor_node_world_matrix(s, arbor_urdf_link_node(r, (uint32_t)i), m);
-            for (int e = 0; e < 16; e++) { /* column-major against row-major */
-                ASSERT_NEAR(out[c][i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
-                ASSERT_NEAR(m[e], world[i][(e % 4) * 4 + e / 4], FK_TOL * 10);
+            for (int e = 0; e < 16; e++) {
+                ASSERT_NEAR(out[c][i][e], world[i][e], FK_TOL);
+                ASSERT_NEAR(m[e], world[i][e], FK_TOL * 10);
             }
         }
     }
@@ -660,11 +653,59 @@ static void test_other_joints_equal_products(void **state)
     assert_int_equal(arbor_urdf_forward_kinematics(r, over, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
     assert_int_equal(arbor_urdf_forward_kinematics(clamps, over, 1, one[0]), ARBOR_OK);
     for (int i = 0; i < 7; i++)
-        for (int e = 0; e < 16; e++) ASSERT_NEAR(one[i][e], world[i][(e % 4) * 4 + e / 4], FK_TOL);
+        for (int e = 0; e < 16; e++) ASSERT_NEAR(one[i][e], world[i][e], FK_TOL);
     double zero_q[13] = { 0 };
     assert_int_equal(arbor_urdf_forward_kinematics(r, zero_q, 1, one[0]), ARBOR_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(arbor_last_error(), "row 0: joint 'float' (positions 3 to 6): the quaternion is zero"));
     arbor_urdf_destroy(clamps);
+    arbor_urdf_destroy(r);
+
+    assert_int_equal(arbor_urdf_load_memory(s, mover_urdf, sizeof mover_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 7 + 3 + 3);
+    arbor_urdf_joint j;
+    assert_int_equal(arbor_urdf_joint_info(r, 0, &j), ARBOR_OK);
+    assert_int_equal(j.type, ARBOR_URDF_FLOATING);
+    assert_int_equal(j.position_count, 7);
+    assert_int_equal(arbor_urdf_joint_info(r, 1, &j), ARBOR_OK);
+    assert_int_equal(j.type, ARBOR_URDF_PLANAR);
+    assert_int_equal(j.position_count, 3);
+    double p[13];
+    assert_int_equal(arbor_urdf_positions(r, p, 13), ARBOR_OK);
+    for (int k = 0; k < 13; k++) assert_true(p[k] == (k == 6)); /* the floating joint at the identity */
+    const double set[13] = { 0.3, -0.4, 1.5, 1, 2, 2, 4, /* |q| = 5: normalised */
+                             0.7, -0.2, 0.9, 0.25, -0.5, -1.1 };
+    double origin[16], motion[16], body[16], step[16], sled[16], tilted[16];
+    ref_origin(origin, (const double[3]){ 0.5, -1, 2 }, (const double[3]){ 0.3, -0.2, 0.7 });
+    assert_int_equal(arbor_urdf_set_positions(r, set, 13), ARBOR_OK);
+    test_ref_compose(motion, set, (const double[4]){ 0.2, 0.4, 0.4, 0.8 }, (const double[3]){ 1, 1, 1 });
+    test_ref_mul(body, origin, motion);
+    /* sled: body T(0, 0, 0.25) T(0.7, -0.2, 0) Rz(0.9) */
+    ref_axis_angle(step, (const double[3]){ 0.7, -0.2, 0.25 }, 0, 0, 1, 0.9);
+    test_ref_mul(sled, body, step);
+    /* tilted: body T(0.25 (0, 0, -1) - 0.5 (0, 1, 0)) Rx(-1.1) */
+    ref_axis_angle(step, (const double[3]){ 0, -0.5, -0.25 }, 1, 0, 0, -1.1);
+    test_ref_mul(tilted, body, step);
+    arbor_real m[16];
+    world_of(s, r, "body", m);
+    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
+    world_of(s, r, "sled", m);
+    ASSERT_MAT4_NEAR_D_REL(m, sled, FK_TOL);
+    world_of(s, r, "tilted", m);
+    ASSERT_MAT4_NEAR_D_REL(m, tilted, FK_TOL);
+    /* a batch row gives the same, relative to the root link (world, at the identity) */
+    arbor_real rows[4 * 16];
+    assert_int_equal(arbor_urdf_forward_kinematics(r, set, 1, rows), ARBOR_OK);
+    ASSERT_MAT4_NEAR_D_REL(rows + 16 * link_index(r, "tilted"), tilted, FK_TOL);
+    /* a zero quaternion is refused, nothing changed */
+    double bad[13];
+    memcpy(bad, set, sizeof bad);
+    bad[3] = bad[4] = bad[5] = bad[6] = 0;
+    uint64_t version = arbor_node_world_version(s, arbor_urdf_find_link(r, "body"));
+    assert_int_equal(arbor_urdf_set_positions(r, bad, 13), ARBOR_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(arbor_last_error(), "'free'"));
+    assert_int_equal(arbor_node_world_version(s, arbor_urdf_find_link(r, "body")), version);
+    world_of(s, r, "body", m);
+    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
     arbor_urdf_destroy(r);
     arbor_scene_destroy(s);
 }
@@ -686,11 +727,6 @@ static arbor_urdf *load_arm(arbor_scene *s, bool clamp)
     arbor_urdf *r = NULL;
     assert_int_equal(arbor_urdf_load_memory(s, arm_urdf, sizeof arm_urdf - 1, NULL, &o, &r), ARBOR_OK);
     return r;
-}
-
-static void world_of(arbor_scene *s, const arbor_urdf *r, const char *link, arbor_real m[16])
-{
-    assert_int_equal(arbor_node_world_matrix(s, arbor_urdf_find_link(r, link), m), ARBOR_OK);
 }
 
 static void test_positions_limits_mimic_refusals(void **state)
@@ -768,88 +804,6 @@ static void test_positions_limits_mimic_refusals(void **state)
     assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
     assert_true(q[0] == 0.5 && q[1] == 0.2);
     assert_int_equal(arbor_urdf_set_positions(r, nan2, 2), ARBOR_ERR_NONFINITE);
-    arbor_urdf_destroy(r);
-    arbor_scene_destroy(s);
-}
-
-/* Floating and planar joints (none of the shared robots has one, and KDL reads neither): world
-   matrices against double products built here from urdf.h's definitions. world -(floating,
-   origin with rpy)- body; body -(planar about z, origin 0 0 0.25)- sled; body -(planar about x)-
-   tilted, whose plane's first direction is y x axis = (0, 0, -1) and second axis x that = y. */
-static const char mover_urdf[] =
-    "<robot name=\"mover\">\n" LINK("world") LINK("body") LINK("sled") LINK("tilted")
-    JOINT("free", "floating", "world", "body", "<origin xyz=\"0.5 -1 2\" rpy=\"0.3 -0.2 0.7\"/>")
-    JOINT("plane", "planar", "body", "sled", "<origin xyz=\"0 0 0.25\"/><axis xyz=\"0 0 1\"/>")
-    JOINT("side", "planar", "body", "tilted", "<axis xyz=\"2 0 0\"/>")
-    "</robot>\n";
-
-/* out = T(t) R(angle about unit axis) */
-static void ref_axis_angle(double out[16], const double t[3], double x, double y, double z, double angle)
-{
-    const double q[4] = { x * sin(angle / 2), y * sin(angle / 2), z * sin(angle / 2), cos(angle / 2) }, one[3] = { 1, 1, 1 };
-    test_ref_compose(out, t, q, one);
-}
-
-static void test_floating_and_planar_joints(void **state)
-{
-    (void)state;
-    arbor_scene *s;
-    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_urdf *r = NULL;
-    assert_int_equal(arbor_urdf_load_memory(s, mover_urdf, sizeof mover_urdf - 1, NULL, NULL, &r), ARBOR_OK);
-    assert_int_equal(arbor_urdf_dof(r), 7 + 3 + 3);
-    arbor_urdf_joint j;
-    assert_int_equal(arbor_urdf_joint_info(r, 0, &j), ARBOR_OK);
-    assert_int_equal(j.type, ARBOR_URDF_FLOATING);
-    assert_int_equal(j.position_count, 7);
-    assert_int_equal(arbor_urdf_joint_info(r, 1, &j), ARBOR_OK);
-    assert_int_equal(j.type, ARBOR_URDF_PLANAR);
-    assert_int_equal(j.position_count, 3);
-    double q[13];
-    assert_int_equal(arbor_urdf_positions(r, q, 13), ARBOR_OK);
-    for (int k = 0; k < 13; k++) assert_true(q[k] == (k == 6)); /* the floating joint at the identity */
-
-    /* the origin: T(0.5, -1, 2) Rz(0.7) Ry(-0.2) Rx(0.3), URDF's fixed-axis roll, pitch, yaw */
-    const double qx[4] = { sin(0.15), 0, 0, cos(0.15) }, qy[4] = { 0, sin(-0.1), 0, cos(-0.1) },
-                 qz[4] = { 0, 0, sin(0.35), cos(0.35) }, one[3] = { 1, 1, 1 };
-    double zy[4], rpy[4], origin[16], motion[16], body[16], step[16], sled[16], tilted[16];
-    test_ref_quat_mul(zy, qz, qy);
-    test_ref_quat_mul(rpy, zy, qx);
-    test_ref_compose(origin, (const double[3]){ 0.5, -1, 2 }, rpy, one);
-    const double set[13] = { 0.3, -0.4, 1.5, 1, 2, 2, 4, /* |q| = 5: normalised */
-                             0.7, -0.2, 0.9, 0.25, -0.5, -1.1 };
-    assert_int_equal(arbor_urdf_set_positions(r, set, 13), ARBOR_OK);
-    test_ref_compose(motion, set, (const double[4]){ 0.2, 0.4, 0.4, 0.8 }, one);
-    test_ref_mul(body, origin, motion);
-    /* sled: body T(0, 0, 0.25) T(0.7, -0.2, 0) Rz(0.9) */
-    ref_axis_angle(step, (const double[3]){ 0.7, -0.2, 0.25 }, 0, 0, 1, 0.9);
-    test_ref_mul(sled, body, step);
-    /* tilted: body T(0.25 (0, 0, -1) - 0.5 (0, 1, 0)) Rx(-1.1) */
-    ref_axis_angle(step, (const double[3]){ 0, -0.5, -0.25 }, 1, 0, 0, -1.1);
-    test_ref_mul(tilted, body, step);
-    arbor_real m[16];
-    world_of(s, r, "body", m);
-    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
-    world_of(s, r, "sled", m);
-    ASSERT_MAT4_NEAR_D_REL(m, sled, FK_TOL);
-    world_of(s, r, "tilted", m);
-    ASSERT_MAT4_NEAR_D_REL(m, tilted, FK_TOL);
-
-    /* a batch row gives the same, relative to the root link (world, at the identity) */
-    arbor_real out[4 * 16];
-    assert_int_equal(arbor_urdf_forward_kinematics(r, set, 1, out), ARBOR_OK);
-    ASSERT_MAT4_NEAR_D_REL(out + 16 * link_index(r, "tilted"), tilted, FK_TOL);
-
-    /* a zero quaternion is refused, nothing changed */
-    double bad[13];
-    memcpy(bad, set, sizeof bad);
-    bad[3] = bad[4] = bad[5] = bad[6] = 0;
-    uint64_t version = arbor_node_world_version(s, arbor_urdf_find_link(r, "body"));
-    assert_int_equal(arbor_urdf_set_positions(r, bad, 13), ARBOR_ERR_INVALID_ARGUMENT);
-    assert_non_null(strstr(arbor_last_error(), "'free'"));
-    assert_int_equal(arbor_node_world_version(s, arbor_urdf_find_link(r, "body")), version);
-    world_of(s, r, "body", m);
-    ASSERT_MAT4_NEAR_D_REL(m, body, FK_TOL);
     arbor_urdf_destroy(r);
     arbor_scene_destroy(s);
 }
@@ -1278,9 +1232,8 @@ int main(void)
         cmocka_unit_test(test_shared_robots_fk_equal_kdl),
         cmocka_unit_test(test_hostile_files_refused_with_file_line_reason),
         cmocka_unit_test(test_geometry_bounds_links),
-        cmocka_unit_test(test_other_joints_equal_products),
+        cmocka_unit_test(test_floating_planar_and_other_joints),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
-        cmocka_unit_test(test_floating_and_planar_joints),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),

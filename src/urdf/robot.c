@@ -85,6 +85,7 @@ typedef struct fk_link {
     uint8_t kind, along;     /* along: the coordinate axis 0, 1, 2 the joint's is, or 3 */
     bool negative;           /* the axis is minus that coordinate axis */
     bool shift;              /* the origin does not turn (rpy 0): A = P translated */
+    bool leaf;               /* no child link: its rows are not kept */
     double turned[4];        /* the scene's path: a revolute joint's rot (axis, 0), a prismatic one's
                                 axis turned by rot (0 for a fixed one) */
 } fk_link;
@@ -263,6 +264,9 @@ static void fk_compile(arbor_urdf *R) {
             if (fabs(j->axis[a]) == 1 && j->axis[(a + 1) % 3] == 0 && j->axis[(a + 2) % 3] == 0)
                 f->along = a, f->negative = j->axis[a] < 0;
     }
+    for (uint32_t i = 0; i < R->m.link_count; i++) R->fk[i].leaf = true;
+    for (uint32_t i = 0; i < R->m.link_count; i++)
+        if (R->fk[i].parent >= 0) R->fk[R->fk[i].parent].leaf = false;
 }
 
 static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
@@ -526,13 +530,59 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
 enum { LANES = 4 };
 typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
 
-/* Four rows of lanes to four lanes of rows (the out matrices' columns), by shuffles. */
 typedef arbor_real vr __attribute__((vector_size(LANES * sizeof(arbor_real))));
+
+/* sincos_of, lane by lane: its polynomials on the four at once, the quadrant's swap and signs
+   by masks (the low bits of x 2/pi + 1.5 * 2^52 are n's: n & 3 as in quadrant()), a lane
+   beyond 1e5 by libm. */
+typedef uint64_t v4u __attribute__((vector_size(LANES * sizeof(uint64_t))));
+typedef int64_t v4i __attribute__((vector_size(LANES * sizeof(int64_t))));
+ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
+    const v4 x = *xp, t = x * 0.63661977236758134308 + 6755399441055744.0;
+    v4 n = t - 6755399441055744.0, r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
+    const v4u k = (v4u)t & 3, odd = -(k & 1), si = (v4u)sr, ci = (v4u)cr, sign = (v4u){ 0, 0, 0, 0 } + (UINT64_C(1) << 63);
+    *s = (v4)(((si & ~odd) | (ci & odd)) ^ ((k & 2) << 62));
+    *c = (v4)(((ci & ~odd) | (si & odd)) ^ (((k + 1) & 2) << 62));
+    const v4i near = (v4)((v4u)x & ~sign) <= (v4){ 1e5, 1e5, 1e5, 1e5 };
+    if (!(near[0] & near[1] & near[2] & near[3]))
+        for (int l = 0; l < LANES; l++)
+            if (!near[l]) (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
+}
+
+/* The rows of a rotation about coordinate axis k (columns i, j = k+1, k+2 turn: (A R)_i =
+   c A_i + s A_j), and of a slide along column k, on A's registers (constant columns). */
+#define TURN_COLUMNS(i, j)                                                                                              \
+    ARBOR__UNROLL for (int r = 0; r < 3; r++) {                                                                        \
+        const v4 ai = A[4 * r + (i)], aj = A[4 * r + (j)];                                                            \
+        A[4 * r + (i)] = c * ai + sn * aj;                                                                             \
+        A[4 * r + (j)] = c * aj - sn * ai;                                                                             \
+    }
+#define SLIDE_COLUMN(k) ARBOR__UNROLL for (int r = 0; r < 3; r++) A[4 * r + 3] += x * (f->negative ? -A[4 * r + (k)] : A[4 * r + (k)]);
+
+/* Floating and planar joints: A (w's rows) times the motion's rows, lane by lane. */
+static void other_lanes(const arbor_urdf *R, const fk_link *f, const double *const q[LANES], v4 *A) {
+    arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
+    memset(motion.xyz, 0, sizeof motion.xyz);
+    memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
+    for (int l = 0; l < LANES; l++) {
+        double t[3], rq[4], m[12], B[12];
+        joint_local(&motion, q[l] + motion.position_index, t, rq); /* a floating joint's quaternion normalised there */
+        arbor__urdf_rows(m, rq, t);
+        for (int e = 0; e < 12; e++) B[e] = A[e][l];
+        for (int r = 0; r < 3; r++)
+            for (int col = 0; col < 4; col++)
+                A[4 * r + col][l] = B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
+                                    (col == 3 ? B[4 * r + 3] : 0);
+    }
+}
+
+/* Link rows A (12 rows of four lanes) to each used lane's column-major out matrix at
+   o[l] + at. Floats: two columns of a lane are eight floats, so the rows of two columns go
+   in one register of eight ([column c | column c + 1] of a row's four lanes) and one 4x4
+   transpose within each half gives every lane's two columns, stored at once. */
 #if ARBOR_REAL_IS_DOUBLE
+/* Four rows of lanes to four lanes of rows (the out matrices' columns), by shuffles. */
 typedef int64_t vmask __attribute__((vector_size(LANES * sizeof(int64_t))));
-#else
-typedef int32_t vmask __attribute__((vector_size(LANES * sizeof(int32_t))));
-#endif
 #if defined(__clang__)
 #define SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
 #else
@@ -546,63 +596,99 @@ ARBOR__HOT void transpose(const vr *ap, const vr *bp, const vr *cp, const vr *dp
     out[2] = SHUFFLE(ab1, cd1, 0, 1, 4, 5), out[3] = SHUFFLE(ab1, cd1, 2, 3, 6, 7);
 }
 
-/* sincos_of, lane by lane (its polynomials on the four at once; a lane beyond 1e5 by libm) */
-ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
-    const v4 x = *xp;
-    v4 n = NEAREST_QUADRANT(x), r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
-    for (int l = 0; l < LANES; l++) {
-        double a, b;
-        quadrant(x[l], n[l], sr[l], cr[l], &a, &b);
-        (*s)[l] = a, (*c)[l] = b;
+ARBOR__HOT void store_lanes(const v4 *A, arbor_real *const o[LANES], size_t at, int used) {
+    ARBOR__UNROLL for (int col = 0; col < 4; col++) {
+        const vr r3 = (vr){ 0, 0, 0, 0 } + (col == 3 ? 1.0 : 0.0); /* row 3 of every lane */
+        vr lane[LANES];
+        transpose(&A[col], &A[4 + col], &A[8 + col], &r3, lane);
+        for (int l = 0; l < used; l++) memcpy(o[l] + at + 4 * col, &lane[l], sizeof lane[l]);
     }
 }
+#else
+typedef float v8f __attribute__((vector_size(8 * sizeof(float))));
+typedef int32_t v8i __attribute__((vector_size(8 * sizeof(int32_t))));
+#if defined(__clang__)
+#define SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (v8i){ __VA_ARGS__ })
+#endif
+ARBOR__HOT void join(const v4 *lo, const v4 *hi, v8f *y) { /* two rows of four doubles as eight floats (by pointer, as sincos4) */
+    const vr a = __builtin_convertvector(*lo, vr), b = __builtin_convertvector(*hi, vr);
+    memcpy(y, &a, sizeof a);
+    memcpy((char *)y + sizeof a, &b, sizeof b);
+}
+ARBOR__HOT void store_lanes(const v4 *A, arbor_real *const o[LANES], size_t at, int used) {
+    ARBOR__UNROLL for (int h = 0; h < 2; h++) { /* columns 2h and 2h + 1 */
+        v8f y0, y1, y2;
+        join(&A[2 * h], &A[2 * h + 1], &y0), join(&A[4 + 2 * h], &A[5 + 2 * h], &y1), join(&A[8 + 2 * h], &A[9 + 2 * h], &y2);
+        const v8f y3 = h ? (v8f){ 0, 0, 0, 0, 1, 1, 1, 1 } : (v8f){ 0 }; /* row 3 */
+        const v8f t0 = SHUFFLE8(y0, y1, 0, 8, 1, 9, 4, 12, 5, 13), t1 = SHUFFLE8(y0, y1, 2, 10, 3, 11, 6, 14, 7, 15);
+        const v8f t2 = SHUFFLE8(y2, y3, 0, 8, 1, 9, 4, 12, 5, 13), t3 = SHUFFLE8(y2, y3, 2, 10, 3, 11, 6, 14, 7, 15);
+        const v8f lane[LANES] = { SHUFFLE8(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13), SHUFFLE8(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
+                                  SHUFFLE8(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13), SHUFFLE8(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15) };
+        if (used == LANES) { /* the common case, unrolled */
+            ARBOR__UNROLL for (int l = 0; l < LANES; l++) memcpy(o[l] + at + 8 * h, &lane[l], sizeof lane[l]);
+        } else {
+            for (int l = 0; l < used; l++) memcpy(o[l] + at + 8 * h, &lane[l], sizeof lane[l]);
+        }
+    }
+}
+#endif
 
 /* q[l]: configuration l's positions (checked; clamped here when the robot clamps, a no-op for
-   rows within limits); w: the links' world rows, link_count x 12 lanes; o[l]: its out
-   matrices, for the first `used` lanes. */
+   rows within limits, so skipped otherwise); w: the links' world rows, link_count x 12 lanes;
+   o[l]: its out matrices, for the first `used` lanes. A link's rows stay in registers from
+   its parent's product to its out matrices; they go to w only for its children. */
 ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[LANES], v4 *w, arbor_real *const o[LANES],
                                      int used) {
     const fk_link *f = R->fk;
-    arbor_real *out[LANES] = { o[0], o[1], o[2], o[3] }; /* link i's matrices */
+    const bool clamp = R->clamp;
     for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12) {
-        v4 *A = w; /* the parent's rows times the origin's */
+        v4 A[12]; /* the parent's rows times the origin's, then the motion */
         if (f->kind == FK_ROOT) {
-            for (int e = 0; e < 12; e++) A[e] = (v4){ 0, 0, 0, 0 } + (e % 5 == 0 ? 1.0 : 0.0);
+            ARBOR__UNROLL for (int e = 0; e < 12; e++) A[e] = (v4){ 0, 0, 0, 0 } + (e % 5 == 0 ? 1.0 : 0.0);
         } else {
             const v4 *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent); /* parents come first */
             const double *O = f->origin;
-            for (int r = 0; r < 3; r++) {
-                const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
-                if (f->shift) {
+            if (f->shift) {
+                ARBOR__UNROLL for (int r = 0; r < 3; r++) {
+                    const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
                     A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
-                } else {
+                    A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
+                }
+            } else {
+                ARBOR__UNROLL for (int r = 0; r < 3; r++) {
+                    const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
                     A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
                     A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
                     A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
+                    A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
                 }
-                A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
             }
         }
         if (f->kind == FK_TURN || f->kind == FK_SLIDE) {
-            v4 x;
-            for (int l = 0; l < LANES; l++) {
-                double v = q[l][f->index];
-                x[l] = f->multiplier * (v < f->lo ? f->lo : v > f->hi ? f->hi : v) + f->offset;
-            }
+            v4 x = { q[0][f->index], q[1][f->index], q[2][f->index], q[3][f->index] };
+            if (clamp)
+                for (int l = 0; l < LANES; l++) x[l] = x[l] < f->lo ? f->lo : x[l] > f->hi ? f->hi : x[l];
+            x = f->multiplier * x + f->offset;
             const double *a = f->axis;
             if (f->kind == FK_SLIDE) {
-                for (int r = 0; r < 3; r++)
-                    A[4 * r + 3] += x * (f->along < 3 ? (f->negative ? -A[4 * r + f->along] : A[4 * r + f->along])
-                                                      : A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
-            } else if (f->along < 3) { /* about e_k: columns i, j = k+1, k+2 turn; (A R)_i = c A_i + s A_j */
+                switch (f->along) {
+                case 0: SLIDE_COLUMN(0); break;
+                case 1: SLIDE_COLUMN(1); break;
+                case 2: SLIDE_COLUMN(2); break;
+                default:
+                    ARBOR__UNROLL for (int r = 0; r < 3; r++)
+                        A[4 * r + 3] += x * (A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
+                }
+            } else if (f->along < 3) {
                 v4 sn, c;
                 const v4 turn = f->negative ? -x : x;
                 sincos4(&turn, &sn, &c);
-                int ci = (f->along + 1) % 3, cj = (f->along + 2) % 3;
-                for (int r = 0; r < 3; r++) {
-                    v4 ai = A[4 * r + ci], aj = A[4 * r + cj];
-                    A[4 * r + ci] = c * ai + sn * aj;
-                    A[4 * r + cj] = c * aj - sn * ai;
+                switch (f->along) {
+                case 0: TURN_COLUMNS(1, 2); break;
+                case 1: TURN_COLUMNS(2, 0); break;
+                default: TURN_COLUMNS(0, 1); break;
                 }
             } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
                 v4 sn, c;
@@ -611,42 +697,18 @@ ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[
                 v4 m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
                             u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
                             u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
-                for (int r = 0; r < 3; r++) {
+                ARBOR__UNROLL for (int r = 0; r < 3; r++) {
                     v4 a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
-                    for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
+                    ARBOR__UNROLL for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
                 }
             }
-        } else if (f->kind == FK_OTHER) { /* floating, planar: the motion's rows, A times them, lane by lane */
-            arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
-            memset(motion.xyz, 0, sizeof motion.xyz);
-            memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
-            for (int l = 0; l < LANES; l++) {
-                double t[3], rq[4], m[12], B[12];
-                joint_local(&motion, q[l] + motion.position_index, t, rq); /* a floating joint's quaternion normalised there */
-                arbor__urdf_rows(m, rq, t);
-                for (int e = 0; e < 12; e++) B[e] = A[e][l];
-                for (int r = 0; r < 3; r++)
-                    for (int col = 0; col < 4; col++)
-                        A[4 * r + col][l] = B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
-                                            (col == 3 ? B[4 * r + 3] : 0);
-            }
         }
-        for (int col = 0; col < 4; col++) { /* column col of each lane's matrix, column-major out */
-            const vr r0 = __builtin_convertvector(A[col], vr), r1 = __builtin_convertvector(A[4 + col], vr);
-            const vr r2 = __builtin_convertvector(A[8 + col], vr), r3 = { 0, 0, 0, 0 };
-            vr lane[LANES];
-            const vr r3c = col == 3 ? r3 + 1 : r3;
-            transpose(&r0, &r1, &r2, &r3c, lane);
-            if (used == LANES) { /* the common case, unrolled */
-                memcpy(out[0] + 4 * col, &lane[0], sizeof lane[0]);
-                memcpy(out[1] + 4 * col, &lane[1], sizeof lane[1]);
-                memcpy(out[2] + 4 * col, &lane[2], sizeof lane[2]);
-                memcpy(out[3] + 4 * col, &lane[3], sizeof lane[3]);
-            } else {
-                for (int l = 0; l < used; l++) memcpy(out[l] + 4 * col, &lane[l], sizeof lane[l]);
-            }
+        if (f->kind == FK_OTHER || !f->leaf) ARBOR__UNROLL for (int e = 0; e < 12; e++) w[e] = A[e];
+        if (f->kind == FK_OTHER) {
+            other_lanes(R, f, q, w);
+            ARBOR__UNROLL for (int e = 0; e < 12; e++) A[e] = w[e];
         }
-        for (int l = 0; l < LANES; l++) out[l] += 16;
+        store_lanes(A, o, 16 * (size_t)i, used);
     }
 }
 
