@@ -703,15 +703,17 @@ static void test_slerp_four_at_once(void **state) {
 #endif
 }
 
-/* A player samples its LINEAR rotation channels eight or four at a time (the rest one by one):
-   for every count of channels from 1 to 21, with a STEP channel among them and keyframes that
-   make tiny, wide and sign-flipped arcs, each channel gives the bits a clip of that channel
-   alone gives, and the slerp a double-precision formula gives. */
+/* A player samples its LINEAR rotation channels eight or four at a time (the rest one by one),
+   in runs of channels that share keyframe times: for every count of channels from 1 to 21, with
+   a STEP channel among them, channels 17 and 19 on keyframe times of their own (so runs break,
+   and those sit before their first keyframe or after their last while the others interpolate)
+   and keyframes that make tiny, wide and sign-flipped arcs, each channel gives the
+   bits a clip of that channel alone gives, and the slerp a double-precision formula gives. */
 static void test_slerp_lanes_match_one_channel(void **state) {
     (void)state;
     enum { MAX = 21, KEYS = 4 };
     test_rng g = test_rng_make(5);
-    static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, values[MAX][KEYS][4];
+    static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, own[KEYS] = { 0.125f, 0.375f, 0.625f, 0.875f }, values[MAX][KEYS][4];
     for (int c = 0; c < MAX; c++)
         for (int k = 0; k < KEYS; k++) {
             double q[4];
@@ -729,7 +731,8 @@ static void test_slerp_lanes_match_one_channel(void **state) {
     for (uint32_t count = 1; count <= MAX; count++) {
         arbor_channel_desc ch[MAX];
         for (uint32_t c = 0; c < count; c++)
-            ch[c] = (arbor_channel_desc){ .target = c, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS, .times = times,
+            ch[c] = (arbor_channel_desc){ .target = c, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS,
+                                          .times = c == 17 || c == 19 ? own : times,
                                           .values = &values[c][0][0],
                                           .interpolation = c == 9 ? ARBOR_INTERPOLATION_STEP : ARBOR_INTERPOLATION_LINEAR };
         arbor_clip *clip;
@@ -752,14 +755,16 @@ static void test_slerp_lanes_match_one_channel(void **state) {
                 assert_memory_equal(all[c].rotation, each.rotation, sizeof each.rotation);
                 if (c == 9) continue;
                 /* slerp in double: the keyframes around t, the shorter arc */
-                int k = t >= 1 ? KEYS - 1 : t >= 0.5 ? 2 : t >= 0.25 ? 1 : 0;
+                const float *tk = ch[c].times;
+                int k = 0;
+                while (k < KEYS - 1 && t >= tk[k + 1]) k++;
                 double a[4], b[4], d = 0, want[4];
                 for (int e = 0; e < 4; e++) a[e] = values[c][k][e], b[e] = values[c][k < KEYS - 1 ? k + 1 : k][e];
                 double la = 0, lb = 0;
                 for (int e = 0; e < 4; e++) la += a[e] * a[e], lb += b[e] * b[e];
                 for (int e = 0; e < 4; e++) a[e] /= sqrt(la), b[e] /= sqrt(lb), d += a[e] * b[e];
                 double sign = d < 0 ? -1 : 1, theta = acos(fmin(1, fabs(d)));
-                double u = k < KEYS - 1 ? (t - times[k]) / (times[k + 1] - times[k]) : 0;
+                double u = k < KEYS - 1 && t > tk[0] ? (t - tk[k]) / (tk[k + 1] - tk[k]) : 0;
                 double wa = theta < 1e-6 ? 1 - u : sin((1 - u) * theta) / sin(theta);
                 double wb = theta < 1e-6 ? u : sin(u * theta) / sin(theta);
                 for (int e = 0; e < 4; e++) want[e] = wa * a[e] + wb * sign * b[e];

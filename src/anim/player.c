@@ -19,6 +19,9 @@ typedef struct lane {
     arbor_node *nodes;     /* T, R, S: the node each one writes */
     arbor_real *values;    /* T, R, S: count * lane_width, the last sample */
     uint32_t *weight_at;   /* W: where each one's values start in weights */
+    uint32_t *offsets;     /* R: each one's values in the clip's */
+    arbor__rotation_run *runs; /* R: the channels in runs that sample alike */
+    uint32_t run_count;
 } lane;
 
 struct arbor_player {
@@ -87,6 +90,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
                  (p == W ? arbor__round16((size_t)counts[p] * sizeof(uint32_t))
                          : arbor__round16((size_t)counts[p] * sizeof(arbor_node)) +
                                arbor__round16((size_t)counts[p] * lane_width(p) * sizeof(arbor_real)));
+    bytes += arbor__round16((size_t)counts[R] * sizeof(uint32_t)) + arbor__round16((size_t)counts[R] * sizeof(arbor__rotation_run));
     char *block = arbor__alloc(s, bytes), *at = block;
     if (!block) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a player of %zu bytes", bytes);
     memset(block, 0, bytes);
@@ -114,6 +118,8 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
             L->values = arbor__take(&at, (size_t)counts[q] * lane_width(q) * sizeof *L->values);
         }
     }
+    p->lanes[R].offsets = arbor__take(&at, (size_t)counts[R] * sizeof *p->lanes[R].offsets);
+    p->lanes[R].runs = arbor__take(&at, (size_t)counts[R] * sizeof *p->lanes[R].runs);
     uint32_t weight_at = 0;
     for (uint32_t i = 0; i < clip->channel_count; i++) {
         const arbor__channel *c = &clip->channels[i];
@@ -126,6 +132,15 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
             weight_at += c->width;
         } else {
             L->nodes[L->count] = node;
+        }
+        if (c->path == R) {
+            const bool linear = c->interpolation == ARBOR_INTERPOLATION_LINEAR;
+            arbor__rotation_run *run = L->run_count ? &L->runs[L->run_count - 1] : NULL;
+            L->offsets[L->count] = c->values;
+            if (run && run->timeline == c->timeline && run->linear == linear)
+                run->count++;
+            else
+                L->runs[L->run_count++] = (arbor__rotation_run){ L->count, 1, c->timeline, linear };
         }
         L->channels[L->count++] = i;
         if (c->path != W && !(p->animated[c->target] & TRS_BITS))
@@ -203,6 +218,8 @@ static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *we
         if (!L->count) continue;
         if (q == W)
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, weights, L->weight_at, 1);
+        else if (q == R)
+            arbor__sample_rotations(clip, p->keys, L->channels, L->offsets, L->runs, L->run_count, L->values);
         else
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, L->values, NULL, 0);
     }

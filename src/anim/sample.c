@@ -272,7 +272,7 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_re
     memcpy(out[7], &q7, sizeof q7);
 }
 
-/* The first n (1 to 7) of eight pending channels: through slerp4 or slerp8 with the lanes past n
+/* The first n (1 to 7) of eight channels: through slerp4 or slerp8 with the lanes past n
    repeating the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
 ARBOR__HOT void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
     if (n == 1) {
@@ -295,64 +295,61 @@ ARBOR__HOT void slerp_some(const float *const *a, const arbor_real *us, arbor_re
 }
 #endif
 
-/* Rotation channels: those between two LINEAR keyframes go eight at a time through slerp8 (the
-   same bits as one at a time), the others one by one; each written at out + 4 e, or at
-   out + at[e] * stride (indexed, a constant here), in channel order (a later channel on the
-   same place wins). */
-ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                          arbor_real *out, const uint32_t *at, uint32_t stride, const bool indexed) {
-    const arbor__channel *all = clip->channels;
-    const float *values = clip->values;
+/* A run's channels slerped at fraction u between keyframes k and k + 1, whose values start at
+   `base` (the clip's values from keyframe k of a channel at offset 0) + off[e]: eight at a
+   time, the rest through slerp_some (the same bits as one at a time); channel e's rotation at
+   out + 4 e. */
+ARBOR__HOT void slerp_run(const float *base, const uint32_t *off, uint32_t count, arbor_real u, arbor_real *out) {
 #if ARBOR__SIMD
-    const float *pending[8];
-    arbor_real *outs[8], us[8];
-    int n = 0;
-#endif
-    for (uint32_t e = 0; e < count; e++) {
-        const arbor__channel *c = &all[channels[e]];
-        const arbor__key key = keys[c->timeline];
-        arbor_real *to = out + (indexed ? (size_t)at[e] * stride : 4 * (size_t)e);
-        const float *a = values + c->values + (size_t)key.k * 4;
-        const bool linear = key.u != 0 && c->interpolation == ARBOR_INTERPOLATION_LINEAR;
-#if ARBOR__SIMD
-        if (linear) {
-            pending[n] = a;
-            outs[n] = to;
-            us[n++] = key.u;
-            if (n == 8) {
-                slerp8(pending, us, outs);
-                n = 0;
-            }
-            continue;
+    const float *a[8];
+    arbor_real *to[8], us[8];
+    for (int i = 0; i < 8; i++) us[i] = u;
+    uint32_t e = 0;
+    for (; e + 8 <= count; e += 8) {
+        for (int i = 0; i < 8; i++) {
+            a[i] = base + off[e + (uint32_t)i];
+            to[i] = out + 4 * (size_t)(e + (uint32_t)i);
         }
-        if (n) slerp_some(pending, us, outs, n); /* the ones before first */
-        n = 0;
-#endif
-        if (linear)
-            slerp(to, a, a + 4, key.u);
-        else
-            sample_width(clip, c, key, to, 4);
+        slerp8(a, us, to);
     }
-#if ARBOR__SIMD
-    if (n) slerp_some(pending, us, outs, n);
+    if (e == count) return;
+    for (uint32_t i = 0; i < count - e; i++) {
+        a[i] = base + off[e + i];
+        to[i] = out + 4 * (size_t)(e + i);
+    }
+    slerp_some(a, us, to, (int)(count - e));
+#else
+    for (uint32_t e = 0; e < count; e++) slerp(out + 4 * (size_t)e, base + off[e], base + off[e] + 4, u);
 #endif
 }
 
-ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                             arbor_real *out, const uint32_t *at, uint32_t stride) {
-    if (at)
-        rotations(clip, keys, channels, count, out, at, stride, true);
-    else
-        rotations(clip, keys, channels, count, out, NULL, 0, false);
+/* Rotation channels by runs: a LINEAR run between two keyframes through slerp_run, the others
+   channel by channel. */
+ARBOR__DISPATCH static void rotation_runs(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels,
+                                          const uint32_t *offsets, const arbor__rotation_run *runs, uint32_t run_count,
+                                          arbor_real *out) {
+    for (uint32_t r = 0; r < run_count; r++) {
+        const arbor__rotation_run run = runs[r];
+        const arbor__key key = keys[run.timeline];
+        arbor_real *to = out + 4 * (size_t)run.first;
+        if (run.linear && key.u != 0) {
+            slerp_run(clip->values + (size_t)key.k * 4, offsets + run.first, run.count, key.u, to);
+            continue;
+        }
+        for (uint32_t e = 0; e < run.count; e++)
+            sample_width(clip, &clip->channels[channels[run.first + e]], key, to + 4 * (size_t)e, 4);
+    }
+}
+
+void arbor__sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, const uint32_t *offsets,
+                             const arbor__rotation_run *runs, uint32_t run_count, arbor_real *out) {
+    rotation_runs(clip, keys, channels, offsets, runs, run_count, out);
 }
 
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
                         int path, arbor_real *out, const uint32_t *at, uint32_t stride) {
     const arbor__channel *all = clip->channels;
     switch (path) {
-    case ARBOR_ANIM_ROTATION:
-        sample_rotations(clip, keys, channels, count, out, at, stride);
-        break;
     case ARBOR_ANIM_WEIGHTS:
         for (uint32_t e = 0; e < count; e++) {
             const arbor__channel *c = &all[channels[e]];
