@@ -1087,6 +1087,57 @@ static void test_skins_follow_the_storage(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* The driven nodes' slots a player keeps for its checks follow the scene: after a renumbering a
+   locked node is found where it went, a node destroyed is refused and one brought back by undo
+   is written again (expected values: the clip's keyframes). */
+static void test_players_follow_the_storage(void **state) {
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    arbor_node n[8];
+    for (int i = 0; i < 8; i++) /* two chains of four */
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i % 4 ? n[i - 1] : ARBOR_NONE }, &n[i]));
+    static const float times[] = { 0, 1 }, values[] = { 1, 0, 0, 3, 0, 0 };
+    arbor_channel_desc ch[8];
+    for (uint32_t i = 0; i < 8; i++)
+        ch[i] = (arbor_channel_desc){ .target = i, .path = ARBOR_ANIM_TRANSLATION, .key_count = 2, .times = times, .values = values };
+    arbor_clip *clip;
+    ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = 8 }, &clip));
+    arbor_player *p;
+    ASSERT_OK(arbor_player_create(clip, s, n, 8, &p));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 0 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    /* the second chain under a node made after it: the update renumbers the storage */
+    arbor_node late;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &late));
+    ASSERT_OK(arbor_node_set_parent(s, n[4], late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    for (int i = 0; i < 8; i++) ASSERT_OK(arbor_node_set_translation(s, n[i], 0, 0, 0));
+    arbor_scene_stats a, b;
+    arbor_scene_stats_get(s, &a);
+    arbor_scene_update(s);
+    arbor_scene_stats_get(s, &b);
+    assert_int_equal(b.relayouts - a.relayouts, 1);
+    arbor_real m[16];
+    arbor_mat4_identity(m);
+    ASSERT_OK(arbor_node_set_local_matrix(s, n[7], m, true));
+    ASSERT_REFUSED(ARBOR_ERR_LOCKED, "arbor_players_apply", arbor_players_apply(&p, (double[]){ 1 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[6], ARBOR_ANIM_TRANSLATION, 0, 0, 0, "nothing written");
+    ASSERT_OK(arbor_node_set_local_matrix(s, n[7], m, false));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 1 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[7], ARBOR_ANIM_TRANSLATION, 3, 0, 0, "after the renumbering");
+    /* a driven node destroyed (refused), then back (undo) */
+    ASSERT_OK(arbor_journal_destroy_node(j, n[6]));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_players_apply", arbor_players_apply(&p, (double[]){ 0.5 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 0.5 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[6], ARBOR_ANIM_TRANSLATION, 2, 0, 0, "back");
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
+    arbor_journal_destroy(j);
+    arbor_scene_destroy(s);
+}
+
 /* ---- writes, versions, blends, layers ------------------------------------------------------------ */
 
 /* A three-node rig (root, a, b under root) and clips made by hand on it. */
@@ -1799,6 +1850,7 @@ int main(void) {
         cmocka_unit_test(test_one_clip_many_characters),
         cmocka_unit_test(test_clip_refusals),
         cmocka_unit_test(test_player_refusals),
+        cmocka_unit_test(test_players_follow_the_storage),
         cmocka_unit_test(test_loader_animation_data),
         cmocka_unit_test(test_frames_allocate_nothing),
         cmocka_unit_test(test_cli_animate),
