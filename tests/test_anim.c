@@ -703,15 +703,17 @@ static void test_slerp_four_at_once(void **state) {
 #endif
 }
 
-/* A player samples its LINEAR rotation channels eight or four at a time (the rest one by one):
-   for every count of channels from 1 to 21, with a STEP channel among them and keyframes that
-   make tiny, wide and sign-flipped arcs, each channel gives the bits a clip of that channel
-   alone gives, and the slerp a double-precision formula gives. */
+/* A player samples its LINEAR rotation channels eight or four at a time (the rest one by one),
+   in runs of channels that share keyframe times: for every count of channels from 1 to 21, with
+   a STEP channel among them, channels 17 and 19 on keyframe times of their own (so runs break,
+   and those sit before their first keyframe or after their last while the others interpolate)
+   and keyframes that make tiny, wide and sign-flipped arcs, each channel gives the
+   bits a clip of that channel alone gives, and the slerp a double-precision formula gives. */
 static void test_slerp_lanes_match_one_channel(void **state) {
     (void)state;
     enum { MAX = 21, KEYS = 4 };
     test_rng g = test_rng_make(5);
-    static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, values[MAX][KEYS][4];
+    static float times[KEYS] = { 0, 0.25f, 0.5f, 1 }, own[KEYS] = { 0.125f, 0.375f, 0.625f, 0.875f }, values[MAX][KEYS][4];
     for (int c = 0; c < MAX; c++)
         for (int k = 0; k < KEYS; k++) {
             double q[4];
@@ -729,7 +731,8 @@ static void test_slerp_lanes_match_one_channel(void **state) {
     for (uint32_t count = 1; count <= MAX; count++) {
         arbor_channel_desc ch[MAX];
         for (uint32_t c = 0; c < count; c++)
-            ch[c] = (arbor_channel_desc){ .target = c, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS, .times = times,
+            ch[c] = (arbor_channel_desc){ .target = c, .path = ARBOR_ANIM_ROTATION, .key_count = KEYS,
+                                          .times = c == 17 || c == 19 ? own : times,
                                           .values = &values[c][0][0],
                                           .interpolation = c == 9 ? ARBOR_INTERPOLATION_STEP : ARBOR_INTERPOLATION_LINEAR };
         arbor_clip *clip;
@@ -752,14 +755,16 @@ static void test_slerp_lanes_match_one_channel(void **state) {
                 assert_memory_equal(all[c].rotation, each.rotation, sizeof each.rotation);
                 if (c == 9) continue;
                 /* slerp in double: the keyframes around t, the shorter arc */
-                int k = t >= 1 ? KEYS - 1 : t >= 0.5 ? 2 : t >= 0.25 ? 1 : 0;
+                const float *tk = ch[c].times;
+                int k = 0;
+                while (k < KEYS - 1 && t >= tk[k + 1]) k++;
                 double a[4], b[4], d = 0, want[4];
                 for (int e = 0; e < 4; e++) a[e] = values[c][k][e], b[e] = values[c][k < KEYS - 1 ? k + 1 : k][e];
                 double la = 0, lb = 0;
                 for (int e = 0; e < 4; e++) la += a[e] * a[e], lb += b[e] * b[e];
                 for (int e = 0; e < 4; e++) a[e] /= sqrt(la), b[e] /= sqrt(lb), d += a[e] * b[e];
                 double sign = d < 0 ? -1 : 1, theta = acos(fmin(1, fabs(d)));
-                double u = k < KEYS - 1 ? (t - times[k]) / (times[k + 1] - times[k]) : 0;
+                double u = k < KEYS - 1 && t > tk[0] ? (t - tk[k]) / (tk[k + 1] - tk[k]) : 0;
                 double wa = theta < 1e-6 ? 1 - u : sin((1 - u) * theta) / sin(theta);
                 double wb = theta < 1e-6 ? u : sin(u * theta) / sin(theta);
                 for (int e = 0; e < 4; e++) want[e] = wa * a[e] + wb * sign * b[e];
@@ -1078,6 +1083,57 @@ static void test_skins_follow_the_storage(void **state) {
     ASSERT_OK(arbor_skins_compute(k, ARBOR_LAYOUT_MAT3X4, out, 3, NULL));
     NEAR(out[12 + 3], 90, "n[7] back");
     arbor_skins_destroy(k);
+    arbor_journal_destroy(j);
+    arbor_scene_destroy(s);
+}
+
+/* The driven nodes' slots a player keeps for its checks follow the scene: after a renumbering a
+   locked node is found where it went, a node destroyed is refused and one brought back by undo
+   is written again (expected values: the clip's keyframes). */
+static void test_players_follow_the_storage(void **state) {
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_journal *j;
+    ASSERT_OK(arbor_journal_create(s, NULL, &j));
+    arbor_node n[8];
+    for (int i = 0; i < 8; i++) /* two chains of four */
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i % 4 ? n[i - 1] : ARBOR_NONE }, &n[i]));
+    static const float times[] = { 0, 1 }, values[] = { 1, 0, 0, 3, 0, 0 };
+    arbor_channel_desc ch[8];
+    for (uint32_t i = 0; i < 8; i++)
+        ch[i] = (arbor_channel_desc){ .target = i, .path = ARBOR_ANIM_TRANSLATION, .key_count = 2, .times = times, .values = values };
+    arbor_clip *clip;
+    ASSERT_OK(arbor_clip_create(&(arbor_clip_desc){ .channels = ch, .channel_count = 8 }, &clip));
+    arbor_player *p;
+    ASSERT_OK(arbor_player_create(clip, s, n, 8, &p));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 0 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    /* the second chain under a node made after it: the update renumbers the storage */
+    arbor_node late;
+    ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &late));
+    ASSERT_OK(arbor_node_set_parent(s, n[4], late, ARBOR_NONE, ARBOR_KEEP_LOCAL));
+    for (int i = 0; i < 8; i++) ASSERT_OK(arbor_node_set_translation(s, n[i], 0, 0, 0));
+    arbor_scene_stats a, b;
+    arbor_scene_stats_get(s, &a);
+    arbor_scene_update(s);
+    arbor_scene_stats_get(s, &b);
+    assert_int_equal(b.relayouts - a.relayouts, 1);
+    arbor_real m[16];
+    arbor_mat4_identity(m);
+    ASSERT_OK(arbor_node_set_local_matrix(s, n[7], m, true));
+    ASSERT_REFUSED(ARBOR_ERR_LOCKED, "arbor_players_apply", arbor_players_apply(&p, (double[]){ 1 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[6], ARBOR_ANIM_TRANSLATION, 0, 0, 0, "nothing written");
+    ASSERT_OK(arbor_node_set_local_matrix(s, n[7], m, false));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 1 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[7], ARBOR_ANIM_TRANSLATION, 3, 0, 0, "after the renumbering");
+    /* a driven node destroyed (refused), then back (undo) */
+    ASSERT_OK(arbor_journal_destroy_node(j, n[6]));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_players_apply", arbor_players_apply(&p, (double[]){ 0.5 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    ASSERT_OK(arbor_journal_undo(j));
+    ASSERT_OK(arbor_players_apply(&p, (double[]){ 0.5 }, 1, ARBOR_WRAP_CLAMP, NULL));
+    expect_vec3(s, n[6], ARBOR_ANIM_TRANSLATION, 2, 0, 0, "back");
+    arbor_player_destroy(p);
+    arbor_clip_destroy(clip);
     arbor_journal_destroy(j);
     arbor_scene_destroy(s);
 }
@@ -1794,6 +1850,7 @@ int main(void) {
         cmocka_unit_test(test_one_clip_many_characters),
         cmocka_unit_test(test_clip_refusals),
         cmocka_unit_test(test_player_refusals),
+        cmocka_unit_test(test_players_follow_the_storage),
         cmocka_unit_test(test_loader_animation_data),
         cmocka_unit_test(test_frames_allocate_nothing),
         cmocka_unit_test(test_cli_animate),

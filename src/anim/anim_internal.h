@@ -48,8 +48,20 @@ typedef struct arbor__key {
 
 /* sample.c: the keyframe of t on tl, starting the search at *cursor, which is updated. */
 arbor__key arbor__find_key(const arbor_clip *clip, const arbor__timeline *tl, double t, uint32_t *cursor);
-/* sample.c: the channels[0 .. count) of one path at keys (per timeline) into out: channel e's
-   3 or 4 values at out + at[e] * stride, or side by side when at is NULL (weights need at). */
+/* Consecutive rotation channels of a player that share a timeline and are all LINEAR or not:
+   channels[first .. first + count) of its rotation lane. */
+typedef struct arbor__rotation_run {
+    uint32_t first, count, timeline;
+    bool linear;
+} arbor__rotation_run;
+
+/* sample.c: the rotation channels[0 ..) at keys (per timeline) into out, channel e's at
+   out + 4 e, by runs (which cover them in order); offsets[e]: channel e's values in the clip. */
+void arbor__sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, const uint32_t *offsets,
+                             const arbor__rotation_run *runs, uint32_t run_count, arbor_real *out);
+/* sample.c: the channels[0 .. count) of a translation, scale or weights path at keys (per
+   timeline) into out: channel e's values at out + at[e] * stride, or side by side when at is
+   NULL (weights need at). */
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
                         int path, arbor_real *out, const uint32_t *at, uint32_t stride);
 /* sample.c: the clip time of a player time (ARBOR_WRAP_LOOP wraps into [0, duration)). */

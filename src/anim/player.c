@@ -19,6 +19,9 @@ typedef struct lane {
     arbor_node *nodes;     /* T, R, S: the node each one writes */
     arbor_real *values;    /* T, R, S: count * lane_width, the last sample */
     uint32_t *weight_at;   /* W: where each one's values start in weights */
+    uint32_t *offsets;     /* R: each one's values in the clip's */
+    arbor__rotation_run *runs; /* R: the channels in runs that sample alike */
+    uint32_t run_count;
 } lane;
 
 struct arbor_player {
@@ -41,6 +44,11 @@ struct arbor_player {
     uint32_t scratch_cap;
     uint64_t pose_serial;   /* the pose pose_entry maps to (arbor__pose_serial), 0: none */
     uint32_t *pose_entry;   /* per T, R and S channel, in lane order: its node's pose entry */
+    uint32_t driven_count;  /* rig entries driven (T, R or S) ... */
+    uint32_t *driven_slots; /* ... their slots, known when the scene's shape was driven_shape (a
+                               destroy, a link or a renumbering changes it) */
+    uint64_t driven_shape;
+    bool slots_known;
 };
 
 static uint32_t trs_channels(const arbor_player *p) { return p->lanes[0].count + p->lanes[1].count + p->lanes[2].count; }
@@ -81,12 +89,13 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
                    arbor__round16(n) + 2 * arbor__round16((size_t)n * sizeof(arbor_trs)) +
                    arbor__round16((size_t)clip->timeline_count * sizeof(uint32_t)) +
                    arbor__round16((size_t)clip->timeline_count * sizeof(arbor__key)) +
-                   arbor__round16(2 * (size_t)weights * sizeof(arbor_real));
+                   arbor__round16(2 * (size_t)weights * sizeof(arbor_real)) + arbor__round16((size_t)n * sizeof(uint32_t));
     for (int p = 0; p < PATHS; p++)
         bytes += arbor__round16((size_t)counts[p] * sizeof(uint32_t)) +
                  (p == W ? arbor__round16((size_t)counts[p] * sizeof(uint32_t))
                          : arbor__round16((size_t)counts[p] * sizeof(arbor_node)) +
                                arbor__round16((size_t)counts[p] * lane_width(p) * sizeof(arbor_real)));
+    bytes += arbor__round16((size_t)counts[R] * sizeof(uint32_t)) + arbor__round16((size_t)counts[R] * sizeof(arbor__rotation_run));
     char *block = arbor__alloc(s, bytes), *at = block;
     if (!block) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for a player of %zu bytes", bytes);
     memset(block, 0, bytes);
@@ -104,6 +113,7 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
     p->keys = arbor__take(&at, (size_t)clip->timeline_count * sizeof *p->keys);
     p->weight_total = weights;
     p->weights = arbor__take(&at, 2 * (size_t)weights * sizeof *p->weights);
+    p->driven_slots = arbor__take(&at, (size_t)n * sizeof *p->driven_slots);
     for (int q = 0; q < PATHS; q++) {
         lane *L = &p->lanes[q];
         L->channels = arbor__take(&at, (size_t)counts[q] * sizeof *L->channels);
@@ -114,6 +124,8 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
             L->values = arbor__take(&at, (size_t)counts[q] * lane_width(q) * sizeof *L->values);
         }
     }
+    p->lanes[R].offsets = arbor__take(&at, (size_t)counts[R] * sizeof *p->lanes[R].offsets);
+    p->lanes[R].runs = arbor__take(&at, (size_t)counts[R] * sizeof *p->lanes[R].runs);
     uint32_t weight_at = 0;
     for (uint32_t i = 0; i < clip->channel_count; i++) {
         const arbor__channel *c = &clip->channels[i];
@@ -127,9 +139,20 @@ arbor_result arbor_player_create(const arbor_clip *clip, arbor_scene *s, const a
         } else {
             L->nodes[L->count] = node;
         }
+        if (c->path == R) {
+            const bool linear = c->interpolation == ARBOR_INTERPOLATION_LINEAR;
+            arbor__rotation_run *run = L->run_count ? &L->runs[L->run_count - 1] : NULL;
+            L->offsets[L->count] = c->values;
+            if (run && run->timeline == c->timeline && run->linear == linear)
+                run->count++;
+            else
+                L->runs[L->run_count++] = (arbor__rotation_run){ L->count, 1, c->timeline, linear };
+        }
         L->channels[L->count++] = i;
-        if (c->path != W && !(p->animated[c->target] & TRS_BITS))
+        if (c->path != W && !(p->animated[c->target] & TRS_BITS)) {
             arbor_node_trs(s, node, &p->rest[c->target]);
+            p->driven_count++;
+        }
         p->animated[c->target] |= (uint8_t)(1u << c->path);
     }
     *out = p;
@@ -181,12 +204,26 @@ static arbor_result check_node(const arbor_scene *s, arbor_node node, uint32_t t
     return ARBOR_OK;
 }
 
-static arbor_result check_nodes(const arbor_player *p, const char *fn) {
+/* The driven nodes alive and not locked: their slots found again when the scene's shape
+   changed, then one OR over their flags. */
+static arbor_result check_nodes(arbor_player *p, const char *fn) {
     const arbor_scene *s = p->s;
-    for (uint32_t i = 0; i < p->rig_size; i++) {
+    if (!p->slots_known || p->driven_shape != s->shape) {
+        for (uint32_t i = 0, j = 0; i < p->rig_size; i++) {
+            if (!(p->animated[i] & TRS_BITS)) continue;
+            const uint32_t slot = arbor__live_slot(s, p->rig[i]); /* inline: check_node says why */
+            if (!slot) return check_node(s, p->rig[i], i, fn);
+            p->driven_slots[j++] = slot;
+        }
+        p->slots_known = true;
+        p->driven_shape = s->shape;
+    }
+    uint8_t any = 0;
+    for (uint32_t j = 0; j < p->driven_count; j++) any |= s->n.flags[p->driven_slots[j]];
+    for (uint32_t i = 0; (any & ARBOR__LOCKED) && i < p->rig_size; i++) {
         if (!(p->animated[i] & TRS_BITS)) continue;
-        const uint32_t slot = arbor__live_slot(s, p->rig[i]); /* inline: check_node says why */
-        if (!slot || (s->n.flags[slot] & ARBOR__LOCKED)) return check_node(s, p->rig[i], i, fn);
+        arbor_result r = check_node(s, p->rig[i], i, fn);
+        if (r) return r;
     }
     return ARBOR_OK;
 }
@@ -203,6 +240,8 @@ static void sample(arbor_player *p, double time, arbor_wrap wrap, arbor_real *we
         if (!L->count) continue;
         if (q == W)
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, weights, L->weight_at, 1);
+        else if (q == R)
+            arbor__sample_rotations(clip, p->keys, L->channels, L->offsets, L->runs, L->run_count, L->values);
         else
             arbor__sample_lane(clip, p->keys, L->channels, L->count, q, L->values, NULL, 0);
     }

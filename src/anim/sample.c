@@ -139,10 +139,13 @@ ARBOR__HOT arbor__v4 load_values(const float *p) {
     return __builtin_convertvector(f, arbor__v4);
 }
 
-/* slerp on four channels at once, a channel a lane (a[i]: the channel's keyframe k, then k + 1):
-   arc_of, arbor__slerp_weights4 and arc_finish's operations in the same order lane by lane, so
-   the same bits as one at a time. out[i]: where channel i's rotation goes. */
-ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *const out[4]) {
+/* slerp on four channels at once at fraction u, a channel a lane (channel i's keyframe k at
+   base + off[i], then k + 1): arc_of, arbor__slerp_weights4 and arc_finish's operations in the
+   same order lane by lane, so the same bits as one at a time. Channel i's rotation goes to
+   out + 4 i. */
+ARBOR__HOT void slerp4(const float *base, const uint32_t off[4], arbor_real us, arbor_real *out) {
+    const float *const a[4] = { base + off[0], base + off[1], base + off[2], base + off[3] };
+    const arbor__v4 u = { us, us, us, us };
     arbor__v4 ax = load_values(a[0]), ay = load_values(a[1]), az = load_values(a[2]), aw = load_values(a[3]);
     arbor__v4 bx = load_values(a[0] + 4), by = load_values(a[1] + 4), bz = load_values(a[2] + 4), bw = load_values(a[3] + 4);
     ARBOR__TRANSPOSE4(ax, ay, az, aw); /* a component a register */
@@ -163,7 +166,7 @@ ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *c
     const arbor__mask4 ok = (sum > lo) & (sum < hi);
     const arbor__v4 one = {1, 1, 1, 1}, inverse = one / arbor__sqrt4(arbor__select4(ok, sum, one));
     if (!(ok[0] & ok[1] & ok[2] & ok[3])) { /* far from unit: normalize4's other path, one by one */
-        for (int i = 0; i < 4; i++) slerp(out[i], a[i], a[i] + 4, u[i]);
+        for (int i = 0; i < 4; i++) slerp(out + 4 * i, a[i], a[i] + 4, us);
         return;
     }
     x = x * inverse;
@@ -171,10 +174,10 @@ ARBOR__HOT void slerp4(const float *const a[4], const arbor__v4 u, arbor_real *c
     z = z * inverse;
     w = w * inverse;
     ARBOR__TRANSPOSE4(x, y, z, w); /* a channel a register, stored in order */
-    memcpy(out[0], &x, sizeof x);
-    memcpy(out[1], &y, sizeof y);
-    memcpy(out[2], &z, sizeof z);
-    memcpy(out[3], &w, sizeof w);
+    memcpy(out, &x, sizeof x);
+    memcpy(out + 4, &y, sizeof y);
+    memcpy(out + 8, &z, sizeof z);
+    memcpy(out + 12, &w, sizeof w);
 }
 
 /* slerp on eight channels at once, a channel a lane: slerp4's operations on registers of eight
@@ -212,9 +215,11 @@ typedef float arbor__f8 __attribute__((vector_size(8 * sizeof(float))));
         m3 = __builtin_shufflevector(t1_, t3_, 2, 3, 10, 11, 6, 7, 14, 15);                              \
     } while (0)
 
-ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_real *const out[8]) {
-    arbor__v8 u, p0, p1, p2, p3, p4, p5, p6, p7;
-    memcpy(&u, us, sizeof u);
+ARBOR__HOT void slerp8(const float *base, const uint32_t off[8], arbor_real us, arbor_real *out) {
+    const float *const a[8] = { base + off[0], base + off[1], base + off[2], base + off[3],
+                                base + off[4], base + off[5], base + off[6], base + off[7] };
+    const arbor__v8 u = { us, us, us, us, us, us, us, us };
+    arbor__v8 p0, p1, p2, p3, p4, p5, p6, p7;
     /* per channel (a | b), then a component a register: ax = (channels 0-3 | 4-7) */
     LOAD_PAIR(p0, a[0]);
     LOAD_PAIR(p1, a[1]);
@@ -249,7 +254,7 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_re
     int all = 1;
     for (int i = 0; i < 8; i++) all &= ok[i] != 0;
     if (!all) { /* far from unit: normalize4's other path, one by one */
-        for (int i = 0; i < 8; i++) slerp(out[i], a[i], a[i] + 4, us[i]);
+        for (int i = 0; i < 8; i++) slerp(out + 4 * i, a[i], a[i] + 4, us);
         return;
     }
     const arbor__v8 inverse = (zero + 1) / SQRT8(sum);
@@ -262,97 +267,69 @@ ARBOR__HOT void slerp8(const float *const a[8], const arbor_real us[8], arbor_re
     const arbor__v4 q2 = __builtin_shufflevector(z, z, 0, 1, 2, 3), q3 = __builtin_shufflevector(w, w, 0, 1, 2, 3);
     const arbor__v4 q4 = __builtin_shufflevector(x, x, 4, 5, 6, 7), q5 = __builtin_shufflevector(y, y, 4, 5, 6, 7);
     const arbor__v4 q6 = __builtin_shufflevector(z, z, 4, 5, 6, 7), q7 = __builtin_shufflevector(w, w, 4, 5, 6, 7);
-    memcpy(out[0], &q0, sizeof q0); /* in channel order */
-    memcpy(out[1], &q1, sizeof q1);
-    memcpy(out[2], &q2, sizeof q2);
-    memcpy(out[3], &q3, sizeof q3);
-    memcpy(out[4], &q4, sizeof q4);
-    memcpy(out[5], &q5, sizeof q5);
-    memcpy(out[6], &q6, sizeof q6);
-    memcpy(out[7], &q7, sizeof q7);
+    memcpy(out, &q0, sizeof q0); /* in channel order */
+    memcpy(out + 4, &q1, sizeof q1);
+    memcpy(out + 8, &q2, sizeof q2);
+    memcpy(out + 12, &q3, sizeof q3);
+    memcpy(out + 16, &q4, sizeof q4);
+    memcpy(out + 20, &q5, sizeof q5);
+    memcpy(out + 24, &q6, sizeof q6);
+    memcpy(out + 28, &q7, sizeof q7);
 }
 
-/* The first n (1 to 7) of eight pending channels: through slerp4 or slerp8 with the lanes past n
-   repeating the first channel into a scratch place (lanes do not mix), or one alone by slerp. */
-ARBOR__HOT void slerp_some(const float *const *a, const arbor_real *us, arbor_real *const *out, int n) {
-    if (n == 1) {
-        slerp(out[0], a[0], a[0] + 4, us[0]);
+#endif
+
+/* A run's channels slerped at fraction u between keyframes k and k + 1, channel e's keyframe k
+   at base + off[e]: eight at a time, the rest (2 to 7) through slerp4 or slerp8 with the lanes
+   past them repeating the first into a scratch place (lanes do not mix), one alone by slerp;
+   the same bits as one at a time. Channel e's rotation goes to out + 4 e. */
+ARBOR__HOT void slerp_run(const float *base, const uint32_t *off, uint32_t count, arbor_real u, arbor_real *out) {
+    uint32_t e = 0;
+#if ARBOR__SIMD
+    for (; e + 8 <= count; e += 8) slerp8(base, off + e, u, out + 4 * (size_t)e);
+    const uint32_t n = count - e;
+    if (n > 1) {
+        uint32_t some[8];
+        arbor_real scratch[32];
+        for (uint32_t i = 0; i < 8; i++) some[i] = off[e + (i < n ? i : 0)];
+        if (n <= 4)
+            slerp4(base, some, u, scratch);
+        else
+            slerp8(base, some, u, scratch);
+        memcpy(out + 4 * (size_t)e, scratch, 4 * n * sizeof *scratch);
         return;
     }
-    arbor_real scratch[4], u[8];
-    const float *from[8];
-    arbor_real *to[8];
-    for (int i = 0; i < 8; i++) {
-        from[i] = a[i < n ? i : 0];
-        u[i] = us[i < n ? i : 0];
-        to[i] = i < n ? out[i] : scratch;
-    }
-    if (n <= 4) {
-        slerp4(from, arbor__v4_load(u), to);
-    } else {
-        slerp8(from, u, to);
-    }
+#endif
+    for (; e < count; e++) slerp(out + 4 * (size_t)e, base + off[e], base + off[e] + 4, u);
 }
-#endif
 
-/* Rotation channels: those between two LINEAR keyframes go eight at a time through slerp8 (the
-   same bits as one at a time), the others one by one; each written at out + 4 e, or at
-   out + at[e] * stride (indexed, a constant here), in channel order (a later channel on the
-   same place wins). */
-ARBOR__HOT void rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                          arbor_real *out, const uint32_t *at, uint32_t stride, const bool indexed) {
-    const arbor__channel *all = clip->channels;
-    const float *values = clip->values;
-#if ARBOR__SIMD
-    const float *pending[8];
-    arbor_real *outs[8], us[8];
-    int n = 0;
-#endif
-    for (uint32_t e = 0; e < count; e++) {
-        const arbor__channel *c = &all[channels[e]];
-        const arbor__key key = keys[c->timeline];
-        arbor_real *to = out + (indexed ? (size_t)at[e] * stride : 4 * (size_t)e);
-        const float *a = values + c->values + (size_t)key.k * 4;
-        const bool linear = key.u != 0 && c->interpolation == ARBOR_INTERPOLATION_LINEAR;
-#if ARBOR__SIMD
-        if (linear) {
-            pending[n] = a;
-            outs[n] = to;
-            us[n++] = key.u;
-            if (n == 8) {
-                slerp8(pending, us, outs);
-                n = 0;
-            }
+/* Rotation channels by runs: a LINEAR run between two keyframes through slerp_run, the others
+   channel by channel. */
+ARBOR__DISPATCH static void rotation_runs(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels,
+                                          const uint32_t *offsets, const arbor__rotation_run *runs, uint32_t run_count,
+                                          arbor_real *out) {
+    for (uint32_t r = 0; r < run_count; r++) {
+        const arbor__rotation_run run = runs[r];
+        const arbor__key key = keys[run.timeline];
+        arbor_real *to = out + 4 * (size_t)run.first;
+        if (run.linear && key.u != 0) {
+            slerp_run(clip->values + (size_t)key.k * 4, offsets + run.first, run.count, key.u, to);
             continue;
         }
-        if (n) slerp_some(pending, us, outs, n); /* the ones before first */
-        n = 0;
-#endif
-        if (linear)
-            slerp(to, a, a + 4, key.u);
-        else
-            sample_width(clip, c, key, to, 4);
+        for (uint32_t e = 0; e < run.count; e++)
+            sample_width(clip, &clip->channels[channels[run.first + e]], key, to + 4 * (size_t)e, 4);
     }
-#if ARBOR__SIMD
-    if (n) slerp_some(pending, us, outs, n);
-#endif
 }
 
-ARBOR__DISPATCH static void sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
-                             arbor_real *out, const uint32_t *at, uint32_t stride) {
-    if (at)
-        rotations(clip, keys, channels, count, out, at, stride, true);
-    else
-        rotations(clip, keys, channels, count, out, NULL, 0, false);
+void arbor__sample_rotations(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, const uint32_t *offsets,
+                             const arbor__rotation_run *runs, uint32_t run_count, arbor_real *out) {
+    rotation_runs(clip, keys, channels, offsets, runs, run_count, out);
 }
 
 void arbor__sample_lane(const arbor_clip *clip, const arbor__key *keys, const uint32_t *channels, uint32_t count,
                         int path, arbor_real *out, const uint32_t *at, uint32_t stride) {
     const arbor__channel *all = clip->channels;
     switch (path) {
-    case ARBOR_ANIM_ROTATION:
-        sample_rotations(clip, keys, channels, count, out, at, stride);
-        break;
     case ARBOR_ANIM_WEIGHTS:
         for (uint32_t e = 0; e < count; e++) {
             const arbor__channel *c = &all[channels[e]];

@@ -175,11 +175,18 @@ ARBOR__HOT void store(float *out, arbor__rows m, arbor_matrix_layout layout) {
 #endif
 }
 
+/* Whether a equals the identity, compared as numbers (-0 is 0; a NaN makes it not). */
 static bool is_identity(const arbor_real a[12]) {
+#if ARBOR__SIMD
+    const arbor__v4 e0 = {1, 0, 0, 0}, e1 = {0, 1, 0, 0}, e2 = {0, 0, 1, 0};
+    const arbor__mask4 eq = (arbor__v4_load(a) == e0) & (arbor__v4_load(a + 4) == e1) & (arbor__v4_load(a + 8) == e2);
+    return (eq[0] & eq[1] & eq[2] & eq[3]) != 0;
+#else
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
             if (a[ARBOR__AT(r, c)] != (r == c)) return false;
     return true;
+#endif
 }
 
 /* Skins [first, end) into a layout known here: the products in rows (the same expressions as
