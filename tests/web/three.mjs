@@ -340,11 +340,10 @@ export async function threeChecks({ browser, page, server, errors, check, cli, c
   // ---- The crowd: n = 100 per driver, every Fox's joint matrices against arbor native --------
   const nativeCache = new Map();
   // Each driver against arbor native at the precision it computes in: arbor's WebAssembly module
-  // is a float build (as `cli`); three.js multiplies in doubles (as `cliDouble`, ARBOR_DOUBLE) but
-  // samples its own way (its interpolants write float32 buffers), up to 5.5e-5 apart at the Fox's
-  // outer joints, ~20 units out. So each element within 1e-5 relative to its size (at least 1).
-  const relDiff = (a, b) => a.reduce((d, x, k) => Math.max(d, Math.abs(x - b[k]) / Math.max(1, Math.abs(b[k]))), 0);
-  for (const [driver, native, tolerance] of [['arbor', cli, TOLERANCE], ['three', cliDouble, TOLERANCE]]) {
+  // is a float build (as `cli`), within 1e-5; three.js multiplies in doubles (as `cliDouble`,
+  // ARBOR_DOUBLE) but samples its own way (its interpolants write float32 buffers): measured up to
+  // 5.5e-5 apart from arbor's at the Fox's outer joints (~20 units out), so within 1e-4 there.
+  for (const [driver, native, tolerance] of [['arbor', cli, TOLERANCE], ['three', cliDouble, 1e-4]]) {
     const p = await browser.newPage();
     const errs = [];
     p.on('pageerror', (e) => errs.push(e.message));
@@ -361,13 +360,13 @@ export async function threeChecks({ browser, page, server, errors, check, cli, c
       const key = `${driver} ${time.toFixed(9)}`;
       if (!nativeCache.has(key)) nativeCache.set(key, jointMatrices(fox, nativeWorld(native, foxFile, time, 'Run'), foxMesh));
       nativeCache.get(key).forEach((j, b) => {
-        const d = relDiff(joints.slice(16 * b, 16 * b + 16), j);
+        const d = maxDiff(joints.slice(16 * b, 16 * b + 16), j);
         if (d > worst) { worst = d; where = `fox ${k} at ${time.toFixed(4)} s, joint ${b}: ${joints.slice(16 * b + 12, 16 * b + 15).map((x) => x.toFixed(5))} against ${j.slice(12, 15).map((x) => x.toFixed(5))}`; }
       });
       count++;
     }
     await p.screenshot({ path: path.join(shots, `crowd_${driver}.png`) });
-    check(`crowd, driver ${driver}: 100 Foxes' joint matrices equal arbor native's (${driver === 'arbor' ? 'float' : 'double'} build's animate, IBM product in double) within ${tolerance} relative`,
+    check(`crowd, driver ${driver}: 100 Foxes' joint matrices equal arbor native's (${driver === 'arbor' ? 'float' : 'double'} build's animate, IBM product in double) within ${tolerance}`,
       count === 100 && worst <= tolerance && stats.driver === driver && stats.n === 100 && stats.updateMs >= 0,
       `max ${worst.toExponential(2)} (${where}); stats ${JSON.stringify(stats)}`);
     if (driver === 'arbor') {
