@@ -23,29 +23,34 @@ def tr(x, y, z):
     return m
 
 
-def test_record_lookup_and_many_times():
+@pytest.fixture
+def two_samples():
+    """base -> arm, arm recorded at 1 s (translation (0, 1, 0), 0.2 rad about z) and 2 s ((2, 3, 0), 1 rad)."""
     with arbor.Scene() as s:
         base = s.add(name="base")
         arm = s.add(name="arm", parent=base)
-        q0, _ = rz(0.2)
-        q1, _ = rz(1.0)
-        arm.record(1.0, translation=(0, 1, 0), rotation=q0)
-        arm.record(2.0, translation=(2, 3, 0), rotation=q1)
-        assert np.allclose(arm.translation, (2, 3, 0))  # the latest is the present
-        for t in (1.0, 1.25, 2.0):
-            u = t - 1
-            want = tr(2 * u, 1 + 2 * u, 0) @ rz(0.2 + 0.8 * u)[1]
-            assert np.allclose(s.lookup(base, arm, t), want, atol=TOL, rtol=0)
-            assert np.allclose(s.lookup(arm, base, t), np.linalg.inv(want), atol=TOL * 10, rtol=0)
-        times = np.linspace(1, 2, 101)
-        many = s.lookup(None, arm, times)
-        assert many.shape == (101, 4, 4)
-        for k in (0, 37, 100):
-            u = times[k] - 1
-            assert np.allclose(many[k], tr(2 * u, 1 + 2 * u, 0) @ rz(0.2 + 0.8 * u)[1], atol=TOL, rtol=0)
-        assert np.allclose(s.lookup(base, arm, arbor.LATEST), s.lookup(base, arm, 2.0))
-        assert arm.history_range == (1.0, 2.0)
-        assert base.history_range == (-math.inf, math.inf)
+        arm.record(1.0, translation=(0, 1, 0), rotation=rz(0.2)[0])
+        arm.record(2.0, translation=(2, 3, 0), rotation=rz(1.0)[0])
+        yield s, base, arm
+
+
+def test_record_lookup_and_many_times(two_samples):
+    s, base, arm = two_samples
+    assert np.allclose(arm.translation, (2, 3, 0))  # the latest is the present
+    for t in (1.0, 1.25, 2.0):
+        u = t - 1
+        want = tr(2 * u, 1 + 2 * u, 0) @ rz(0.2 + 0.8 * u)[1]
+        assert np.allclose(s.lookup(base, arm, t), want, atol=TOL, rtol=0)
+        assert np.allclose(s.lookup(arm, base, t), np.linalg.inv(want), atol=TOL * 10, rtol=0)
+    times = np.linspace(1, 2, 101)
+    many = s.lookup(None, arm, times)
+    assert many.shape == (101, 4, 4)
+    for k in (0, 37, 100):
+        u = times[k] - 1
+        assert np.allclose(many[k], tr(2 * u, 1 + 2 * u, 0) @ rz(0.2 + 0.8 * u)[1], atol=TOL, rtol=0)
+    assert np.allclose(s.lookup(base, arm, arbor.LATEST), s.lookup(base, arm, 2.0))
+    assert arm.history_range == (1.0, 2.0)
+    assert base.history_range == (-math.inf, math.inf)
 
 
 def test_pose_record_and_lookup_between():
@@ -79,26 +84,21 @@ def test_refusals():
             s.lookup(other, arm, 5.0)
 
 
-def test_time_hold():
-    with arbor.Scene() as s:
-        base = s.add(name="base")
-        arm = s.add(name="arm", parent=base)
-        q0, _ = rz(0.2)
-        q1, m1 = rz(1.0)
-        arm.record(1.0, translation=(0, 1, 0), rotation=q0)
-        arm.record(2.0, translation=(2, 3, 0), rotation=q1)
-        assert s.time_hold == 0
-        with pytest.raises(arbor.ExtrapolationError):
-            s.lookup(base, arm, 2.05)                   # the default: never
-        with pytest.raises(arbor.InvalidArgumentError):
-            s.time_hold = -1
-        assert s.time_hold == 0
-        s.time_hold = 0.1
-        assert s.time_hold == 0.1
-        want = tr(2, 3, 0) @ m1                        # the last sample, held
-        assert np.allclose(s.lookup(base, arm, 2.05), want, atol=TOL, rtol=0)
-        ms = s.lookup(base, arm, np.array([0.95, 2.05]))
-        assert np.allclose(ms[0], tr(0, 1, 0) @ rz(0.2)[1], atol=TOL, rtol=0)
-        assert np.allclose(ms[1], want, atol=TOL, rtol=0)
-        with pytest.raises(arbor.ExtrapolationError):
-            s.lookup(base, arm, 2.2)
+def test_time_hold(two_samples):
+    s, base, arm = two_samples
+    m1 = rz(1.0)[1]
+    assert s.time_hold == 0
+    with pytest.raises(arbor.ExtrapolationError):
+        s.lookup(base, arm, 2.05)                   # the default: never
+    with pytest.raises(arbor.InvalidArgumentError):
+        s.time_hold = -1
+    assert s.time_hold == 0
+    s.time_hold = 0.1
+    assert s.time_hold == 0.1
+    want = tr(2, 3, 0) @ m1                        # the last sample, held
+    assert np.allclose(s.lookup(base, arm, 2.05), want, atol=TOL, rtol=0)
+    ms = s.lookup(base, arm, np.array([0.95, 2.05]))
+    assert np.allclose(ms[0], tr(0, 1, 0) @ rz(0.2)[1], atol=TOL, rtol=0)
+    assert np.allclose(ms[1], want, atol=TOL, rtol=0)
+    with pytest.raises(arbor.ExtrapolationError):
+        s.lookup(base, arm, 2.2)
