@@ -799,13 +799,8 @@ static inline uint32_t quick_writable(const arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
     return slot && !(s->n.flags[slot] & ARBOR__LOCKED) ? slot : 0;
 }
-#if defined(__GNUC__)
-#define CHECKED_PATH __attribute__((noinline, cold))
-#else
-#define CHECKED_PATH
-#endif
 
-CHECKED_PATH static arbor_result set_vec3_checked(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y,
+ARBOR__CHECKED_PATH static arbor_result set_vec3_checked(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y,
                                                   arbor_real z, const char *fn) {
     const arbor_real v[3] = {x, y, z};
     arbor_result r = ARBOR_OK;
@@ -843,7 +838,7 @@ static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], cons
     return ARBOR_OK;
 }
 
-CHECKED_PATH static arbor_result set_rotation_checked(arbor_scene *s, arbor_node n, const arbor_real q[4]) {
+ARBOR__CHECKED_PATH static arbor_result set_rotation_checked(arbor_scene *s, arbor_node n, const arbor_real q[4]) {
     static const char *const fn = "arbor_node_set_rotation";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
@@ -863,7 +858,7 @@ arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x,
     return ARBOR_OK;
 }
 
-CHECKED_PATH static arbor_result set_trs_checked(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
+ARBOR__CHECKED_PATH static arbor_result set_trs_checked(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
     static const char *const fn = "arbor_node_set_trs";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
@@ -1090,22 +1085,41 @@ static arbor_result read_trs(const arbor_scene *s, arbor_node n, arbor_trs *out,
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+_Static_assert(offsetof(arbor_trs, translation) == ARBOR__T * sizeof(arbor_real) &&
+                   offsetof(arbor_trs, rotation) == ARBOR__R * sizeof(arbor_real) &&
+                   offsetof(arbor_trs, scale) == ARBOR__S * sizeof(arbor_real) && sizeof(arbor_trs) == ARBOR__TRS * sizeof(arbor_real),
+               "arbor_trs is a slot's TRS");
+
+ARBOR__CHECKED_PATH static arbor_result trs_checked(const arbor_scene *s, arbor_node n, arbor_trs *out) {
     return read_trs(s, n, out, "arbor_node_trs");
+}
+
+arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+    uint32_t slot;
+    if (!arbor__live_slot_without(s, n, 0, &slot) || !out) return trs_checked(s, n, out);
+    /* the public struct is the slot's ten reals in their order: one copy */
+    memcpy(out, s->n.trs + (size_t)slot * ARBOR__TRS, sizeof *out);
+    return ARBOR_OK;
 }
 
 arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
     return read_trs(s, n, out, "arbor_node_get_trs");
 }
 
-arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
+/* arbor_node_local_matrix's every case: refusals, and a kept matrix. */
+ARBOR__CHECKED_PATH static arbor_result local_matrix_checked(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
     ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
-    arbor_real local[12];
-    arbor__rows_store(local, arbor__local_rows(s, slot));
-    arbor__affine_to_mat4(out, local);
+    arbor__rows_to_mat4(out, arbor__local_rows(s, slot));
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    uint32_t slot; /* without a kept matrix, its local is its TRS's */
+    if (!arbor__live_slot_without(s, n, ARBOR__MATRIX, &slot) || !out) return local_matrix_checked(s, n, out);
+    arbor__rows_to_mat4(out, arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS));
     return ARBOR_OK;
 }
 
