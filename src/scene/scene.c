@@ -470,18 +470,18 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
 
 /* What the checking pass asks for ahead, for the handles of parents made before the call:
    for node i + 2 x AHEAD where the handle's generation and slot are, for node i + AHEAD the
-   parent's depth and flags. */
-ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t i,
-                               uint32_t count) {
+   parent's depth and flags. The handle tells (not parents[]): a desc whose parent is in the
+   batch names none, or is refused. */
+ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *descs, uint32_t i, uint32_t count) {
     uint32_t far = i + 2 * CREATE_AHEAD, near = i + CREATE_AHEAD;
-    if (far < count && (!parents || parents[far] < 0)) {
+    if (far < count) {
         uint32_t id = (uint32_t)descs[far].parent.id;
         if (id && id < s->id_end) {
             __builtin_prefetch(s->n.slot_of + id);
             __builtin_prefetch(s->n.gen + id);
         }
     }
-    if (near < count && (!parents || parents[near] < 0)) {
+    if (near < count) {
         uint32_t id = (uint32_t)descs[near].parent.id, slot = id && id < s->id_end ? s->n.slot_of[id] : 0;
         if (slot && slot < s->slot_end) {
             __builtin_prefetch(s->n.depth + slot);
@@ -490,14 +490,12 @@ ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *desc
     }
 }
 
-/* What linking node i + AHEAD (its parent's slot `near`, 0: none or not known yet) and node
-   i + AHEAD / 2 (`next`) will touch: the parent's last child and flags, then that child's
-   sibling link. */
+/* What linking node i + AHEAD (its parent's slot `near`, 0: none or not known yet, whose lines
+   are asked for all the same: no test) and node i + AHEAD / 2 (`next`) will touch: the
+   parent's last child and flags, then that child's sibling link. */
 ARBOR__HOT void link_prefetch(const arbor_scene *s, uint32_t near, uint32_t next) {
-    if (near) {
-        __builtin_prefetch(s->n.last_child + near, 1);
-        __builtin_prefetch(s->n.flags + near, 1);
-    }
+    __builtin_prefetch(s->n.last_child + near, 1);
+    __builtin_prefetch(s->n.flags + near, 1);
     if (next) __builtin_prefetch(s->n.next_sibling + s->n.last_child[next], 1);
 }
 
@@ -560,10 +558,13 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
        batch is out of date, so only a root or a child of a current node goes to the pending list. */
     const bool notify = s->hooks.stale || s->visibility.entry;
     const uint32_t *parent = n->parent;
+    /* the nodes AHEAD further on ask ahead; the last AHEAD have nothing after them to ask for */
+    const uint32_t asking = count > CREATE_AHEAD ? end - CREATE_AHEAD : base;
     for (uint32_t slot = base; slot < end; slot++) {
-        uint32_t near = slot + CREATE_AHEAD < end ? parent[slot + CREATE_AHEAD] : 0;
-        uint32_t next = slot + CREATE_AHEAD / 2 < end ? parent[slot + CREATE_AHEAD / 2] : 0;
-        link_prefetch(s, near < base ? near : 0, next < base ? next : 0);
+        if (slot < asking) {
+            uint32_t near = parent[slot + CREATE_AHEAD], next = parent[slot + CREATE_AHEAD / 2];
+            link_prefetch(s, near < base ? near : 0, next < base ? next : 0);
+        }
         uint32_t p = parent[slot];
         uint32_t *last = p ? &n->last_child[p] : &s->last_root, prev = *last;
         n->prev_sibling[slot] = prev;
@@ -612,7 +613,7 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
     arbor_result r = ARBOR_OK;
     for (uint32_t i = 0; i < count; i++) {
         const arbor_node_desc *d = descs + i;
-        check_prefetch(s, descs, parents, i, count);
+        check_prefetch(s, descs, i, count);
         /* the TRS lines ahead asked for writing: the hardware's streams stop at each 4 KiB */
         if (in_place) __builtin_prefetch(s->n.trs + ((size_t)base + i + 2 * CREATE_AHEAD) * ARBOR__TRS, 1);
         uint32_t parent_slot;
