@@ -365,6 +365,21 @@ ARBOR__HOT arbor_result desc_trs(const arbor_node_desc *desc, arbor_real trs[ARB
     }
     arbor_real v[ARBOR__TRS]; /* as given */
     memcpy(v, (const char *)desc + offsetof(arbor_node_desc, translation), sizeof v);
+#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE && defined(ARBOR__SIMD)
+    /* The common case in one pass of the ten values, four a register: all finite, the scale
+       all given, the rotation normalised by the fast path (which a zero rotation fails). The
+       rest, refusals included, takes the tests below, which give the same TRS. */
+    {
+        const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_set_ps(1, 1, v[9], v[8]), zero = _mm_setzero_ps();
+        const __m128 z = _mm_add_ps(_mm_add_ps(_mm_sub_ps(a, a), _mm_sub_ps(b, b)), _mm_sub_ps(c, c));
+        const bool finite = _mm_movemask_ps(_mm_cmpeq_ps(z, zero)) == 15;
+        const bool scale_zero = (_mm_movemask_ps(_mm_cmpeq_ps(b, zero)) & 8) || (_mm_movemask_ps(_mm_cmpeq_ps(c, zero)) & 3);
+        if (finite && !scale_zero && arbor__quat_normalize_fast(v + ARBOR__R, v + ARBOR__R)) {
+            memcpy(trs, v, sizeof v);
+            return ARBOR_OK;
+        }
+    }
+#endif
     if (!trs_finite(v)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS holds a NaN or infinity", DESC_AT(index));
     memcpy(trs + ARBOR__T, v + ARBOR__T, 3 * sizeof *v);
     if (all_zero(v + ARBOR__R, 4))
