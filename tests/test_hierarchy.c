@@ -452,6 +452,82 @@ static void test_dead_handle_calls(void **state)
     arbor_scene_destroy(s);
 }
 
+/* The single-node reads take a short path for a live node whose world matrix is up to date (and,
+   for the local, without a kept matrix): every other case must still reach the full one. A
+   node made out of date by its parent's write, a kept shear, NULL arguments, and a handle read
+   on the short path and then destroyed; values against double products of the inputs given
+   here. */
+static void test_single_node_reads_short_path(void **state)
+{
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_real qa[4], qb[4];
+    test_quat_axis_deg(qa, 0, 0, 1, 30);
+    test_quat_axis_deg(qb, 1, 0, 0, 50);
+    arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", V3(1, 2, 3), qa, NULL);
+    arbor_node b = TEST_NODE(s, a, "b", V3(0.5, -1, 0.25), qb, V3(2, 1, 0.5));
+    arbor_scene_update(s);
+    double ta[3] = {1, 2, 3}, tb[3] = {0.5, -1, 0.25}, sb[3] = {2, 1, 0.5}, unit[3] = {1, 1, 1}, qad[4], qbd[4];
+    test_reals_to_double(qad, qa, 4);
+    test_reals_to_double(qbd, qb, 4);
+    double la[16], lb[16], wb[16];
+    test_ref_compose(la, ta, qad, unit);
+    test_ref_compose(lb, tb, qbd, sb);
+    test_ref_mul(wb, la, lb);
+    arbor_real m[16];
+    arbor_trs trs;
+    TEST_WORLD(s, b, m);
+    ASSERT_MAT4_NEAR_D_REL(m, wb, TEST_EPS);
+    ASSERT_OK(arbor_node_local_matrix(s, b, m));
+    ASSERT_MAT4_NEAR_D_REL(m, lb, TEST_EPS);
+    ASSERT_OK(arbor_node_trs(s, b, &trs));
+    assert_memory_equal(trs.translation, V3(0.5, -1, 0.25), sizeof trs.translation);
+    assert_memory_equal(trs.rotation, qb, sizeof trs.rotation);
+    assert_memory_equal(trs.scale, V3(2, 1, 0.5), sizeof trs.scale);
+
+    /* The parent moves: b is out of date, and its next read computes it. */
+    ASSERT_OK(arbor_node_set_translation(s, a, -4, 5, 0.5));
+    ta[0] = -4, ta[1] = 5, ta[2] = 0.5;
+    test_ref_compose(la, ta, qad, unit);
+    test_ref_mul(wb, la, lb);
+    TEST_WORLD(s, b, m);
+    ASSERT_MAT4_NEAR_D_REL(m, wb, TEST_EPS);
+
+    /* A shear is kept as b's local: the local read gives it, not a TRS's composition. */
+    const arbor_real shear[16] = {1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 2, 0, -1, 1};
+    ASSERT_OK(arbor_node_set_local_matrix(s, b, shear, false));
+    arbor_scene_update(s);
+    ASSERT_OK(arbor_node_local_matrix(s, b, m));
+    ASSERT_REALS_BITS_EQUAL(m, shear, 16);
+    test_reals_to_double(lb, shear, 16);
+    test_ref_mul(wb, la, lb);
+    TEST_WORLD(s, b, m);
+    ASSERT_MAT4_NEAR_D_REL(m, wb, TEST_EPS);
+
+    /* NULL arguments with a live, up-to-date node. */
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_world_matrix", arbor_node_world_matrix(s, b, NULL));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_local_matrix", arbor_node_local_matrix(s, a, NULL));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_trs", arbor_node_trs(s, a, NULL));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_world_matrix", arbor_node_world_matrix(NULL, b, m));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_local_matrix", arbor_node_local_matrix(s, ARBOR_NONE, m));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "arbor_node_trs", arbor_node_trs(NULL, a, &trs));
+
+    /* Read on the short path, then destroyed: refused, nothing written. */
+    TEST_WORLD(s, a, m);
+    ASSERT_OK(arbor_node_destroy(s, a));
+    arbor_real untouched[16];
+    for (int k = 0; k < 16; k++) m[k] = untouched[k] = (arbor_real)(k + 100);
+    arbor_trs trs_before = trs;
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_world_matrix", arbor_node_world_matrix(s, a, m));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_world_matrix", arbor_node_world_matrix(s, b, m));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_local_matrix", arbor_node_local_matrix(s, a, m));
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "arbor_node_trs", arbor_node_trs(s, a, &trs));
+    ASSERT_REALS_BITS_EQUAL(m, untouched, 16);
+    assert_memory_equal(&trs, &trs_before, sizeof trs);
+    arbor_scene_destroy(s);
+}
+
 /* A create that runs out of memory creates nothing and leaves the scene usable. */
 static void test_out_of_memory_refusal(void **state)
 {
@@ -2666,6 +2742,7 @@ int main(void)
         cmocka_unit_test(test_scene_create_half_allocator),
         cmocka_unit_test(test_destroyed_handles_stay_dead),
         cmocka_unit_test(test_dead_handle_calls),
+        cmocka_unit_test(test_single_node_reads_short_path),
         cmocka_unit_test(test_out_of_memory_refusal),
         cmocka_unit_test(test_sibling_order_insert_before),
         cmocka_unit_test(test_reorder_within_parent_changes_no_transform),

@@ -513,11 +513,15 @@ ARBOR__HOT void arbor__slerp_weights4(arbor__v4 u, arbor__v4 d, arbor__v4 *wa, a
 /* Conversions to and from the public 4x4 form (column-major; from_mat4 drops the last row):
    transposes. out may be the same array as the input. */
 #if ARBOR__SIMD
-ARBOR__HOT void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
-    arbor__v4 c0 = arbor__v4_load(a), c1 = arbor__v4_load(a + 4), c2 = arbor__v4_load(a + 8), c3 = {0, 0, 0, 1};
+/* The rows of m, in registers, as the public 4x4 at out: the single-node reads' one store. */
+ARBOR__HOT void arbor__rows_to_mat4(arbor_real out[16], arbor__rows m) {
+    arbor__v4 c0 = m.r[0], c1 = m.r[1], c2 = m.r[2], c3 = {0, 0, 0, 1};
     ARBOR__TRANSPOSE4(c0, c1, c2, c3);
     const arbor__v4 cols[4] = {c0, c1, c2, c3};
     memcpy(out, cols, sizeof cols);
+}
+ARBOR__HOT void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[12]) {
+    arbor__rows_to_mat4(out, arbor__rows_load(a));
 }
 ARBOR__HOT void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16]) {
     arbor__v4 r0 = arbor__v4_load(m), r1 = arbor__v4_load(m + 4), r2 = arbor__v4_load(m + 8), r3 = arbor__v4_load(m + 12);
@@ -534,6 +538,7 @@ static inline void arbor__affine_to_mat4(arbor_real out[16], const arbor_real a[
     }
     memcpy(out, m, sizeof m);
 }
+static inline void arbor__rows_to_mat4(arbor_real out[16], arbor__rows m) { arbor__affine_to_mat4(out, m.m); }
 static inline void arbor__affine_from_mat4(arbor_real out[12], const arbor_real m[16]) {
     arbor_real a[12];
     for (int c = 0; c < 4; ++c)

@@ -365,6 +365,21 @@ ARBOR__HOT arbor_result desc_trs(const arbor_node_desc *desc, arbor_real trs[ARB
     }
     arbor_real v[ARBOR__TRS]; /* as given */
     memcpy(v, (const char *)desc + offsetof(arbor_node_desc, translation), sizeof v);
+#if defined(__SSE2__) && !ARBOR_REAL_IS_DOUBLE && defined(ARBOR__SIMD)
+    /* The common case in one pass of the ten values, four a register: all finite, the scale
+       all given, the rotation normalised by the fast path (which a zero rotation fails). The
+       rest, refusals included, takes the tests below, which give the same TRS. */
+    {
+        const __m128 a = _mm_loadu_ps(v), b = _mm_loadu_ps(v + 4), c = _mm_set_ps(1, 1, v[9], v[8]), zero = _mm_setzero_ps();
+        const __m128 z = _mm_add_ps(_mm_add_ps(_mm_sub_ps(a, a), _mm_sub_ps(b, b)), _mm_sub_ps(c, c));
+        const bool finite = _mm_movemask_ps(_mm_cmpeq_ps(z, zero)) == 15;
+        const bool scale_zero = (_mm_movemask_ps(_mm_cmpeq_ps(b, zero)) & 8) || (_mm_movemask_ps(_mm_cmpeq_ps(c, zero)) & 3);
+        if (finite && !scale_zero && arbor__quat_normalize_fast(v + ARBOR__R, v + ARBOR__R)) {
+            memcpy(trs, v, sizeof v);
+            return ARBOR_OK;
+        }
+    }
+#endif
     if (!trs_finite(v)) return arbor__fail(ARBOR_ERR_NONFINITE, fn, "%sthe TRS holds a NaN or infinity", DESC_AT(index));
     memcpy(trs + ARBOR__T, v + ARBOR__T, 3 * sizeof *v);
     if (all_zero(v + ARBOR__R, 4))
@@ -470,18 +485,18 @@ arbor_result arbor_node_create(arbor_scene *s, const arbor_node_desc *desc, arbo
 
 /* What the checking pass asks for ahead, for the handles of parents made before the call:
    for node i + 2 x AHEAD where the handle's generation and slot are, for node i + AHEAD the
-   parent's depth and flags. */
-ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *descs, const int32_t *parents, uint32_t i,
-                               uint32_t count) {
+   parent's depth and flags. The handle tells (not parents[]): a desc whose parent is in the
+   batch names none, or is refused. */
+ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *descs, uint32_t i, uint32_t count) {
     uint32_t far = i + 2 * CREATE_AHEAD, near = i + CREATE_AHEAD;
-    if (far < count && (!parents || parents[far] < 0)) {
+    if (far < count) {
         uint32_t id = (uint32_t)descs[far].parent.id;
         if (id && id < s->id_end) {
             __builtin_prefetch(s->n.slot_of + id);
             __builtin_prefetch(s->n.gen + id);
         }
     }
-    if (near < count && (!parents || parents[near] < 0)) {
+    if (near < count) {
         uint32_t id = (uint32_t)descs[near].parent.id, slot = id && id < s->id_end ? s->n.slot_of[id] : 0;
         if (slot && slot < s->slot_end) {
             __builtin_prefetch(s->n.depth + slot);
@@ -490,14 +505,12 @@ ARBOR__HOT void check_prefetch(const arbor_scene *s, const arbor_node_desc *desc
     }
 }
 
-/* What linking node i + AHEAD (its parent's slot `near`, 0: none or not known yet) and node
-   i + AHEAD / 2 (`next`) will touch: the parent's last child and flags, then that child's
-   sibling link. */
+/* What linking node i + AHEAD (its parent's slot `near`, 0: none or not known yet, whose lines
+   are asked for all the same: no test) and node i + AHEAD / 2 (`next`) will touch: the
+   parent's last child and flags, then that child's sibling link. */
 ARBOR__HOT void link_prefetch(const arbor_scene *s, uint32_t near, uint32_t next) {
-    if (near) {
-        __builtin_prefetch(s->n.last_child + near, 1);
-        __builtin_prefetch(s->n.flags + near, 1);
-    }
+    __builtin_prefetch(s->n.last_child + near, 1);
+    __builtin_prefetch(s->n.flags + near, 1);
     if (next) __builtin_prefetch(s->n.next_sibling + s->n.last_child[next], 1);
 }
 
@@ -560,10 +573,13 @@ static void make_fresh(arbor_scene *s, const arbor_node_desc *descs, uint32_t co
        batch is out of date, so only a root or a child of a current node goes to the pending list. */
     const bool notify = s->hooks.stale || s->visibility.entry;
     const uint32_t *parent = n->parent;
+    /* the nodes AHEAD further on ask ahead; the last AHEAD have nothing after them to ask for */
+    const uint32_t asking = count > CREATE_AHEAD ? end - CREATE_AHEAD : base;
     for (uint32_t slot = base; slot < end; slot++) {
-        uint32_t near = slot + CREATE_AHEAD < end ? parent[slot + CREATE_AHEAD] : 0;
-        uint32_t next = slot + CREATE_AHEAD / 2 < end ? parent[slot + CREATE_AHEAD / 2] : 0;
-        link_prefetch(s, near < base ? near : 0, next < base ? next : 0);
+        if (slot < asking) {
+            uint32_t near = parent[slot + CREATE_AHEAD], next = parent[slot + CREATE_AHEAD / 2];
+            link_prefetch(s, near < base ? near : 0, next < base ? next : 0);
+        }
         uint32_t p = parent[slot];
         uint32_t *last = p ? &n->last_child[p] : &s->last_root, prev = *last;
         n->prev_sibling[slot] = prev;
@@ -612,7 +628,7 @@ arbor_result arbor_scene_create_nodes(arbor_scene *s, const arbor_node_desc *des
     arbor_result r = ARBOR_OK;
     for (uint32_t i = 0; i < count; i++) {
         const arbor_node_desc *d = descs + i;
-        check_prefetch(s, descs, parents, i, count);
+        check_prefetch(s, descs, i, count);
         /* the TRS lines ahead asked for writing: the hardware's streams stop at each 4 KiB */
         if (in_place) __builtin_prefetch(s->n.trs + ((size_t)base + i + 2 * CREATE_AHEAD) * ARBOR__TRS, 1);
         uint32_t parent_slot;
@@ -799,13 +815,8 @@ static inline uint32_t quick_writable(const arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
     return slot && !(s->n.flags[slot] & ARBOR__LOCKED) ? slot : 0;
 }
-#if defined(__GNUC__)
-#define CHECKED_PATH __attribute__((noinline, cold))
-#else
-#define CHECKED_PATH
-#endif
 
-CHECKED_PATH static arbor_result set_vec3_checked(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y,
+ARBOR__CHECKED_PATH static arbor_result set_vec3_checked(arbor_scene *s, arbor_node n, int offset, arbor_real x, arbor_real y,
                                                   arbor_real z, const char *fn) {
     const arbor_real v[3] = {x, y, z};
     arbor_result r = ARBOR_OK;
@@ -843,7 +854,7 @@ static arbor_result unit_rotation(const arbor_real q[4], arbor_real out[4], cons
     return ARBOR_OK;
 }
 
-CHECKED_PATH static arbor_result set_rotation_checked(arbor_scene *s, arbor_node n, const arbor_real q[4]) {
+ARBOR__CHECKED_PATH static arbor_result set_rotation_checked(arbor_scene *s, arbor_node n, const arbor_real q[4]) {
     static const char *const fn = "arbor_node_set_rotation";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
@@ -863,7 +874,7 @@ arbor_result arbor_node_set_rotation(arbor_scene *s, arbor_node n, arbor_real x,
     return ARBOR_OK;
 }
 
-CHECKED_PATH static arbor_result set_trs_checked(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
+ARBOR__CHECKED_PATH static arbor_result set_trs_checked(arbor_scene *s, arbor_node n, const arbor_trs *trs) {
     static const char *const fn = "arbor_node_set_trs";
     arbor_result r = ARBOR_OK;
     uint32_t slot = writable_trs(s, n, fn, &r);
@@ -1090,22 +1101,41 @@ static arbor_result read_trs(const arbor_scene *s, arbor_node n, arbor_trs *out,
     return ARBOR_OK;
 }
 
-arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+_Static_assert(offsetof(arbor_trs, translation) == ARBOR__T * sizeof(arbor_real) &&
+                   offsetof(arbor_trs, rotation) == ARBOR__R * sizeof(arbor_real) &&
+                   offsetof(arbor_trs, scale) == ARBOR__S * sizeof(arbor_real) && sizeof(arbor_trs) == ARBOR__TRS * sizeof(arbor_real),
+               "arbor_trs is a slot's TRS");
+
+ARBOR__CHECKED_PATH static arbor_result trs_checked(const arbor_scene *s, arbor_node n, arbor_trs *out) {
     return read_trs(s, n, out, "arbor_node_trs");
+}
+
+arbor_result arbor_node_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
+    uint32_t slot;
+    if (!arbor__live_slot_without(s, n, 0, &slot) || !out) return trs_checked(s, n, out);
+    /* the public struct is the slot's ten reals in their order: one copy */
+    memcpy(out, s->n.trs + (size_t)slot * ARBOR__TRS, sizeof *out);
+    return ARBOR_OK;
 }
 
 arbor_result arbor_node_get_trs(const arbor_scene *s, arbor_node n, arbor_trs *out) {
     return read_trs(s, n, out, "arbor_node_get_trs");
 }
 
-arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
+/* arbor_node_local_matrix's every case: refusals, and a kept matrix. */
+ARBOR__CHECKED_PATH static arbor_result local_matrix_checked(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
     ARBOR__REQUIRE_OUT(out, "arbor_node_local_matrix");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_local_matrix", &r);
     if (!slot) return r;
-    arbor_real local[12];
-    arbor__rows_store(local, arbor__local_rows(s, slot));
-    arbor__affine_to_mat4(out, local);
+    arbor__rows_to_mat4(out, arbor__local_rows(s, slot));
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_local_matrix(const arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    uint32_t slot; /* without a kept matrix, its local is its TRS's */
+    if (!arbor__live_slot_without(s, n, ARBOR__MATRIX, &slot) || !out) return local_matrix_checked(s, n, out);
+    arbor__rows_to_mat4(out, arbor__rows_compose_trs(s->n.trs + (size_t)slot * ARBOR__TRS));
     return ARBOR_OK;
 }
 

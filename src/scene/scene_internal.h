@@ -288,6 +288,23 @@ static inline uint32_t arbor__live_slot(const arbor_scene *s, arbor_node n) {
     uint32_t slot = s->n.slot_of[id]; /* ARBOR__FREE_ID and up for a free or retired id */
     return slot < s->slot_end && (s->n.flags[slot] & ARBOR__ALIVE) ? slot : 0;
 }
+/* A fast path's checked fallback: out of line and cold, so the fast path pays no stack frame
+   for a message (the label buffer lives there). */
+#if defined(__GNUC__)
+#define ARBOR__CHECKED_PATH __attribute__((noinline, cold))
+#else
+#define ARBOR__CHECKED_PATH
+#endif
+/* arbor__live_slot for a node none of whose flags in `without` is set: true with its slot in
+   *slot, false otherwise (the caller's checked path then tells the cases apart). The fast
+   path of a single-node read: the flags tested in one compare, and no test of the slot for
+   0 (a bool, not the slot, tells the caller). */
+static inline bool arbor__live_slot_without(const arbor_scene *s, arbor_node n, uint8_t without, uint32_t *slot) {
+    uint32_t id = (uint32_t)n.id;
+    if (!s || id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return false;
+    *slot = s->n.slot_of[id];
+    return *slot < s->slot_end && (s->n.flags[*slot] & (ARBOR__ALIVE | without)) == ARBOR__ALIVE;
+}
 /* How messages name a node: its path of names from its root, quoted ('base/arm/hand'), an
    unnamed node on it as [i], its place among its siblings; a path longer than the buffer keeps
    its last part after ".../"; then, for a node loaded from a file whose document lives (the

@@ -617,12 +617,20 @@ void arbor_scene_update_parallel(arbor_scene *s, const arbor_executor *executor)
         s->hooks.computed_roots(s, swept ? NULL : s->n.scratch, count, s->stats.world_composed - composed, before);
 }
 
-arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
+/* arbor_node_world_matrix's every case: refusals, and a node to bring up to date first. */
+ARBOR__CHECKED_PATH static arbor_result world_matrix_checked(arbor_scene *s, arbor_node n, arbor_real out[16]) {
     ARBOR__REQUIRE_OUT(out, "arbor_node_world_matrix");
     arbor_result r = ARBOR_OK;
     uint32_t slot = arbor__require(s, n, "arbor_node_world_matrix", &r);
     if (!slot) return r;
     arbor__resolve(s, slot);
+    arbor__affine_to_mat4(out, s->n.world + (size_t)slot * 12);
+    return ARBOR_OK;
+}
+
+arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]) {
+    uint32_t slot;
+    if (!arbor__live_slot_without(s, n, ARBOR__WORLD_DIRTY, &slot) || !out) return world_matrix_checked(s, n, out);
     arbor__affine_to_mat4(out, s->n.world + (size_t)slot * 12);
     return ARBOR_OK;
 }
