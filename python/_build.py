@@ -167,15 +167,8 @@ AP uint32_t ap_node_children(const arbor_scene *s, uint64_t n, uint64_t *out, ui
 }
 
 /* ---- many nodes ---- */
-/* World matrices of nodes[0..count) into out (16 each, column-major); *bad gets the index of a
-   refused node. Nothing is returned half: the caller drops out on failure. */
-AP int ap_world_matrices(arbor_scene *s, const uint64_t *nodes, uint32_t count, arbor_real *out, uint32_t *bad) {
-    for (uint32_t i = 0; i < count; i++) {
-        arbor_result r = arbor_node_world_matrix(s, H(nodes[i]), out + 16 * (size_t)i);
-        if (r != ARBOR_OK) { *bad = i; return r; }
-    }
-    return ARBOR_OK;
-}
+/* World matrices of nodes[0..count) into out (16 each, column-major); a refusal writes none. */
+AP int ap_world_matrices(arbor_scene *s, const uint64_t *nodes, uint32_t count, arbor_real *out) { return arbor_scene_world_matrices(s, HS(nodes), count, out); }
 AP int ap_set_translations(arbor_scene *s, const uint64_t *nodes, const arbor_real *v, uint32_t count) { return arbor_scene_set_translations(s, HS(nodes), v, count); }
 AP int ap_set_rotations(arbor_scene *s, const uint64_t *nodes, const arbor_real *v, uint32_t count) { return arbor_scene_set_rotations(s, HS(nodes), v, count); }
 AP int ap_set_scales(arbor_scene *s, const uint64_t *nodes, const arbor_real *v, uint32_t count) { return arbor_scene_set_scales(s, HS(nodes), v, count); }

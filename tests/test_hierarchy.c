@@ -528,6 +528,56 @@ static void test_single_node_reads_short_path(void **state)
     arbor_scene_destroy(s);
 }
 
+/* Many world matrices in one call: each as the double product of its locals, out-of-date ones
+   (a parent moved) computed, a node given twice written twice; a dead node or ARBOR_NONE
+   anywhere refused with its index before anything is written. */
+static void test_world_matrices_many(void **state)
+{
+    (void)state;
+    arbor_scene *s = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_real qa[4], qb[4];
+    test_quat_axis_deg(qa, 0, 1, 0, 40);
+    test_quat_axis_deg(qb, 1, 0, 0, -70);
+    arbor_node a = TEST_NODE(s, ARBOR_NONE, "a", V3(1, -2, 3), qa, NULL);
+    arbor_node b = TEST_NODE(s, a, "b", V3(0.5, 1, -0.25), qb, V3(1, 2, 3));
+    arbor_node c = TEST_NODE(s, b, "c", V3(0, 0, 2), NULL, NULL);
+    arbor_scene_update(s);
+    ASSERT_OK(arbor_node_set_translation(s, a, 4, 0.5, -1)); /* b and c out of date */
+    double ta[3] = {4, 0.5, -1}, tb[3] = {0.5, 1, -0.25}, sb[3] = {1, 2, 3}, tc[3] = {0, 0, 2}, unit[3] = {1, 1, 1};
+    double qad[4], qbd[4], q1[4] = {0, 0, 0, 1};
+    test_reals_to_double(qad, qa, 4);
+    test_reals_to_double(qbd, qb, 4);
+    double la[16], lb[16], lc[16], wb[16], wc[16];
+    test_ref_compose(la, ta, qad, unit);
+    test_ref_compose(lb, tb, qbd, sb);
+    test_ref_compose(lc, tc, q1, unit);
+    test_ref_mul(wb, la, lb);
+    test_ref_mul(wc, wb, lc);
+    const double *want[4] = {wc, la, wb, wc};
+    arbor_node nodes[4] = {c, a, b, c};
+    arbor_real out[64];
+    ASSERT_OK(arbor_scene_world_matrices(s, nodes, 4, out));
+    for (int i = 0; i < 4; i++) ASSERT_MAT4_NEAR_D_REL(out + 16 * i, want[i], TEST_EPS);
+    ASSERT_OK(arbor_scene_world_matrices(s, NULL, 0, NULL));
+
+    /* Refusals: nothing written. */
+    arbor_real untouched[64];
+    for (int k = 0; k < 64; k++) out[k] = untouched[k] = (arbor_real)(k + 100);
+    ASSERT_OK(arbor_node_set_translation(s, a, 0, 0, 0));
+    nodes[2] = ARBOR_NONE;
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "nodes[2] is ARBOR_NONE", arbor_scene_world_matrices(s, nodes, 4, out));
+    nodes[2] = b;
+    arbor_node gone = TEST_NODE(s, ARBOR_NONE, "gone", NULL, NULL, NULL);
+    ASSERT_OK(arbor_node_destroy(s, gone));
+    nodes[3] = gone;
+    ASSERT_REFUSED(ARBOR_ERR_DEAD_NODE, "nodes[3]", arbor_scene_world_matrices(s, nodes, 4, out));
+    ASSERT_REALS_BITS_EQUAL(out, untouched, 64);
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "out is NULL", arbor_scene_world_matrices(s, nodes, 3, NULL));
+    ASSERT_REFUSED(ARBOR_ERR_INVALID_ARGUMENT, "s is NULL", arbor_scene_world_matrices(NULL, nodes, 3, out));
+    arbor_scene_destroy(s);
+}
+
 /* A create that runs out of memory creates nothing and leaves the scene usable. */
 static void test_out_of_memory_refusal(void **state)
 {
@@ -2743,6 +2793,7 @@ int main(void)
         cmocka_unit_test(test_destroyed_handles_stay_dead),
         cmocka_unit_test(test_dead_handle_calls),
         cmocka_unit_test(test_single_node_reads_short_path),
+        cmocka_unit_test(test_world_matrices_many),
         cmocka_unit_test(test_out_of_memory_refusal),
         cmocka_unit_test(test_sibling_order_insert_before),
         cmocka_unit_test(test_reorder_within_parent_changes_no_transform),

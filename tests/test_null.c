@@ -146,6 +146,11 @@ ROW(arbor_node_world_matrix) {
     INVALID(arbor_node_world_matrix(NULL, N, OUT));
     INVALID(arbor_node_world_matrix(S, N, NULL));
 }
+ROW(arbor_scene_world_matrices) {
+    INVALID(arbor_scene_world_matrices(NULL, &N, 1, OUT));
+    INVALID(arbor_scene_world_matrices(S, NULL, 1, OUT));
+    INVALID(arbor_scene_world_matrices(S, &N, 1, NULL));
+}
 ROW(arbor_node_world_version) { assert_int_equal(arbor_node_world_version(NULL, N), 0); }
 ROW(arbor_node_set_parent) { INVALID(arbor_node_set_parent(NULL, N, NONE, NONE, ARBOR_KEEP_LOCAL)); }
 ROW(arbor_node_parent) { assert_true(arbor_node_is_none(arbor_node_parent(NULL, N))); }
@@ -881,7 +886,7 @@ static const row rows[] = {
     E(arbor_node_set_scale), E(arbor_node_set_trs), E(arbor_node_set_local_matrix), E(arbor_node_get_trs), E(arbor_node_trs),
     E(arbor_node_local_matrix), E(arbor_node_is_matrix_backed), E(arbor_node_is_locked), E(arbor_node_set_name),
     E(arbor_node_user), E(arbor_node_set_user), E(arbor_scene_clear), E(arbor_scene_next_node),
-    E(arbor_node_world_matrix), E(arbor_node_world_version), E(arbor_node_set_parent), E(arbor_node_parent),
+    E(arbor_node_world_matrix), E(arbor_scene_world_matrices), E(arbor_node_world_version), E(arbor_node_set_parent), E(arbor_node_parent),
     E(arbor_node_first_child), E(arbor_node_last_child), E(arbor_node_next_sibling), E(arbor_node_prev_sibling),
     E(arbor_scene_first_root), E(arbor_scene_last_root), E(arbor_node_depth), E(arbor_node_child_count),
     E(arbor_node_is_ancestor_of), E(arbor_node_collect_subtree), E(arbor_node_find_descendant),

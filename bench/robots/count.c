@@ -4,7 +4,7 @@
        valgrind --tool=callgrind --toggle-collect=single --toggle-collect=arbor_urdf_forward_kinematics \
            build/bench-robots/count FILE.urdf
    single: 1,000 configurations one at a time (arbor_urdf_set_positions, then every link's world
-   matrix); arbor_urdf_forward_kinematics: the same 1,000 in one batch. Prints links and dof;
+   matrix in one arbor_scene_world_matrices); arbor_urdf_forward_kinematics: the same 1,000 in one batch. Prints links and dof;
    divide the inclusive counts by 1,000 x links for instructions a link. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +15,11 @@
 
 enum { B = 1000 };
 
-__attribute__((noinline)) void single(arbor_scene *s, arbor_urdf *robot, const double *q, uint32_t dof, uint32_t L) {
-    arbor_real m[16];
+__attribute__((noinline)) void single(arbor_scene *s, arbor_urdf *robot, const arbor_node *links, const double *q,
+                                      uint32_t dof, uint32_t L, arbor_real *m) {
     for (uint32_t c = 0; c < B; c++) {
         arbor_urdf_set_positions(robot, q + (size_t)c * dof, dof);
-        for (uint32_t i = 0; i < L; i++) arbor_node_world_matrix(s, arbor_urdf_link_node(robot, i), m);
+        arbor_scene_world_matrices(s, links, L, m);
     }
 }
 
@@ -42,12 +42,15 @@ int main(int argc, char **argv) {
             double lo = j.has_limits ? j.lower : -3.141592653589793, hi = j.has_limits ? j.upper : 3.141592653589793;
             q[(size_t)c * dof + (uint32_t)j.position_index] = lo + (hi - lo) * ((double)(splitmix64_next(&state) >> 11) * 0x1.0p-53);
         }
-    if (!q || !out) return 1;
-    single(s, robot, q, dof, L);
+    arbor_node *links = malloc(sizeof(arbor_node) * L);
+    if (!q || !out || !links) return 1;
+    for (uint32_t i = 0; i < L; i++) links[i] = arbor_urdf_link_node(robot, i);
+    single(s, robot, links, q, dof, L, out);
     arbor_result r = arbor_urdf_forward_kinematics(robot, q, B, out);
     printf("{\"links\":%u,\"dof\":%u,\"result\":%d}\n", L, dof, (int)r);
     free(q);
     free(out);
+    free(links);
     arbor_urdf_destroy(robot);
     arbor_scene_destroy(s);
     return r != ARBOR_OK;

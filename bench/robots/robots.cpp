@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // bench/robots/robots.cpp: whole-tree forward kinematics of a URDF robot, ns per link, at random
 // configurations within limits (splitmix64, seed 27), one JSON line per measure:
-//   arbor single   arbor_urdf_set_positions, then arbor_node_world_matrix of every link
+//   arbor single   arbor_urdf_set_positions, then every link's world matrix (arbor_scene_world_matrices)
 //   arbor batched  arbor_urdf_forward_kinematics of 1,000 configurations at once
 //   kdl            KDL's TreeFkSolverPos_recursive::JntToCart for every link (kdl_parser's tree)
 // Each: the median of 5 timed rounds of about 0.2 s. Usage: robots FILE.urdf
@@ -81,11 +81,13 @@ int main(int argc, char **argv) {
         }
     }
 
-    std::vector<arbor_real> m(16);
+    std::vector<arbor_real> m((size_t)L * 16);
+    std::vector<arbor_node> links(L);
+    for (uint32_t i = 0; i < L; i++) links[i] = arbor_urdf_link_node(robot, i);
     uint32_t next = 0;
     double single = median_seconds([&] {
         arbor_urdf_set_positions(robot, &q[(size_t)(next++ % B) * dof], dof);
-        for (uint32_t i = 0; i < L; i++) arbor_node_world_matrix(s, arbor_urdf_link_node(robot, i), m.data());
+        arbor_scene_world_matrices(s, links.data(), L, m.data());
     });
     std::vector<arbor_real> out((size_t)B * L * 16);
     double batched = median_seconds([&] { arbor_urdf_forward_kinematics(robot, q.data(), B, out.data()); });

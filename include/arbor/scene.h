@@ -27,7 +27,7 @@
  *
  * Threads: a scene is used by one thread at a time, except that after arbor_scene_update()
  * and until the next write, the read functions (those taking a const scene, plus
- * arbor_node_world_matrix and arbor_node_world_version) change nothing and may run on many
+ * arbor_node_world_matrix, arbor_scene_world_matrices and arbor_node_world_version) change nothing and may run on many
  * threads at once. Separate scenes are independent.
  *
  * Walks never recurse and are bounded: upward by the scene's max_depth, down and across by
@@ -219,6 +219,14 @@ ARBOR_API arbor_node arbor_scene_next_node(const arbor_scene *s, arbor_node prev
 /* The node's world matrix as the scene stands now. Composes only the node and its out-of-date
    ancestors (nothing when it is current); never touches siblings or descendants. */
 ARBOR_API arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real out[16]);
+
+/* The world matrices of count nodes, 16 reals each into out, in the order given: what
+   arbor_node_world_matrix gives for each, bit for bit, in one call (a robot's links after
+   arbor_urdf_set_positions, a renderer's nodes after an update). Every handle is checked before
+   the first matrix is written: a dead node or ARBOR_NONE is refused with its index, and out is
+   left as it was. A node given twice is written twice. As arbor_node_world_matrix, it may run
+   on many threads after arbor_scene_update() and until the next write. */
+ARBOR_API arbor_result arbor_scene_world_matrices(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_real *out);
 
 /* A value that differs from every value returned before for this node whenever its world matrix
    may have changed since (its local, an ancestor's local, a reparent above it), and stays the

@@ -744,10 +744,7 @@ class Scene:
         p = self._p()
         ids = self.nodes._ids if nodes is None else self._ids_of(nodes, "Scene.world_matrices")
         out = np.empty((len(ids), 4, 4), REAL)
-        bad = ffi.new("uint32_t *")
-        rc = lib.ap_world_matrices(p, ll.ptr(ids, "uint64_t *"), len(ids), ll.ptr(out, "arbor_real *"), bad)
-        if rc:
-            raise error_for(rc, f"Scene.world_matrices: nodes[{bad[0]}]: {ll.last_error()}")
+        check(lib.ap_world_matrices(p, ll.ptr(ids, "uint64_t *"), len(ids), ll.ptr(out, "arbor_real *")))
         return out.transpose(0, 2, 1)
 
     def _bulk(self, fn, nodes, values, width, what):

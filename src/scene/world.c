@@ -635,6 +635,29 @@ arbor_result arbor_node_world_matrix(arbor_scene *s, arbor_node n, arbor_real ou
     return ARBOR_OK;
 }
 
+arbor_result arbor_scene_world_matrices(arbor_scene *s, const arbor_node *nodes, uint32_t count, arbor_real *out) {
+    static const char fn[] = "arbor_scene_world_matrices";
+    ARBOR__REQUIRE_OUT(s, fn);
+    if (count == 0) return ARBOR_OK;
+    ARBOR__REQUIRE_OUT(nodes, fn);
+    ARBOR__REQUIRE_OUT(out, fn);
+    /* Handles first, so that a refusal writes nothing. */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot;
+        if (!arbor__live_slot_without(s, nodes[i], 0, &slot)) { /* live, whatever its flags */
+            if (nodes[i].id == 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
+            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] (node %uv%u) is not alive", i,
+                               (unsigned)(uint32_t)nodes[i].id, (unsigned)(nodes[i].id >> 32));
+        }
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = s->n.slot_of[(uint32_t)nodes[i].id];
+        arbor__resolve(s, slot);
+        arbor__affine_to_mat4(out + (size_t)i * 16, s->n.world + (size_t)slot * 12);
+    }
+    return ARBOR_OK;
+}
+
 uint64_t arbor_node_world_version(arbor_scene *s, arbor_node n) {
     uint32_t slot = arbor__live_slot(s, n);
     if (!slot) return 0;
