@@ -808,6 +808,44 @@ static void test_positions_limits_mimic_refusals(void **state)
     arbor_scene_destroy(s);
 }
 
+/* base -(fixed, origin 0 0 1, rpy 0 0 0.5)- plate -(revolute z)- arm: set_positions writes every
+   link's local, a fixed link's too, though set_positions computes a fixed joint's once at load: a
+   fixed link moved by hand goes back to its origin at the next call, and its child with it.
+   Expected by hand: plate at Tz(1) Rz(0.5), arm at Tz(1) Rz(0.5 + q). */
+static const char fixed_urdf[] =
+    "<robot name=\"fixed\">\n" LINK("base") LINK("plate") LINK("arm")
+    JOINT("weld", "fixed", "base", "plate", "<origin xyz=\"0 0 1\" rpy=\"0 0 0.5\"/>")
+    JOINT("turn", "continuous", "plate", "arm", "<axis xyz=\"0 0 1\"/>")
+    "</robot>\n";
+
+static void test_fixed_links_keep_their_origin(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, fixed_urdf, sizeof fixed_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 1);
+    const double q[2] = { 0.25, -0.75 };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(arbor_node_set_translation(s, arbor_urdf_find_link(r, "plate"), 5, 6, 7), ARBOR_OK);
+        assert_int_equal(arbor_urdf_set_positions(r, &q[k], 1), ARBOR_OK);
+        arbor_real m[16];
+        world_of(s, r, "plate", m);
+        ASSERT_NEAR(m[0], cos(0.5), TEST_EPS);
+        ASSERT_NEAR(m[1], sin(0.5), TEST_EPS);
+        ASSERT_NEAR(m[12], 0, TEST_EPS);
+        ASSERT_NEAR(m[13], 0, TEST_EPS);
+        ASSERT_NEAR(m[14], 1, TEST_EPS);
+        world_of(s, r, "arm", m);
+        ASSERT_NEAR(m[0], cos(0.5 + q[k]), TEST_EPS);
+        ASSERT_NEAR(m[1], sin(0.5 + q[k]), TEST_EPS);
+        ASSERT_NEAR(m[14], 1, TEST_EPS);
+    }
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
 /* Joint positions recorded at stamps: a lookup between them interpolates each link (the arm's
    shoulder turns about z, its slider 1 + slide out along the arm's x), a late record only fills
    the history, a refused one changes nothing. Expected values by hand: slider at time t is at
@@ -1234,6 +1272,7 @@ int main(void)
         cmocka_unit_test(test_geometry_bounds_links),
         cmocka_unit_test(test_floating_planar_and_other_joints),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_fixed_links_keep_their_origin),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),

@@ -25,6 +25,9 @@ struct arbor_urdf {
     bool clamp;
     arbor_node *link_node;  /* link_count */
     uint32_t *pose_link;    /* the link of each pose entry */
+    uint32_t *moving;       /* the pose entries whose link's joint moves, in entry order: the others'
+                               entries keep the TRS written at load (the pose never changes them) */
+    uint32_t moving_count;
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
     struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
@@ -279,7 +282,7 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
                          arbor_urdf **out) {
     const arbor_allocator *a = &s->allocator;
     uint32_t L = m->link_count;
-    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 4 * m->dof +
+    size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * 2 * L + sizeof(double) * 4 * m->dof +
                    sizeof(fk_link) * L;
     size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
     char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
@@ -301,6 +304,7 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->hi = R->lo + m->dof;
     R->fk = (fk_link *)(R->hi + m->dof);
     R->pose_link = (uint32_t *)(R->fk + L);
+    R->moving = R->pose_link + L;
     fk_compile(R);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
@@ -333,6 +337,13 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
         arbor__urdf_sort(by_node, L - 1, node_less, R->link_node + 1);
         arbor__urdf_sort(by_entry, L - 1, node_less, entry);
         for (uint32_t e = 0; e < L - 1; e++) R->pose_link[by_entry[e]] = by_node[e] + 1;
+        /* every entry once, as set_positions writes it (the nodes' stored TRS are normalised, these
+           not); from now on only the moving ones */
+        arbor_trs *entries = arbor_pose_trs(R->pose);
+        for (uint32_t e = 0; e < L - 1; e++) {
+            entries[e] = link_trs(R, R->pose_link[e], R->q);
+            if (R->fk[R->pose_link[e]].kind != FK_FIXED) R->moving[R->moving_count++] = e;
+        }
     }
     arbor__free_with(a, scratch, scratch_bytes);
     R->s = s;
@@ -468,11 +479,17 @@ arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap
    (time.h), where q becomes the current positions only when no later time was recorded. */
 static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q, const double *time) {
     arbor_result r = ARBOR_OK;
-    if (R->m.dof && !R->clamp && row_ok(R, q)) memcpy(R->work, q, sizeof(double) * R->m.dof); /* else clamped there */
-    else if ((r = check(R, func, -1, q, R->work))) return r;
+    const double *v = q; /* the values used: q as given, or checked (clamped) into work */
+    if (!(R->m.dof && !R->clamp && row_ok(R, q))) {
+        if ((r = check(R, func, -1, q, R->work))) return r;
+        v = R->work;
+    }
     if (R->pose) {
         arbor_trs *trs = arbor_pose_trs(R->pose);
-        for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
+        for (uint32_t k = 0; k < R->moving_count; k++) {
+            uint32_t e = R->moving[k];
+            trs[e] = link_trs(R, R->pose_link[e], v);
+        }
         if ((r = time ? arbor_pose_record(R->pose, *time) : arbor_pose_apply(R->pose, NULL))) return r;
     }
     if (time && R->recorded && *time < R->latest) return ARBOR_OK; /* a late sample: history only */
@@ -480,7 +497,7 @@ static arbor_result set_positions(arbor_urdf *R, const char *func, const double 
         R->recorded = true;
         R->latest = *time;
     }
-    memcpy(R->q, R->work, sizeof(double) * R->m.dof);
+    if (R->m.dof) memcpy(R->q, v, sizeof(double) * R->m.dof);
     return ARBOR_OK;
 }
 
