@@ -808,14 +808,16 @@ static void test_positions_limits_mimic_refusals(void **state)
     arbor_scene_destroy(s);
 }
 
-/* base -(fixed, origin 0 0 1, rpy 0 0 0.5)- plate -(revolute z)- arm: set_positions writes every
-   link's local, a fixed link's too, though set_positions computes a fixed joint's once at load: a
-   fixed link moved by hand goes back to its origin at the next call, and its child with it.
-   Expected by hand: plate at Tz(1) Rz(0.5), arm at Tz(1) Rz(0.5 + q). */
+/* base -(fixed, origin 0 0 1, rpy 0 0 0.5)- plate -(continuous about -z)- arm: set_positions
+   writes every link's local, a fixed link's too, though set_positions computes a fixed joint's
+   once at load: a fixed link moved by hand goes back to its origin at the next call, and its
+   child with it. The turn about minus a coordinate axis from an origin that does not turn (a
+   path of its own in set_positions) keeps its sign. Expected by hand: plate at Tz(1) Rz(0.5),
+   arm at Tz(1) Rz(0.5 - q). */
 static const char fixed_urdf[] =
     "<robot name=\"fixed\">\n" LINK("base") LINK("plate") LINK("arm")
     JOINT("weld", "fixed", "base", "plate", "<origin xyz=\"0 0 1\" rpy=\"0 0 0.5\"/>")
-    JOINT("turn", "continuous", "plate", "arm", "<axis xyz=\"0 0 1\"/>")
+    JOINT("turn", "continuous", "plate", "arm", "<axis xyz=\"0 0 -1\"/>")
     "</robot>\n";
 
 static void test_fixed_links_keep_their_origin(void **state)
@@ -838,8 +840,8 @@ static void test_fixed_links_keep_their_origin(void **state)
         ASSERT_NEAR(m[13], 0, TEST_EPS);
         ASSERT_NEAR(m[14], 1, TEST_EPS);
         world_of(s, r, "arm", m);
-        ASSERT_NEAR(m[0], cos(0.5 + q[k]), TEST_EPS);
-        ASSERT_NEAR(m[1], sin(0.5 + q[k]), TEST_EPS);
+        ASSERT_NEAR(m[0], cos(0.5 - q[k]), TEST_EPS);
+        ASSERT_NEAR(m[1], sin(0.5 - q[k]), TEST_EPS);
         ASSERT_NEAR(m[14], 1, TEST_EPS);
     }
     arbor_urdf_destroy(r);
