@@ -848,6 +848,63 @@ static void test_fixed_links_keep_their_origin(void **state)
     arbor_scene_destroy(s);
 }
 
+/* A chain of 7 joints (continuous at 0 and 6, revolute within [-1, 1] between): every position
+   is checked, wherever it falls among the groups of four the checks take (dof 7: one group, then
+   the last four again). Each position in turn out of its limits, NaN or infinite is refused by
+   set_positions (nothing changed) and by a batch (its row named); a clamping robot takes 2 and
+   still refuses the infinity. */
+#define CHAIN7_REVOLUTE(n, p, c) JOINT(n, "revolute", p, c, "<axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")
+static const char chain7_urdf[] =
+    "<robot name=\"chain7\">\n" LINK("l0") LINK("l1") LINK("l2") LINK("l3") LINK("l4") LINK("l5") LINK("l6") LINK("l7")
+    JOINT("j0", "continuous", "l0", "l1", "<axis xyz=\"0 0 1\"/>")
+    CHAIN7_REVOLUTE("j1", "l1", "l2") CHAIN7_REVOLUTE("j2", "l2", "l3") CHAIN7_REVOLUTE("j3", "l3", "l4")
+    CHAIN7_REVOLUTE("j4", "l4", "l5") CHAIN7_REVOLUTE("j5", "l5", "l6")
+    JOINT("j6", "continuous", "l6", "l7", "<axis xyz=\"1 0 0\"/>")
+    "</robot>\n";
+
+static void test_every_position_checked(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL, *clamps = NULL;
+    arbor_urdf_options clamp = { .clamp = true };
+    assert_int_equal(arbor_urdf_load_memory(s, chain7_urdf, sizeof chain7_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(s, chain7_urdf, sizeof chain7_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 7);
+    arbor_node tip = arbor_urdf_find_link(r, "l7");
+    const double good[7] = { 0.5, 0.1, -0.2, 0.3, -0.4, 0.5, 3 };
+    assert_int_equal(arbor_urdf_set_positions(r, good, 7), ARBOR_OK);
+    uint64_t version = arbor_node_world_version(s, tip);
+    arbor_real out[2 * 8 * 16];
+    for (int p = 0; p < 7; p++) {
+        bool limited = p >= 1 && p <= 5;
+        const double bad[3] = { limited ? 2 : INFINITY, NAN, -INFINITY };
+        for (int b = 0; b < 3; b++) {
+            double q[2][7];
+            memcpy(q[0], good, sizeof good), memcpy(q[1], good, sizeof good);
+            q[1][p] = bad[b];
+            arbor_result want = b == 0 && limited ? ARBOR_ERR_INVALID_ARGUMENT : ARBOR_ERR_NONFINITE;
+            char joint[16];
+            snprintf(joint, sizeof joint, "joint 'j%d'", p);
+            assert_int_equal(arbor_urdf_set_positions(r, q[1], 7), want);
+            assert_non_null(strstr(arbor_last_error(), joint));
+            assert_int_equal(arbor_urdf_forward_kinematics(r, q[0], 2, out), want);
+            assert_non_null(strstr(arbor_last_error(), "row 1: "));
+            assert_non_null(strstr(arbor_last_error(), joint));
+            assert_int_equal(arbor_urdf_set_positions(clamps, q[1], 7), b == 0 && limited ? ARBOR_OK : ARBOR_ERR_NONFINITE);
+            assert_int_equal(arbor_urdf_forward_kinematics(clamps, q[0], 2, out), b == 0 && limited ? ARBOR_OK : ARBOR_ERR_NONFINITE);
+        }
+    }
+    assert_int_equal(arbor_node_world_version(s, tip), version);
+    double q[7];
+    assert_int_equal(arbor_urdf_positions(r, q, 7), ARBOR_OK);
+    assert_memory_equal(q, good, sizeof q);
+    arbor_urdf_destroy(clamps);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
 /* Joint positions recorded at stamps: a lookup between them interpolates each link (the arm's
    shoulder turns about z, its slider 1 + slide out along the arm's x), a late record only fills
    the history, a refused one changes nothing. Expected values by hand: slider at time t is at
@@ -1275,6 +1332,7 @@ int main(void)
         cmocka_unit_test(test_floating_planar_and_other_joints),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
         cmocka_unit_test(test_fixed_links_keep_their_origin),
+        cmocka_unit_test(test_every_position_checked),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),

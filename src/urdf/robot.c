@@ -31,7 +31,8 @@ struct arbor_urdf {
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
     struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
-    double *lo, *hi;        /* each position's limits (-inf, inf without; floating: none) */
+    double *lo, *hi;        /* each position's accepted values: its limits, or +-DBL_MAX without them or
+                               when the robot clamps (one compare tests finite and within) */
     bool floating;          /* a floating joint: rows checked by check() for zero quaternions */
     bool recorded;          /* arbor_urdf_record_positions was called: q is the latest sample's */
     double latest;          /* the latest time recorded */
@@ -200,11 +201,24 @@ static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, co
 }
 
 /* A batch's row q is good as it is: finite, within limits unless clamping, no floating joint
-   (else check() decides and says why). dof comparisons, no copy. */
-static bool row_ok(const arbor_urdf *R, const double *q) {
-    bool ok = !R->floating;
-    for (uint32_t p = 0; p < R->m.dof; p++) ok &= fabs(q[p]) <= DBL_MAX && (R->clamp || (q[p] >= R->lo[p] && q[p] <= R->hi[p]));
-    return ok;
+   (else check() decides and says why). lo <= q <= hi four positions at a time (a NaN fails
+   both), the last four read again for a dof not a multiple of four; no copy. */
+ARBOR__DISPATCH static bool row_ok(const arbor_urdf *R, const double *q) {
+    const uint32_t n = R->m.dof;
+    if (R->floating) return false;
+    if (n < LANES) {
+        bool ok = true;
+        for (uint32_t p = 0; p < n; p++) ok &= q[p] >= R->lo[p] && q[p] <= R->hi[p];
+        return ok;
+    }
+    v4i good = { -1, -1, -1, -1 };
+    for (uint32_t p = 0; p < n; p += LANES) {
+        const uint32_t at = p + LANES <= n ? p : n - LANES; /* the last four again */
+        v4 x, lo, hi;
+        memcpy(&x, q + at, sizeof x), memcpy(&lo, R->lo + at, sizeof lo), memcpy(&hi, R->hi + at, sizeof hi);
+        good &= (x >= lo) & (x <= hi);
+    }
+    return (good[0] & good[1] & good[2] & good[3]) != 0;
 }
 
 /* ---- load ------------------------------------------------------------------------------------- */
@@ -266,7 +280,7 @@ static arbor_result set_bounds(arbor_scene *s, const arbor__urdf_model *m, const
 
 /* The batch's program of R's model, and each position's limits. */
 static void fk_compile(arbor_urdf *R) {
-    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -INFINITY, R->hi[p] = INFINITY;
+    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -DBL_MAX, R->hi[p] = DBL_MAX;
     for (uint32_t i = 0; i < R->m.link_count; i++) {
         fk_link *f = &R->fk[i];
         int32_t k = R->m.link_joint[i];
@@ -279,7 +293,7 @@ static void fk_compile(arbor_urdf *R) {
         f->index = master->position_index;
         f->multiplier = j->multiplier, f->offset = j->offset;
         if (master->has_limits) f->lo = master->lower, f->hi = master->upper;
-        if (j->has_limits && j->position_index >= 0) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
+        if (j->has_limits && j->position_index >= 0 && !R->clamp) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
         R->floating |= j->type == ARBOR_URDF_FLOATING;
         f->kind = j->type == ARBOR_URDF_FIXED ? FK_FIXED
                   : j->type == ARBOR_URDF_PRISMATIC ? FK_SLIDE
