@@ -27,7 +27,7 @@ struct arbor_urdf {
     uint32_t *pose_link;    /* the link of each pose entry */
     struct pose_step *steps; /* the scene path's program (make_steps): the moving links' entries;
                                fixed links' keep the TRS written at load (the pose never changes them) */
-    uint32_t turns, slides, step_count; /* steps: turns, then slides, then the others */
+    uint32_t turns, slides, step_count; /* steps: turns (to a multiple of four), then slides, then the others */
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
     struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
@@ -343,22 +343,23 @@ static void make_steps(arbor_urdf *R) {
             if (f->kind == FK_TURN && f->along < 3 && j->rot[0] == 0 && j->rot[1] == 0 && j->rot[2] == 0 && j->rot[3] == 1)
                 p->along = f->along; /* turned is then (+-1 there, 0 elsewhere): the same values */
         }
+        if (k == 0) /* the turns in whole groups of four: the last repeated (its entry written twice, the same) */
+            for (; n % LANES; n++) R->steps[n] = R->steps[n - 1];
         *ends[k] = n;
     }
 }
 
-/* The rotations of the turns st[0..n) at values v into their entries, four sines and cosines at
-   a time (sincos4: the same bits as sincos_of). */
+/* The rotations of the turns st[0..n) (n a multiple of four) at values v into their entries,
+   four sines and cosines at a time (sincos4: the same bits as sincos_of). */
 ARBOR__DISPATCH static void pose_turns(const pose_step *st, uint32_t n, const double *v, arbor_trs *trs) {
     for (uint32_t t = 0; t < n; t += LANES) {
         v4 h, sh, ch;
-        ARBOR__UNROLL for (int l = 0; l < LANES; l++) { /* lanes past the end repeat the group's first */
-            const pose_step *p = st + (t + (uint32_t)l < n ? t + (uint32_t)l : t);
+        ARBOR__UNROLL for (int l = 0; l < LANES; l++) {
+            const pose_step *p = st + t + l;
             h[l] = (p->multiplier * v[p->index] + p->offset) / 2;
         }
         sincos4(&h, &sh, &ch);
-        uint32_t used = n - t < LANES ? n - t : LANES;
-        for (uint32_t l = 0; l < used; l++) {
+        ARBOR__UNROLL for (int l = 0; l < LANES; l++) {
             const pose_step *p = st + t + l;
             arbor_real *r = trs[p->entry].rotation;
             if (p->along < 3) {
@@ -386,7 +387,7 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     const arbor_allocator *a = &s->allocator;
     uint32_t L = m->link_count;
     size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 4 * m->dof +
-                   (sizeof(fk_link) + sizeof(pose_step)) * L;
+                   (sizeof(fk_link) + sizeof(pose_step)) * L + sizeof(pose_step) * (LANES - 1);
     size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
     char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
     if (!block || !scratch) {
@@ -407,7 +408,7 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->hi = R->lo + m->dof;
     R->fk = (fk_link *)(R->hi + m->dof);
     R->steps = (pose_step *)(R->fk + L);
-    R->pose_link = (uint32_t *)(R->steps + L);
+    R->pose_link = (uint32_t *)(R->steps + L + LANES - 1);
     fk_compile(R);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
