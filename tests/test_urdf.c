@@ -610,6 +610,15 @@ static const char mover_urdf[] =
     JOINT("side", "planar", "body", "tilted", "<axis xyz=\"2 0 0\"/>")
     "</robot>\n";
 
+/* A new scene with two robots of text: one refusing values outside limits, one clamping them. */
+static void load_plain_and_clamping(arbor_scene **s, const char *text, size_t size, arbor_urdf **r, arbor_urdf **clamps)
+{
+    const arbor_urdf_options clamp = { .clamp = true };
+    assert_int_equal(arbor_scene_create(NULL, s), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(*s, text, size, NULL, NULL, r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(*s, text, size, NULL, &clamp, clamps), ARBOR_OK);
+}
+
 /* Floating and planar joints, an axis off the coordinate axes, negative axes, a mimic with a
    negative multiplier, angles far outside [-pi, pi] (up to 3e5 rad): the links' worlds from the
    batch, the scene and a clamping robot equal double products computed here from urdf.h's
@@ -619,11 +628,8 @@ static void test_floating_planar_and_other_joints(void **state)
 {
     (void)state;
     arbor_scene *s;
-    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_urdf *r = NULL, *clamps = NULL;
-    arbor_urdf_options clamp = { .clamp = true };
-    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, NULL, &r), ARBOR_OK);
-    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    arbor_urdf *r, *clamps;
+    load_plain_and_clamping(&s, joints_urdf, sizeof joints_urdf - 1, &r, &clamps);
     assert_int_equal(arbor_urdf_dof(r), 13);
     static const char *order[] = { "base", "body", "plate", "wheel", "arm", "tip", "twin" };
     for (uint32_t i = 0; i < 7; i++) assert_string_equal(arbor_urdf_link_name(r, i), order[i]);
@@ -866,11 +872,8 @@ static void test_every_position_checked(void **state)
 {
     (void)state;
     arbor_scene *s;
-    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_urdf *r = NULL, *clamps = NULL;
-    arbor_urdf_options clamp = { .clamp = true };
-    assert_int_equal(arbor_urdf_load_memory(s, chain7_urdf, sizeof chain7_urdf - 1, NULL, NULL, &r), ARBOR_OK);
-    assert_int_equal(arbor_urdf_load_memory(s, chain7_urdf, sizeof chain7_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    arbor_urdf *r, *clamps;
+    load_plain_and_clamping(&s, chain7_urdf, sizeof chain7_urdf - 1, &r, &clamps);
     assert_int_equal(arbor_urdf_dof(r), 7);
     arbor_node tip = arbor_urdf_find_link(r, "l7");
     const double good[7] = { 0.5, 0.1, -0.2, 0.3, -0.4, 0.5, 3 };
