@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The robot: its model (parse.c), its links' nodes in a scene, and the joint positions written
-   through a pose of every link but the root (pose.h: one pass, world matrices included). Forward
-   kinematics of batches works on the model alone, in double, and never touches the scene. */
+   through a pose of every link but the root (pose.h: one pass, world matrices included), where
+   only the moving links' entries are rewritten (pose_step; a fixed link's entry keeps what load
+   wrote, and the pose applies it every time). Forward kinematics of batches works on the model
+   alone, in double, and never touches the scene. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat, read */
 #include <errno.h>
 #include <float.h>
