@@ -610,6 +610,15 @@ static const char mover_urdf[] =
     JOINT("side", "planar", "body", "tilted", "<axis xyz=\"2 0 0\"/>")
     "</robot>\n";
 
+/* A new scene with two robots of text: one refusing values outside limits, one clamping them. */
+static void load_plain_and_clamping(arbor_scene **s, const char *text, size_t size, arbor_urdf **r, arbor_urdf **clamps)
+{
+    const arbor_urdf_options clamp = { .clamp = true };
+    assert_int_equal(arbor_scene_create(NULL, s), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(*s, text, size, NULL, NULL, r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(*s, text, size, NULL, &clamp, clamps), ARBOR_OK);
+}
+
 /* Floating and planar joints, an axis off the coordinate axes, negative axes, a mimic with a
    negative multiplier, angles far outside [-pi, pi] (up to 3e5 rad): the links' worlds from the
    batch, the scene and a clamping robot equal double products computed here from urdf.h's
@@ -619,11 +628,8 @@ static void test_floating_planar_and_other_joints(void **state)
 {
     (void)state;
     arbor_scene *s;
-    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
-    arbor_urdf *r = NULL, *clamps = NULL;
-    arbor_urdf_options clamp = { .clamp = true };
-    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, NULL, &r), ARBOR_OK);
-    assert_int_equal(arbor_urdf_load_memory(s, joints_urdf, sizeof joints_urdf - 1, NULL, &clamp, &clamps), ARBOR_OK);
+    arbor_urdf *r, *clamps;
+    load_plain_and_clamping(&s, joints_urdf, sizeof joints_urdf - 1, &r, &clamps);
     assert_int_equal(arbor_urdf_dof(r), 13);
     static const char *order[] = { "base", "body", "plate", "wheel", "arm", "tip", "twin" };
     for (uint32_t i = 0; i < 7; i++) assert_string_equal(arbor_urdf_link_name(r, i), order[i]);
@@ -804,6 +810,100 @@ static void test_positions_limits_mimic_refusals(void **state)
     assert_int_equal(arbor_urdf_positions(r, q, 2), ARBOR_OK);
     assert_true(q[0] == 0.5 && q[1] == 0.2);
     assert_int_equal(arbor_urdf_set_positions(r, nan2, 2), ARBOR_ERR_NONFINITE);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
+/* base -(fixed, origin 0 0 1, rpy 0 0 0.5)- plate -(continuous about -z)- arm: set_positions
+   writes every link's local, a fixed link's too, though set_positions computes a fixed joint's
+   once at load: a fixed link moved by hand goes back to its origin at the next call, and its
+   child with it. The turn about minus a coordinate axis from an origin that does not turn (a
+   path of its own in set_positions) keeps its sign. Expected by hand: plate at Tz(1) Rz(0.5),
+   arm at Tz(1) Rz(0.5 - q). */
+static const char fixed_urdf[] =
+    "<robot name=\"fixed\">\n" LINK("base") LINK("plate") LINK("arm")
+    JOINT("weld", "fixed", "base", "plate", "<origin xyz=\"0 0 1\" rpy=\"0 0 0.5\"/>")
+    JOINT("turn", "continuous", "plate", "arm", "<axis xyz=\"0 0 -1\"/>")
+    "</robot>\n";
+
+static void test_fixed_links_keep_their_origin(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_urdf_load_memory(s, fixed_urdf, sizeof fixed_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_dof(r), 1);
+    const double q[2] = { 0.25, -0.75 };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(arbor_node_set_translation(s, arbor_urdf_find_link(r, "plate"), 5, 6, 7), ARBOR_OK);
+        assert_int_equal(arbor_urdf_set_positions(r, &q[k], 1), ARBOR_OK);
+        arbor_real m[16];
+        world_of(s, r, "plate", m);
+        ASSERT_NEAR(m[0], cos(0.5), TEST_EPS);
+        ASSERT_NEAR(m[1], sin(0.5), TEST_EPS);
+        ASSERT_NEAR(m[12], 0, TEST_EPS);
+        ASSERT_NEAR(m[13], 0, TEST_EPS);
+        ASSERT_NEAR(m[14], 1, TEST_EPS);
+        world_of(s, r, "arm", m);
+        ASSERT_NEAR(m[0], cos(0.5 - q[k]), TEST_EPS);
+        ASSERT_NEAR(m[1], sin(0.5 - q[k]), TEST_EPS);
+        ASSERT_NEAR(m[14], 1, TEST_EPS);
+    }
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+}
+
+/* A chain of 7 joints (continuous at 0 and 6, revolute within [-1, 1] between): every position
+   is checked, wherever it falls among the groups of four the checks take (dof 7: one group, then
+   the last four again). Each position in turn out of its limits, NaN or infinite is refused by
+   set_positions (nothing changed) and by a batch (its row named); a clamping robot takes 2 and
+   still refuses the infinity. */
+#define CHAIN7_REVOLUTE(n, p, c) JOINT(n, "revolute", p, c, "<axis xyz=\"0 1 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")
+static const char chain7_urdf[] =
+    "<robot name=\"chain7\">\n" LINK("l0") LINK("l1") LINK("l2") LINK("l3") LINK("l4") LINK("l5") LINK("l6") LINK("l7")
+    JOINT("j0", "continuous", "l0", "l1", "<axis xyz=\"0 0 1\"/>")
+    CHAIN7_REVOLUTE("j1", "l1", "l2") CHAIN7_REVOLUTE("j2", "l2", "l3") CHAIN7_REVOLUTE("j3", "l3", "l4")
+    CHAIN7_REVOLUTE("j4", "l4", "l5") CHAIN7_REVOLUTE("j5", "l5", "l6")
+    JOINT("j6", "continuous", "l6", "l7", "<axis xyz=\"1 0 0\"/>")
+    "</robot>\n";
+
+static void test_every_position_checked(void **state)
+{
+    (void)state;
+    arbor_scene *s;
+    arbor_urdf *r, *clamps;
+    load_plain_and_clamping(&s, chain7_urdf, sizeof chain7_urdf - 1, &r, &clamps);
+    assert_int_equal(arbor_urdf_dof(r), 7);
+    arbor_node tip = arbor_urdf_find_link(r, "l7");
+    const double good[7] = { 0.5, 0.1, -0.2, 0.3, -0.4, 0.5, 3 };
+    assert_int_equal(arbor_urdf_set_positions(r, good, 7), ARBOR_OK);
+    uint64_t version = arbor_node_world_version(s, tip);
+    arbor_real out[2 * 8 * 16];
+    for (int p = 0; p < 7; p++) {
+        bool limited = p >= 1 && p <= 5;
+        const double bad[3] = { limited ? 2 : INFINITY, NAN, -INFINITY };
+        for (int b = 0; b < 3; b++) {
+            double q[2][7];
+            memcpy(q[0], good, sizeof good), memcpy(q[1], good, sizeof good);
+            q[1][p] = bad[b];
+            arbor_result want = b == 0 && limited ? ARBOR_ERR_INVALID_ARGUMENT : ARBOR_ERR_NONFINITE;
+            char joint[16];
+            snprintf(joint, sizeof joint, "joint 'j%d'", p);
+            assert_int_equal(arbor_urdf_set_positions(r, q[1], 7), want);
+            assert_non_null(strstr(arbor_last_error(), joint));
+            assert_int_equal(arbor_urdf_forward_kinematics(r, q[0], 2, out), want);
+            assert_non_null(strstr(arbor_last_error(), "row 1: "));
+            assert_non_null(strstr(arbor_last_error(), joint));
+            assert_int_equal(arbor_urdf_set_positions(clamps, q[1], 7), b == 0 && limited ? ARBOR_OK : ARBOR_ERR_NONFINITE);
+            assert_int_equal(arbor_urdf_forward_kinematics(clamps, q[0], 2, out), b == 0 && limited ? ARBOR_OK : ARBOR_ERR_NONFINITE);
+        }
+    }
+    assert_int_equal(arbor_node_world_version(s, tip), version);
+    double q[7];
+    assert_int_equal(arbor_urdf_positions(r, q, 7), ARBOR_OK);
+    assert_memory_equal(q, good, sizeof q);
+    arbor_urdf_destroy(clamps);
     arbor_urdf_destroy(r);
     arbor_scene_destroy(s);
 }
@@ -1234,6 +1334,8 @@ int main(void)
         cmocka_unit_test(test_geometry_bounds_links),
         cmocka_unit_test(test_floating_planar_and_other_joints),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_fixed_links_keep_their_origin),
+        cmocka_unit_test(test_every_position_checked),
         cmocka_unit_test(test_record_positions_lookup),
         cmocka_unit_test(test_lifetimes_and_memory),
         cmocka_unit_test(test_failed_allocations_change_nothing),

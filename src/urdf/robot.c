@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The robot: its model (parse.c), its links' nodes in a scene, and the joint positions written
-   through a pose of every link but the root (pose.h: one pass, world matrices included). Forward
-   kinematics of batches works on the model alone, in double, and never touches the scene. */
+   through a pose of every link but the root (pose.h: one pass, world matrices included), where
+   only the moving links' entries are rewritten (pose_step; a fixed link's entry keeps what load
+   wrote, and the pose applies it every time). Forward kinematics of batches works on the model
+   alone, in double, and never touches the scene. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat, read */
 #include <errno.h>
 #include <float.h>
@@ -25,10 +27,14 @@ struct arbor_urdf {
     bool clamp;
     arbor_node *link_node;  /* link_count */
     uint32_t *pose_link;    /* the link of each pose entry */
+    struct pose_step *steps; /* the scene path's program (make_steps): the moving links' entries;
+                               fixed links' keep the TRS written at load (the pose never changes them) */
+    uint32_t turns, slides, step_count; /* steps: turns (to a multiple of four), then slides, then the others */
     double *q, *work;       /* the positions (dof), and the checked values of a call */
     arbor_pose *pose;       /* every link but the root; NULL for a robot of one link */
     struct fk_link *fk;     /* link_count: the batch's program (fk_compile) */
-    double *lo, *hi;        /* each position's limits (-inf, inf without; floating: none) */
+    double *lo, *hi;        /* each position's accepted values: its limits, or +-DBL_MAX without them or
+                               when the robot clamps (one compare tests finite and within) */
     bool floating;          /* a floating joint: rows checked by check() for zero quaternions */
     bool recorded;          /* arbor_urdf_record_positions was called: q is the latest sample's */
     double latest;          /* the latest time recorded */
@@ -67,6 +73,32 @@ static inline void quadrant(double x, double n, double sr, double cr, double *s,
 static inline void sincos_of(double x, double *s, double *c) {
     double n = fabs(x) <= 1e5 ? NEAREST_QUADRANT(x) : 0, r = REDUCED(x, n), r2 = r * r;
     quadrant(x, n, SIN_POLY(r, r2), COS_POLY(r2), s, c);
+}
+
+/* Four configurations at once, lane by lane (GCC vector types: AVX2 or SSE2 by the CPU,
+   through math/affine.h's clones): every operation is the one a lane alone would do, FMA off,
+   so each configuration's bits are the same whatever its neighbours (a batch of one runs its
+   configuration in every lane). */
+enum { LANES = 4 };
+typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
+
+typedef arbor_real vr __attribute__((vector_size(LANES * sizeof(arbor_real))));
+
+/* sincos_of, lane by lane: its polynomials on the four at once, the quadrant's swap and signs
+   by masks (the low bits of x 2/pi + 1.5 * 2^52 are n's: n & 3 as in quadrant()), a lane
+   beyond 1e5 by libm. */
+typedef uint64_t v4u __attribute__((vector_size(LANES * sizeof(uint64_t))));
+typedef int64_t v4i __attribute__((vector_size(LANES * sizeof(int64_t))));
+ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
+    const v4 x = *xp, t = x * 0.63661977236758134308 + 6755399441055744.0;
+    v4 n = t - 6755399441055744.0, r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
+    const v4u k = (v4u)t & 3, odd = -(k & 1), si = (v4u)sr, ci = (v4u)cr, sign = (v4u){ 0, 0, 0, 0 } + (UINT64_C(1) << 63);
+    *s = (v4)(((si & ~odd) | (ci & odd)) ^ ((k & 2) << 62));
+    *c = (v4)(((ci & ~odd) | (si & odd)) ^ (((k + 1) & 2) << 62));
+    const v4i near = (v4)((v4u)x & ~sign) <= (v4){ 1e5, 1e5, 1e5, 1e5 };
+    if (!(near[0] & near[1] & near[2] & near[3]))
+        for (int l = 0; l < LANES; l++)
+            if (!near[l]) (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
 }
 
 /* The batch's program: one step a link, in link order, everything a joint needs at hand. A
@@ -171,11 +203,24 @@ static arbor_result check(const arbor_urdf *R, const char *func, int64_t row, co
 }
 
 /* A batch's row q is good as it is: finite, within limits unless clamping, no floating joint
-   (else check() decides and says why). dof comparisons, no copy. */
-static bool row_ok(const arbor_urdf *R, const double *q) {
-    bool ok = !R->floating;
-    for (uint32_t p = 0; p < R->m.dof; p++) ok &= fabs(q[p]) <= DBL_MAX && (R->clamp || (q[p] >= R->lo[p] && q[p] <= R->hi[p]));
-    return ok;
+   (else check() decides and says why). lo <= q <= hi four positions at a time (a NaN fails
+   both), the last four read again for a dof not a multiple of four; no copy. */
+ARBOR__DISPATCH static bool row_ok(const arbor_urdf *R, const double *q) {
+    const uint32_t n = R->m.dof;
+    if (R->floating) return false;
+    if (n < LANES) {
+        bool ok = true;
+        for (uint32_t p = 0; p < n; p++) ok &= q[p] >= R->lo[p] && q[p] <= R->hi[p];
+        return ok;
+    }
+    v4i good = { -1, -1, -1, -1 };
+    for (uint32_t p = 0; p < n; p += LANES) {
+        const uint32_t at = p + LANES <= n ? p : n - LANES; /* the last four again */
+        v4 x, lo, hi;
+        memcpy(&x, q + at, sizeof x), memcpy(&lo, R->lo + at, sizeof lo), memcpy(&hi, R->hi + at, sizeof hi);
+        good &= (x >= lo) & (x <= hi);
+    }
+    return (good[0] & good[1] & good[2] & good[3]) != 0;
 }
 
 /* ---- load ------------------------------------------------------------------------------------- */
@@ -237,7 +282,7 @@ static arbor_result set_bounds(arbor_scene *s, const arbor__urdf_model *m, const
 
 /* The batch's program of R's model, and each position's limits. */
 static void fk_compile(arbor_urdf *R) {
-    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -INFINITY, R->hi[p] = INFINITY;
+    for (uint32_t p = 0; p < R->m.dof; p++) R->lo[p] = -DBL_MAX, R->hi[p] = DBL_MAX;
     for (uint32_t i = 0; i < R->m.link_count; i++) {
         fk_link *f = &R->fk[i];
         int32_t k = R->m.link_joint[i];
@@ -250,7 +295,7 @@ static void fk_compile(arbor_urdf *R) {
         f->index = master->position_index;
         f->multiplier = j->multiplier, f->offset = j->offset;
         if (master->has_limits) f->lo = master->lower, f->hi = master->upper;
-        if (j->has_limits && j->position_index >= 0) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
+        if (j->has_limits && j->position_index >= 0 && !R->clamp) R->lo[j->position_index] = j->lower, R->hi[j->position_index] = j->upper;
         R->floating |= j->type == ARBOR_URDF_FLOATING;
         f->kind = j->type == ARBOR_URDF_FIXED ? FK_FIXED
                   : j->type == ARBOR_URDF_PRISMATIC ? FK_SLIDE
@@ -269,6 +314,70 @@ static void fk_compile(arbor_urdf *R) {
         if (R->fk[i].parent >= 0) R->fk[R->fk[i].parent].leaf = false;
 }
 
+/* The scene path's program: a step a pose entry that moves, in entry order within each kind.
+   A turn writes only its entry's rotation, a slide only its translation (the rest stays as
+   written at load); floating and planar joints go through link_trs. */
+typedef struct pose_step {
+    double rot[4], turned[4]; /* turn: rotation rot cos(x/2) + turned sin(x/2); slide: translation
+                                 rot[0..2] (the origin's xyz) + turned[0..2] x (link_trs's terms) */
+    double multiplier, offset; /* x = multiplier * q[index] + offset */
+    int32_t index;
+    uint32_t entry, link;
+    uint8_t along;            /* a turn about +-coordinate axis `along` (exactly) from an origin that
+                                 does not turn: its rotation's components there and w, the others
+                                 zero; else 3 */
+} pose_step;
+
+static void make_steps(arbor_urdf *R) {
+    static const uint8_t kinds[3] = { FK_TURN, FK_SLIDE, FK_OTHER };
+    uint32_t n = 0, *ends[3] = { &R->turns, &R->slides, &R->step_count };
+    for (int k = 0; k < 3; k++) {
+        for (uint32_t e = 0; e + 1 < R->m.link_count; e++) {
+            const fk_link *f = &R->fk[R->pose_link[e]];
+            if (f->kind != kinds[k]) continue;
+            const arbor__urdf_joint *j = &R->m.joints[f->joint];
+            pose_step *p = &R->steps[n++];
+            *p = (pose_step){ .multiplier = f->multiplier, .offset = f->offset, .index = f->index, .entry = e,
+                              .link = R->pose_link[e], .along = 3 };
+            memcpy(p->turned, f->turned, sizeof p->turned);
+            if (f->kind == FK_TURN) memcpy(p->rot, j->rot, sizeof p->rot);
+            else memcpy(p->rot, j->xyz, sizeof j->xyz);
+            if (f->kind == FK_TURN && f->along < 3 && j->rot[0] == 0 && j->rot[1] == 0 && j->rot[2] == 0 && j->rot[3] == 1)
+                p->along = f->along; /* turned is then (+-1 there, 0 elsewhere): the same values */
+        }
+        if (k == 0) /* the turns in whole groups of four: the last repeated (its entry written twice, the same) */
+            for (; n % LANES; n++) R->steps[n] = R->steps[n - 1];
+        *ends[k] = n;
+    }
+}
+
+/* The rotations of the turns st[0..n) (n a multiple of four) at values v into their entries,
+   four sines and cosines at a time (sincos4: the same bits as sincos_of). */
+ARBOR__DISPATCH static void pose_turns(const pose_step *st, uint32_t n, const double *v, arbor_trs *trs) {
+    for (uint32_t t = 0; t < n; t += LANES) {
+        v4 h, sh, ch;
+        ARBOR__UNROLL for (int l = 0; l < LANES; l++) {
+            const pose_step *p = st + t + l;
+            h[l] = (p->multiplier * v[p->index] + p->offset) / 2;
+        }
+        sincos4(&h, &sh, &ch);
+        ARBOR__UNROLL for (int l = 0; l < LANES; l++) {
+            const pose_step *p = st + t + l;
+            arbor_real *r = trs[p->entry].rotation;
+            if (p->along < 3) {
+                r[p->along] = (arbor_real)(p->turned[p->along] * sh[l]);
+                r[3] = (arbor_real)ch[l];
+            } else {
+                v4 rot, turned;
+                memcpy(&rot, p->rot, sizeof rot);
+                memcpy(&turned, p->turned, sizeof turned);
+                const vr q = __builtin_convertvector(rot * ch[l] + turned * sh[l], vr);
+                memcpy(r, &q, sizeof q);
+            }
+        }
+    }
+}
+
 static bool node_less(const void *ctx, uint32_t a, uint32_t b) {
     const arbor_node *n = ctx;
     return n[a].id < n[b].id;
@@ -280,7 +389,7 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     const arbor_allocator *a = &s->allocator;
     uint32_t L = m->link_count;
     size_t bytes = sizeof(arbor_urdf) + sizeof(arbor_node) * L + sizeof(uint32_t) * L + sizeof(double) * 4 * m->dof +
-                   sizeof(fk_link) * L;
+                   (sizeof(fk_link) + sizeof(pose_step)) * L + sizeof(pose_step) * (LANES - 1);
     size_t scratch_bytes = (sizeof(arbor_node_desc) + sizeof(arbor_trs) + sizeof(int32_t) + 2 * sizeof(uint32_t)) * L;
     char *block = arbor__alloc_with(a, bytes), *scratch = arbor__alloc_with(a, scratch_bytes);
     if (!block || !scratch) {
@@ -300,7 +409,8 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
     R->lo = R->work + m->dof;
     R->hi = R->lo + m->dof;
     R->fk = (fk_link *)(R->hi + m->dof);
-    R->pose_link = (uint32_t *)(R->fk + L);
+    R->steps = (pose_step *)(R->fk + L);
+    R->pose_link = (uint32_t *)(R->steps + L + LANES - 1);
     fk_compile(R);
     memcpy(R->q, m->start, sizeof(double) * m->dof);
     arbor_node_desc *desc = (arbor_node_desc *)scratch;
@@ -333,6 +443,11 @@ static arbor_result make(arbor_scene *s, const char *func, arbor__urdf_model *m,
         arbor__urdf_sort(by_node, L - 1, node_less, R->link_node + 1);
         arbor__urdf_sort(by_entry, L - 1, node_less, entry);
         for (uint32_t e = 0; e < L - 1; e++) R->pose_link[by_entry[e]] = by_node[e] + 1;
+        /* every entry once, as set_positions writes it (the nodes' stored TRS are normalised, these
+           not); from now on only what moves */
+        arbor_trs *entries = arbor_pose_trs(R->pose);
+        for (uint32_t e = 0; e < L - 1; e++) entries[e] = link_trs(R, R->pose_link[e], R->q);
+        make_steps(R);
     }
     arbor__free_with(a, scratch, scratch_bytes);
     R->s = s;
@@ -468,11 +583,20 @@ arbor_result arbor_urdf_positions(const arbor_urdf *R, double *out, uint32_t cap
    (time.h), where q becomes the current positions only when no later time was recorded. */
 static arbor_result set_positions(arbor_urdf *R, const char *func, const double *q, const double *time) {
     arbor_result r = ARBOR_OK;
-    if (R->m.dof && !R->clamp && row_ok(R, q)) memcpy(R->work, q, sizeof(double) * R->m.dof); /* else clamped there */
-    else if ((r = check(R, func, -1, q, R->work))) return r;
+    const double *v = q; /* the values used: q as given, or checked (clamped) into work */
+    if (!(R->m.dof && !R->clamp && row_ok(R, q))) {
+        if ((r = check(R, func, -1, q, R->work))) return r;
+        v = R->work;
+    }
     if (R->pose) {
         arbor_trs *trs = arbor_pose_trs(R->pose);
-        for (uint32_t e = 0, n = R->m.link_count - 1; e < n; e++) trs[e] = link_trs(R, R->pose_link[e], R->work);
+        pose_turns(R->steps, R->turns, v, trs);
+        for (uint32_t k = R->turns; k < R->slides; k++) {
+            const pose_step *p = &R->steps[k];
+            double x = p->multiplier * v[p->index] + p->offset;
+            for (int c = 0; c < 3; c++) trs[p->entry].translation[c] = (arbor_real)(p->rot[c] + p->turned[c] * x);
+        }
+        for (uint32_t k = R->slides; k < R->step_count; k++) trs[R->steps[k].entry] = link_trs(R, R->steps[k].link, v);
         if ((r = time ? arbor_pose_record(R->pose, *time) : arbor_pose_apply(R->pose, NULL))) return r;
     }
     if (time && R->recorded && *time < R->latest) return ARBOR_OK; /* a late sample: history only */
@@ -480,7 +604,7 @@ static arbor_result set_positions(arbor_urdf *R, const char *func, const double 
         R->recorded = true;
         R->latest = *time;
     }
-    memcpy(R->q, R->work, sizeof(double) * R->m.dof);
+    if (R->m.dof) memcpy(R->q, v, sizeof(double) * R->m.dof);
     return ARBOR_OK;
 }
 
@@ -522,32 +646,6 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
 }
 
 /* ---- forward kinematics ---------------------------------------------------------------------- */
-
-/* Four configurations at once, lane by lane (GCC vector types: AVX2 or SSE2 by the CPU,
-   through math/affine.h's clones): every operation is the one a lane alone would do, FMA off,
-   so each configuration's bits are the same whatever its neighbours (a batch of one runs its
-   configuration in every lane). */
-enum { LANES = 4 };
-typedef double v4 __attribute__((vector_size(LANES * sizeof(double))));
-
-typedef arbor_real vr __attribute__((vector_size(LANES * sizeof(arbor_real))));
-
-/* sincos_of, lane by lane: its polynomials on the four at once, the quadrant's swap and signs
-   by masks (the low bits of x 2/pi + 1.5 * 2^52 are n's: n & 3 as in quadrant()), a lane
-   beyond 1e5 by libm. */
-typedef uint64_t v4u __attribute__((vector_size(LANES * sizeof(uint64_t))));
-typedef int64_t v4i __attribute__((vector_size(LANES * sizeof(int64_t))));
-ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argument would change the ABI */
-    const v4 x = *xp, t = x * 0.63661977236758134308 + 6755399441055744.0;
-    v4 n = t - 6755399441055744.0, r = REDUCED(x, n), r2 = r * r, sr = SIN_POLY(r, r2), cr = COS_POLY(r2);
-    const v4u k = (v4u)t & 3, odd = -(k & 1), si = (v4u)sr, ci = (v4u)cr, sign = (v4u){ 0, 0, 0, 0 } + (UINT64_C(1) << 63);
-    *s = (v4)(((si & ~odd) | (ci & odd)) ^ ((k & 2) << 62));
-    *c = (v4)(((ci & ~odd) | (si & odd)) ^ (((k + 1) & 2) << 62));
-    const v4i near = (v4)((v4u)x & ~sign) <= (v4){ 1e5, 1e5, 1e5, 1e5 };
-    if (!(near[0] & near[1] & near[2] & near[3]))
-        for (int l = 0; l < LANES; l++)
-            if (!near[l]) (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
-}
 
 /* The rows of a rotation about coordinate axis k (columns i, j = k+1, k+2 turn: (A R)_i =
    c A_i + s A_j), and of a slide along column k, on A's registers (constant columns). */
