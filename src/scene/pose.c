@@ -30,6 +30,9 @@
 #else
 #define POSE_STREAM 0
 #endif
+#define POSE_STREAM_MIN 16384u /* fewer nodes: their TRS and versions (about 800 KB at this count
+                                   in float) stay in the caches, where a plain store is cheaper
+                                   than a streamed one, which evicts the line */
 #define FAR_PARENT 256u         /* slots back past which a parent's world matrix may have left the
                                    nearer caches: when an eighth of the pose's parents are that far
                                    (one big tree built in any order), the pass asks for them ahead;
@@ -48,6 +51,7 @@ struct arbor_pose {
     bool sorted;             /* index order is slot order */
     bool contiguous;         /* sorted, in consecutive slots */
     bool far_parents;        /* enough parents far back in storage that the pass asks ahead for them */
+    bool stream;             /* big enough for the pass to stream the TRS and versions (stream4) */
     uint32_t *slot;          /* position k (slot order): the slot */
     uint32_t *index;         /* position k: the pose index */
     uint32_t *outside;       /* children outside the pose of pose nodes */
@@ -246,6 +250,7 @@ static arbor_result derive(arbor_pose *p, const char *fn) {
     if (sorted)
         for (uint32_t k = 0; k < count; k++) p->index[k] = k;
     p->far_parents = far > count / 8;
+    p->stream = POSE_STREAM && count >= POSE_STREAM_MIN;
     p->contiguous = sorted && count && p->slot[count - 1] - p->slot[0] == count - 1;
     p->simple = simple;
     p->shape = s->shape;
@@ -456,6 +461,7 @@ typedef struct pose_arrays {
     const uint32_t *parent;
     uint64_t *version;
     uint8_t *flags;
+    bool stream; /* the pose's: the TRS and versions streamed where they can be */
 } pose_arrays;
 
 /* What the pass leaves in a posed node's flags: its TRS written (no kept matrix), its world
@@ -609,7 +615,7 @@ ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
         const arbor_real *e = v + 4 * h * ARBOR__TRS;
         const uint32_t *at = slot + 4 * h;
 #if POSE_STREAM
-        if (stream4(s, e, at, q[0], q[1], q[2], q[3], version + 4 * (unsigned)h)) {
+        if (s.stream && stream4(s, e, at, q[0], q[1], q[2], q[3], version + 4 * (unsigned)h)) {
             ARBOR__UNROLL
             for (int k = 0; k < 4; k++) pose_world(s, local.m + 3 * k, h, at[k], multiply);
             continue;
@@ -633,7 +639,7 @@ ARBOR__HOT bool pose8(pose_arrays s, const arbor_trs *in, const uint32_t *slot, 
    cut into independent ranges, its first half, parallel over any ranges: each node's local left
    in its world matrix, which pose_products then multiplies by its parent's in slot order. */
 ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base, bool multiply) {
-    const pose_arrays s = { p->s->n.trs, p->s->n.world, p->s->n.parent, p->s->n.version, p->s->n.flags };
+    const pose_arrays s = { p->s->n.trs, p->s->n.world, p->s->n.parent, p->s->n.version, p->s->n.flags, p->stream };
     const uint32_t *slot = p->slot, *index = p->index;
     if (!p->sorted) {
         for (uint32_t k = first; k < end; k++) pose_node(s, &p->trs[index[k]], slot[k], base + k, multiply);
@@ -642,7 +648,7 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
     uint32_t k = first;
 #if ARBOR__SIMD
     /* groups of eight from an even slot, whose TRS can be streamed four at a time (stream4) */
-    if (POSE_STREAM && !ARBOR_REAL_IS_DOUBLE && k < end && (slot[k] & 1)) {
+    if (p->stream && !ARBOR_REAL_IS_DOUBLE && k < end && (slot[k] & 1)) {
         pose_node(s, &p->trs[k], slot[k], base + k, multiply);
         k++;
     }
@@ -656,7 +662,7 @@ ARBOR__HOT void pose_positions(const arbor_pose *p, uint32_t first, uint32_t end
 #endif
     for (; k < end; k++) pose_node(s, &p->trs[k], slot[k], base + k, multiply);
 #if POSE_STREAM
-    _mm_sfence(); /* the streamed stores are seen before whatever follows the pass */
+    if (p->stream) _mm_sfence(); /* the streamed stores are seen before whatever follows the pass */
 #endif
 }
 ARBOR__DISPATCH static void pose_range(const arbor_pose *p, uint32_t first, uint32_t end, uint64_t base) {
