@@ -23,6 +23,7 @@ typedef struct sample_words { _Atomic uint64_t w[WORDS]; } sample_words;
 typedef struct sample { double time; arbor_real trs[ARBOR__TRS]; } sample;
 _Static_assert(sizeof(sample_words) == sizeof(uint64_t) * WORDS, "a sample is its words");
 _Static_assert(ARBOR_REAL_IS_DOUBLE || sizeof(sample_words) <= 48, "a sample takes 48 bytes in the float build");
+_Static_assert(sizeof(arbor_trs) == ARBOR__TRS * sizeof(arbor_real), "a TRS is its 10 reals, checked as one array");
 
 typedef struct ring {
     struct ring *retired; /* the list of rings grown out of */
@@ -153,19 +154,54 @@ static uint32_t parent_id(const arbor_scene *s, uint32_t slot) {
     return p ? s->n.id[p] : 0;
 }
 
-/* Room for one more sample in slot's entry (made, or its ring grown, when needed); NULL when out
-   of memory, nothing changed. Samples of another handle or another parent are dropped here. */
-static node_history *writable(arbor_scene *s, uint32_t slot) {
-    node_history *e = entry_of(s, slot);
+/* Room for a node's next sample, in two steps so that a call recording many nodes can fail
+   (out of memory) before it changes any: room_needed (reads only) says what a new ring must
+   hold, and after every allocation succeeded, make_room drops the samples of another handle or
+   parent and publishes the grown ring. */
+
+/* Whether the table holds slot's id (a first sample may need it grown: table_reserve). */
+static bool table_holds(const arbor_scene *s, uint32_t slot) { return s->history && s->n.id[slot] < s->history->cap; }
+
+/* The capacity of the ring slot's next sample needs, 0 when the ring it has keeps room for it
+   (the samples of another handle or parent counted as dropped). */
+static uint32_t room_needed(const arbor_scene *s, uint32_t slot) {
     uint32_t id = s->n.id[slot];
-    bool first = !e;
-    if (first && !table_reserve(s)) return NULL;
-    e = &s->history->nodes[id];
+    const node_history *e = table_holds(s, slot) ? &s->history->nodes[id] : NULL;
+    const ring *r = e ? LOAD(e->ring) : NULL;
+    bool fresh = !e || LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
+    uint32_t count = fresh ? 0 : LOAD(e->count);
+    if (r && count < r->cap) return 0;
+    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
+    if (r && !s->history_capacity) {
+        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
+           that a node recorded at a steady rate grows once: few rings are grown out of. */
+        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
+        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
+        cap = r->cap * 2;
+        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
+    }
+    if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
+    return cap;
+}
+
+static ring *ring_alloc(arbor_scene *s, uint32_t cap) {
+    ring *g = arbor__alloc(s, ring_bytes(cap));
+    if (!g) return NULL;
+    g->cap = cap;
+    g->retired = NULL;
+    return g;
+}
+
+/* slot's entry with room for one more sample: g, a ring of room_needed's capacity when it was
+   not 0 (else NULL), takes its samples. The table holds slot's id. Cannot fail. */
+static node_history *make_room(arbor_scene *s, uint32_t slot, ring *g) {
+    uint32_t id = s->n.id[slot];
+    s->history->firsts += !entry_of(s, slot);
+    node_history *e = &s->history->nodes[id];
     ring *r = LOAD(e->ring);
     bool fresh = LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
     uint32_t count = fresh ? 0 : LOAD(e->count);
-    if (r && count < r->cap) {
-        s->history->firsts += first;
+    if (!g) {
         if (fresh) {
             write_begin(e);
             account(s, -(int64_t)LOAD(e->count), 0);
@@ -177,22 +213,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         }
         return e;
     }
-    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
-    if (r && !s->history_capacity) {
-        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
-           that a node recorded at a steady rate grows once: few rings are grown out of. */
-        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
-        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
-        cap = r->cap * 2;
-        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
-    }
-    if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
-    ring *g = arbor__alloc(s, ring_bytes(cap));
-    if (!g) return NULL;
     s->history->rings += !r;
-    s->history->firsts += first;
-    g->cap = cap;
-    g->retired = NULL;
     uint32_t head = r ? LOAD(e->head) : 0;
     for (uint32_t i = 0; i < count; i++) {
         sample x;
@@ -200,7 +221,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         put(&g->s[i], &x);
     }
     write_begin(e);
-    account(s, (int64_t)count - (int64_t)(r ? LOAD(e->count) : 0), (int64_t)ring_bytes(cap));
+    account(s, (int64_t)count - (int64_t)(r ? LOAD(e->count) : 0), (int64_t)ring_bytes(g->cap));
     STORE(e->ring, g);
     STORE(e->head, 0);
     STORE(e->count, count);
@@ -257,6 +278,19 @@ static void reclaim(arbor_scene *s) {
     }
 }
 
+/* The samples left of count from head once those older than the window before the latest, or
+   past the count limit, are dropped (the oldest first; the latest always stays); *head moves. */
+static uint32_t prune(arbor_scene *s, const ring *r, uint32_t *head, uint32_t count) {
+    uint32_t cap = r->cap, kept = count;
+    double oldest = time_of(&r->s[wrap(*head + count - 1, cap)]) - s->history_duration;
+    while (kept > 1 && (time_of(&r->s[*head]) < oldest || (s->history_capacity && kept > s->history_capacity))) {
+        *head = wrap(*head + 1, cap);
+        kept--;
+    }
+    account(s, -(int64_t)(count - kept), 0);
+    return kept;
+}
+
 /* Inserts x in time order (replacing a sample of the same time), then prunes. e has room. */
 static void insert(arbor_scene *s, node_history *e, const sample *x) {
     ring *r = LOAD(e->ring);
@@ -277,15 +311,37 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
         count++;
         account(s, 1, 0);
     }
-    double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
-    while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
-        head = wrap(head + 1, cap);
-        count--;
-        account(s, -1, 0);
-    }
+    count = prune(s, r, &head, count);
     STORE(e->head, head);
     STORE(e->count, count);
     write_end(e);
+}
+
+/* insert for a sample later than every one e holds (appendable said so), then prunes. */
+static void append(arbor_scene *s, node_history *e, const sample *x) {
+    ring *r = LOAD(e->ring);
+    uint32_t head = LOAD(e->head), count = LOAD(e->count);
+    write_begin(e);
+    put(&r->s[wrap(head + count, r->cap)], x);
+    account(s, 1, 0);
+    count = prune(s, r, &head, count + 1);
+    STORE(e->head, head);
+    STORE(e->count, count);
+    write_end(e);
+}
+
+/* slot's entry when a sample at time goes after every one it holds, of its handle and parent,
+   into room its ring has (a step of a steady stream: append), else NULL. */
+static node_history *appendable(const arbor_scene *s, uint32_t slot, double time) {
+    const struct arbor__history *h = s->history;
+    uint32_t id = s->n.id[slot];
+    if (!h || id >= h->cap) return NULL;
+    node_history *e = &h->nodes[id];
+    const ring *r = LOAD(e->ring);
+    uint32_t count = LOAD(e->count);
+    if (!r || LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot) || count == 0 || count >= r->cap)
+        return NULL;
+    return time > time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) ? e : NULL;
 }
 
 /* The time of the latest sample in e, -inf when it holds none. */
@@ -328,12 +384,22 @@ static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, con
 #undef WHERE
 }
 
-static arbor_trs trs_of(const sample *x) {
-    arbor_trs t;
-    memcpy(t.translation, x->trs + ARBOR__T, sizeof t.translation);
-    memcpy(t.rotation, x->trs + ARBOR__R, sizeof t.rotation);
-    memcpy(t.scale, x->trs + ARBOR__S, sizeof t.scale);
-    return t;
+/* Whether the 10 values of t are finite: x - x is 0 for every finite x and NaN otherwise, and
+   a NaN stays in the sum (unrolled: arbor__all_finite's loop over a count runs it one by one). */
+static inline bool finite_trs(const arbor_trs *t) {
+    const arbor_real *v = (const arbor_real *)(const void *)t;
+    arbor_real sum = 0;
+    ARBOR__UNROLL
+    for (int i = 0; i < ARBOR__TRS; i++) sum += v[i] - v[i];
+    return sum == 0;
+}
+
+/* The present of a node whose sample x is its latest: stored as arbor_node_set_trs stores a TRS
+   (no kept matrix; the world out of date, computed when read). */
+static void set_present(arbor_scene *s, uint32_t slot, const sample *x) {
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, x->trs, sizeof x->trs);
+    s->n.flags[slot] &= (uint8_t)~ARBOR__MATRIX;
+    arbor__invalidate(s, slot);
 }
 
 arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, const arbor_trs *trs) {
@@ -346,12 +412,12 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
     if ((r = check_sample(s, slot, time, trs, &x, fn, -1)) != ARBOR_OK) return r;
     double latest = latest_of(s, slot);
     if (time < latest - s->history_duration) return ARBOR_OK; /* pruned as it would arrive */
-    node_history *e = writable(s, slot);
-    if (!e) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, slot));
-    if (time >= latest) {
-        arbor_trs t = trs_of(&x);
-        if ((r = arbor_node_set_trs(s, n, &t)) != ARBOR_OK) return r; /* checked: cannot fail */
-    }
+    uint32_t cap = room_needed(s, slot);
+    ring *g = NULL;
+    if ((!table_holds(s, slot) && !table_reserve(s)) || (cap && !(g = ring_alloc(s, cap))))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, slot));
+    node_history *e = make_room(s, slot, g);
+    if (time >= latest) set_present(s, slot, &x);
     insert(s, e, &x);
     if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
@@ -363,44 +429,74 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     arbor_scene *s = arbor__pose_scene(pose);
     if (!s) return arbor__inert(fn);
     const arbor_node *nodes = arbor_pose_nodes(pose);
-    arbor_trs *trs = arbor_pose_trs(pose);
+    const arbor_trs *trs = arbor_pose_trs(pose);
     uint32_t count = arbor_pose_count(pose);
-    /* Every entry checked, then room made for its sample, before anything is written. */
-    bool late = false;
-    for (uint32_t i = 0; i < count; i++) {
-        arbor_result r = ARBOR_OK;
-        uint32_t slot = arbor__require(s, nodes[i], fn, &r);
-        if (!slot) return r;
-        sample x;
-        if ((r = check_sample(s, slot, time, &trs[i], &x, fn, i)) != ARBOR_OK) return r;
-        late |= time < latest_of(s, slot);
+    /* A step after every sample held (a physics step, a joint state at its rate): each node
+       live and unlocked, its values finite with a rotation not zero, and room for the sample
+       after its others. One pass checks, one writes. */
+    bool steady = isfinite(time);
+    for (uint32_t i = 0; steady && i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, nodes[i]);
+        const arbor_real *q = trs[i].rotation;
+        steady = slot && !(s->n.flags[slot] & ARBOR__LOCKED) && finite_trs(&trs[i]) &&
+                 (q[0] != 0 || q[1] != 0 || q[2] != 0 || q[3] != 0) && appendable(s, slot, time);
     }
-    for (uint32_t i = 0; i < count; i++)
-        if (!writable(s, arbor__slot(s, nodes[i])))
-            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT,
-                               ARBOR__NODE_ARGS(s, arbor__slot(s, nodes[i])));
-    /* The present: the pose's one pass when every sample is its node's latest (a physics step),
-       else node by node, the late ones left as they are. */
-    if (!late) {
-        arbor_result r = arbor_pose_apply(pose, NULL);
-        if (r != ARBOR_OK) return r;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        /* Room made above, the table grown then (no node twice in a pose): its entry as it is. */
-        node_history *e = &s->history->nodes[s->n.id[arbor__slot(s, nodes[i])]];
+    for (uint32_t i = 0; steady && i < count; i++) {
+        uint32_t slot = arbor__slot(s, nodes[i]);
         sample x = { time, { 0 } };
         memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
         memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
         arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
-        double latest = latest_in(e);
-        if (time < latest - s->history_duration) continue;
-        if (late && time >= latest) {
-            arbor_trs u = trs_of(&x);
-            arbor_node_set_trs(s, nodes[i], &u); /* checked above: cannot fail */
+        set_present(s, slot, &x);
+        append(s, &s->history->nodes[s->n.id[slot]], &x);
+    }
+    if (steady) return ARBOR_OK;
+    /* The checks, and every ring the samples need allocated (kept in a list through their
+       retired links, in entry order), before anything is written: a refusal changes nothing. */
+    ring *grown = NULL, **tail = &grown;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_result r = ARBOR_OK;
+        uint32_t slot = arbor__require(s, nodes[i], fn, &r);
+        sample x;
+        if (slot) r = check_sample(s, slot, time, &trs[i], &x, fn, i);
+        if (r == ARBOR_OK && time >= latest_of(s, slot) - s->history_duration) {
+            uint32_t cap = room_needed(s, slot);
+            if ((!table_holds(s, slot) && !table_reserve(s)) || (cap && !(*tail = ring_alloc(s, cap))))
+                r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT,
+                                ARBOR__NODE_ARGS(s, slot));
+            else if (cap)
+                tail = &(*tail)->retired;
         }
+        if (r != ARBOR_OK) {
+            for (ring *g = grown, *next; g; g = next) {
+                next = g->retired;
+                arbor__free(s, g, ring_bytes(g->cap));
+            }
+            return r;
+        }
+    }
+    /* Each sample in its node's history, and the latest ones set as the present, as
+       arbor_node_set_trs sets it (no world computed: the reads compute what they need); a late
+       sample leaves the present as it is. */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__slot(s, nodes[i]);
+        sample x = { time, { 0 } };
+        memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
+        memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
+        arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
+        double latest = latest_of(s, slot);
+        if (time < latest - s->history_duration) continue; /* pruned as it would arrive */
+        ring *g = NULL;
+        if (room_needed(s, slot)) { /* as in the checks: no node twice in a pose */
+            g = grown;
+            grown = g->retired;
+            g->retired = NULL;
+        }
+        node_history *e = make_room(s, slot, g);
+        if (time >= latest) set_present(s, slot, &x);
         insert(s, e, &x);
     }
-    if (s->history->firsts) reclaim(s);
+    if (s->history && s->history->firsts) reclaim(s); /* none: an empty pose, or every sample pruned */
     return ARBOR_OK;
 }
 
