@@ -152,6 +152,31 @@ static void test_shorter_arc(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* Slerp over arcs from a hair to a half turn (the quaternions' dot from 1 down to 0, where the
+   arc is worked out without libm): a rotation about one axis interpolates its angle. */
+static void test_wide_arcs(void **state) {
+    (void)state;
+    arbor_scene *s = make(0, 0);
+    const double turns[] = { 1e-7, 1e-3, 0.1, 1.0, 2.0, 2.5, 3.0, 3.14159 };
+    for (size_t k = 0; k < sizeof turns / sizeof turns[0]; k++) {
+        arbor_node a;
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &a));
+        arbor_trs t0 = trs_z(0, 0, 0, 0.3, 1), t1 = trs_z(0, 0, 0, 0.3 + turns[k], 1);
+        ASSERT_OK(arbor_node_record_trs(s, a, 0, &t0));
+        ASSERT_OK(arbor_node_record_trs(s, a, 1, &t1));
+        const double us[] = { 0.1, 0.37, 0.5, 0.81, 0.999 };
+        for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+            arbor_trs want = trs_z(0, 0, 0, 0.3 + turns[k] * us[i], 1);
+            double w[16];
+            ref_local(w, &want);
+            arbor_real out[16];
+            ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, a, us[i], out));
+            expect_matrix(out, w, TOL);
+        }
+    }
+    arbor_scene_destroy(s);
+}
+
 static void test_refusals(void **state) {
     (void)state;
     arbor_scene *s = make(0, 0);
@@ -804,6 +829,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interpolation_and_products),
         cmocka_unit_test(test_shorter_arc),
+        cmocka_unit_test(test_wide_arcs),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hold),
         cmocka_unit_test(test_world_matrices_shared),

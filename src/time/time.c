@@ -54,10 +54,12 @@ static void put(sample_words *to, const sample *from) {
     uint64_t w[WORDS] = {0};
     memcpy(w, &from->time, sizeof(double));
     memcpy(w + 1, from->trs, sizeof from->trs);
+    ARBOR__UNROLL
     for (size_t i = 0; i < WORDS; i++) atomic_store_explicit(&to->w[i], w[i], memory_order_relaxed);
 }
 static void get(sample *to, const sample_words *from) {
     uint64_t w[WORDS];
+    ARBOR__UNROLL
     for (size_t i = 0; i < WORDS; i++) w[i] = atomic_load_explicit(&from->w[i], memory_order_relaxed);
     memcpy(&to->time, w, sizeof(double));
     memcpy(to->trs, w + 1, sizeof to->trs);
@@ -581,26 +583,58 @@ static inline double sin_arc(double x) {
     return x + x * x2 * p;
 }
 
+/* The arc between two unit quaternions of dot product c in [0, 1], acos(c), without libm: twice
+   halved (cos(x / 2) = sqrt((1 + cos x) / 2)), each time as 1 - cos, which keeps its relative
+   precision near c = 1 ((1 - sqrt(1 - h)) = h / (1 + sqrt(1 - h))), then acos(1 - x) = 2 asin(y)
+   with y = sqrt(x / 2) <= 0.2 from asin's series y (1 + y^2 / 6 + 3 y^4 / 40 + ...), whose
+   terms fall by y^2 <= 0.04 each: twelve reach double's precision (within 5e-16 of libm's acos
+   over [0, 1]; tests/test_time.c's test_wide_arcs checks slerps up to a half turn). */
+static inline double arc_of(double c) {
+    double x = 1 - c; /* exact for c >= 0.5 */
+    for (int halving = 0; halving < 2; halving++) {
+        double h = x * 0.5;
+        x = h / (1 + sqrt(1 - h));
+    }
+    double z = x * 0.5, y = sqrt(z);
+    /* asin's coefficients (2k)! / (4^k (k!)^2 (2k + 1)), k = 12 down to 1, in z = y^2 */
+    double p = 676039.0 / 104857600;
+    p = p * z + 88179.0 / 12058624;
+    p = p * z + 46189.0 / 5505024;
+    p = p * z + 12155.0 / 1245184;
+    p = p * z + 6435.0 / 557056;
+    p = p * z + 143.0 / 10240;
+    p = p * z + 231.0 / 13312;
+    p = p * z + 63.0 / 2816;
+    p = p * z + 35.0 / 1152;
+    p = p * z + 5.0 / 112;
+    p = p * z + 3.0 / 40;
+    p = p * z + 1.0 / 6;
+    p = p * z + 1;
+    return 8 * y * p; /* four times acos(1 - x), which is 2 asin(y) */
+}
+
 /* Two neighbouring samples of a node, and what interpolating between them at any time in
-   [t0, t1] needs (the arc worked out once: a lookup_many's times share it). */
+   [t0, t1] needs (the arc worked out once: a lookup_many's times share it). The samples are kept
+   as stored (their reals widened where they are used). */
 typedef struct span {
     double t0, t1; /* t0 == t1: one sample, held */
-    double a[ARBOR__TRS], b[ARBOR__TRS];
+    sample a, b;
     double theta, inv_sin, sign; /* the arc from a's rotation to b's (theta 0: a's) */
 } span;
 
-static void span_make(span *p, const sample *a, const sample *b) {
-    p->t0 = a->time;
-    p->t1 = b->time;
+/* p's arc, from its samples a and b (read into it). */
+static void span_make(span *p) {
+    p->t0 = p->a.time;
+    p->t1 = p->b.time;
     double dot = 0, la = 0, lb = 0;
-    for (int i = 0; i < ARBOR__TRS; i++) p->a[i] = a->trs[i], p->b[i] = b->trs[i];
     for (int i = 0; i < 4; i++) {
-        dot += p->a[ARBOR__R + i] * p->b[ARBOR__R + i];
-        la += p->a[ARBOR__R + i] * p->a[ARBOR__R + i];
-        lb += p->b[ARBOR__R + i] * p->b[ARBOR__R + i];
+        double qa = p->a.trs[ARBOR__R + i], qb = p->b.trs[ARBOR__R + i];
+        dot += qa * qb;
+        la += qa * qa;
+        lb += qb * qb;
     }
     double c = fabs(dot) / sqrt(la * lb);
-    p->theta = p->t1 > p->t0 && c < 1 ? acos(c) : 0;
+    p->theta = p->t1 > p->t0 && c < 1 ? arc_of(c) : 0;
     p->inv_sin = p->theta > 0 ? 1 / sin_arc(p->theta) : 0;
     p->sign = dot < 0 ? -1 : 1;
 }
@@ -608,19 +642,19 @@ static void span_make(span *p, const sample *a, const sample *b) {
 /* The TRS at time in [t0, t1] as tf2 interpolates: translation and scale a + (b - a) * u,
    rotation by slerp on the shorter arc (tf2::Quaternion::slerp); at t0 or t1 that sample. */
 static void span_at(const span *p, double time, double out[ARBOR__TRS]) {
-    const double *a = p->a, *b = p->b;
+    const arbor_real *a = p->a.trs, *b = p->b.trs;
     if (time == p->t1 && p->t1 > p->t0) a = b;
     if (a == b || time == p->t0 || !(p->t1 > p->t0)) {
-        memcpy(out, a, sizeof p->a);
+        for (int i = 0; i < ARBOR__TRS; i++) out[i] = a[i];
         return;
     }
     double u = (time - p->t0) / (p->t1 - p->t0);
     for (int i = 0; i < 3; i++) {
-        out[ARBOR__T + i] = a[ARBOR__T + i] + (b[ARBOR__T + i] - a[ARBOR__T + i]) * u;
-        out[ARBOR__S + i] = a[ARBOR__S + i] + (b[ARBOR__S + i] - a[ARBOR__S + i]) * u;
+        out[ARBOR__T + i] = a[ARBOR__T + i] + ((double)b[ARBOR__T + i] - a[ARBOR__T + i]) * u;
+        out[ARBOR__S + i] = a[ARBOR__S + i] + ((double)b[ARBOR__S + i] - a[ARBOR__S + i]) * u;
     }
     if (p->theta == 0) {
-        memcpy(out + ARBOR__R, a + ARBOR__R, 4 * sizeof *a);
+        for (int i = 0; i < 4; i++) out[ARBOR__R + i] = a[ARBOR__R + i];
         return;
     }
     double s0 = sin_arc((1 - u) * p->theta) * p->inv_sin, s1 = sin_arc(u * p->theta) * p->inv_sin * p->sign;
@@ -652,15 +686,15 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
         v->first = time_of(&r->s[head]);
         v->last = time_of(&r->s[wrap(head + count - 1, cap)]);
         int status = AT_OK;
-        sample a, b;
+        sample *a = &p->a, *b = &p->b; /* p is the caller's only when AT_OK comes back */
         if (v->parent != want_parent) {
             status = AT_MOVED;
         } else if (time == INFINITY || time == v->last || (time > v->last && time - v->last <= hold)) {
-            get(&a, &r->s[wrap(head + count - 1, cap)]);
-            b = a;
+            get(a, &r->s[wrap(head + count - 1, cap)]);
+            *b = *a;
         } else if (time < v->first && v->first - time <= hold) {
-            get(&a, &r->s[head]);
-            b = a;
+            get(a, &r->s[head]);
+            *b = *a;
         } else if (!(time >= v->first && time <= v->last)) {
             status = AT_OUTSIDE;
         } else { /* the last sample at or before time: lo in [0, count - 1) */
@@ -686,12 +720,12 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
                 uint32_t mid = lo + (hi - lo) / 2;
                 if (time_of(&r->s[wrap(head + mid, cap)]) <= time) lo = mid; else hi = mid;
             }
-            get(&a, &r->s[wrap(head + lo, cap)]);
-            get(&b, &r->s[wrap(head + lo + 1, cap)]);
+            get(a, &r->s[wrap(head + lo, cap)]);
+            get(b, &r->s[wrap(head + lo + 1, cap)]);
         }
         atomic_thread_fence(memory_order_acquire);
         if (LOAD(e->seq) != s1) continue;
-        if (status == AT_OK) span_make(p, &a, &b);
+        if (status == AT_OK) span_make(p);
         return status;
     }
 }
