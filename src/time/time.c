@@ -540,8 +540,6 @@ static affine mul(const affine *a, const affine *b) {
     return c;
 }
 
-static const affine identity = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } } };
-
 /* The inverse of a; false when it has none. */
 static bool invert(affine *out, const affine *a) {
     const double(*m)[4] = a->m;
@@ -566,6 +564,89 @@ static void store(arbor_real out[16], const affine *a) {
         for (int r = 0; r < 3; r++) out[c * 4 + r] = (arbor_real)a->m[r][c];
         out[c * 4 + 3] = c == 3 ? 1 : 0;
     }
+}
+
+/* A product of locals from the top of a path down. While every local in it is rigid (a TRS of
+   scale exactly 1: a robot's links) it is a rotation and a translation, and a link costs a
+   quaternion product and a rotated vector, where matrices take a 3x4 product and a local's
+   matrix; from the first other local on, an affine matrix. */
+typedef struct frame {
+    bool rigid;
+    double q[4], t[3]; /* rigid: x -> q x q* + t */
+    affine m;          /* otherwise */
+} frame;
+
+static const frame frame_identity = { true, { 0, 0, 0, 1 }, { 0, 0, 0 }, { { { 0 } } } };
+
+/* q x q* for a unit q: x + 2 w (v x x) + 2 v x (v x x), v = q's vector part. */
+static inline void rotate(double out[3], const double q[4], const double x[3]) {
+    double c[3] = { 2 * (q[1] * x[2] - q[2] * x[1]), 2 * (q[2] * x[0] - q[0] * x[2]), 2 * (q[0] * x[1] - q[1] * x[0]) };
+    out[0] = x[0] + q[3] * c[0] + (q[1] * c[2] - q[2] * c[1]);
+    out[1] = x[1] + q[3] * c[1] + (q[2] * c[0] - q[0] * c[2]);
+    out[2] = x[2] + q[3] * c[2] + (q[0] * c[1] - q[1] * c[0]);
+}
+
+/* a b (Hamilton's product, (x, y, z, w)); out may be a. */
+static inline void quat_mul(double out[4], const double a[4], const double b[4]) {
+    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x, out[1] = y, out[2] = z, out[3] = w;
+}
+
+/* f as a matrix, from then on. */
+static void frame_to_matrix(frame *f) {
+    if (!f->rigid) return;
+    double trs[ARBOR__TRS] = { f->t[0], f->t[1], f->t[2], f->q[0], f->q[1], f->q[2], f->q[3], 1, 1, 1 };
+    f->m = compose(trs);
+    f->rigid = false;
+}
+
+/* f = f L for the local of a TRS. */
+static inline void frame_onto_trs(frame *f, const double trs[ARBOR__TRS]) {
+    const double *sc = trs + ARBOR__S;
+    if (f->rigid && sc[0] == 1 && sc[1] == 1 && sc[2] == 1) {
+        double v[3];
+        rotate(v, f->q, trs + ARBOR__T);
+        for (int i = 0; i < 3; i++) f->t[i] += v[i];
+        quat_mul(f->q, f->q, trs + ARBOR__R);
+        return;
+    }
+    frame_to_matrix(f);
+    affine l = compose(trs);
+    mul_onto(&f->m, &l);
+}
+
+/* f = f L for a local given as a matrix. */
+static void frame_onto_matrix(frame *f, const affine *l) {
+    frame_to_matrix(f);
+    mul_onto(&f->m, l);
+}
+
+/* The matrix of f. */
+static affine frame_matrix(const frame *f) {
+    frame g = *f;
+    frame_to_matrix(&g);
+    return g.m;
+}
+
+/* inv(target) source: rigid when both are. */
+static bool frame_between(frame *out, const frame *target, const frame *source) {
+    if (target->rigid && source->rigid) {
+        double conj[4] = { -target->q[0], -target->q[1], -target->q[2], target->q[3] }, d[3];
+        for (int i = 0; i < 3; i++) d[i] = source->t[i] - target->t[i];
+        out->rigid = true;
+        rotate(out->t, conj, d);
+        quat_mul(out->q, conj, source->q);
+        return true;
+    }
+    affine tgt = frame_matrix(target), inv;
+    if (!invert(&inv, &tgt)) return false;
+    out->rigid = false;
+    out->m = frame_matrix(source);
+    out->m = mul(&inv, &out->m);
+    return true;
 }
 
 /* sin x for x in [0, pi/2] (the arcs of a slerp on the shorter arc): its Taylor series to x^19,
@@ -730,16 +811,27 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
     }
 }
 
-/* The node of a handle for a reader: live, read without the flags the writer writes (a held
-   node's subtree top is unlinked: no root, not first). 0 when dead. */
-static uint32_t reader_slot(const arbor_scene *s, arbor_node n) {
+/* The slot a handle names for a reader, 0 when its id and generation name none; whether the
+   node is live (in a tree, not a subtree the journal holds) is rooted's question. */
+static uint32_t handle_slot(const arbor_scene *s, arbor_node n) {
     uint32_t id = (uint32_t)n.id;
     if (!s || id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
     uint32_t slot = s->n.slot_of[id];
-    if (slot >= s->slot_end) return 0;
+    return slot < s->slot_end ? slot : 0;
+}
+
+/* Whether slot lies in a live tree, read without the flags the writer writes: its root is one
+   of the scene's (a held node's subtree top is unlinked: no root, not first). */
+static bool rooted(const arbor_scene *s, uint32_t slot) {
     uint32_t top = slot;
     for (uint32_t steps = 0; s->n.parent[top] && steps <= s->max_depth; steps++) top = s->n.parent[top];
-    return top == s->first_root || s->n.prev_sibling[top] ? slot : 0;
+    return top == s->first_root || s->n.prev_sibling[top];
+}
+
+/* The node of a handle for a reader: live, 0 when dead. */
+static uint32_t reader_slot(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = handle_slot(s, n);
+    return slot && rooted(s, slot) ? slot : 0;
 }
 
 /* This thread's last extrapolation. */
@@ -782,7 +874,11 @@ typedef struct link {
     bool known;            /* fixed, or sp, holds what was read */
     const node_history *e; /* NULL: static */
     union {
-        affine fixed; /* a static node's local */
+        struct {
+            bool matrix;                /* a kept local matrix (m), else its TRS (trs) */
+            affine m;
+            double trs[ARBOR__TRS];
+        } fixed;                        /* a static node's present local */
         span sp;
     } u;
 } link;
@@ -816,20 +912,20 @@ static void chain_init(const arbor_scene *s, chain *c, uint32_t slot, uint32_t s
     }
 }
 
-/* The local of k's node at time into *out, or with onto multiplied onto it from the right (*out
-   = *out local, in place: no matrix passed back); out NULL: only checked. Its samples' or, static,
-   its present local. A span read before is used again while time is in it. */
-static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *out, bool onto, const char *fn) {
+/* *out = *out L for the local L of k's node at time (out NULL: only checked): its samples' or,
+   static, its present local. A span read before is used again while time is in it. */
+static arbor_result link_at(const arbor_scene *s, link *k, double time, frame *out, const char *fn) {
     if (!k->e) {
         if (!k->known) {
-            arbor_real m[16];
-            arbor_node_local_matrix(s, arbor__handle(s, k->slot), m); /* live: cannot fail */
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++) k->u.fixed.m[r][c] = m[c * 4 + r];
+            const arbor_real *kept = arbor__kept_matrix(s, k->slot), *trs = s->n.trs + (size_t)k->slot * ARBOR__TRS;
+            k->u.fixed.matrix = kept != NULL;
+            for (int r = 0; kept && r < 3; r++)
+                for (int c = 0; c < 4; c++) k->u.fixed.m.m[r][c] = kept[c * 4 + r];
+            for (int i = 0; !kept && i < ARBOR__TRS; i++) k->u.fixed.trs[i] = trs[i];
             k->known = true;
         }
-        if (out && onto) mul_onto(out, &k->u.fixed);
-        else if (out) *out = k->u.fixed;
+        if (out && k->u.fixed.matrix) frame_onto_matrix(out, &k->u.fixed.m);
+        else if (out) frame_onto_trs(out, k->u.fixed.trs);
         return ARBOR_OK;
     }
     if (!k->known || !(time >= k->u.sp.t0 && time <= k->u.sp.t1)) {
@@ -841,9 +937,7 @@ static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *
     if (out) {
         double trs[ARBOR__TRS];
         span_at(&k->u.sp, time, trs);
-        affine l = compose(trs);
-        if (onto) mul_onto(out, &l);
-        else *out = l;
+        frame_onto_trs(out, trs);
     }
     return ARBOR_OK;
 }
@@ -866,19 +960,26 @@ static double latest_common(const arbor_scene *s, chain *c) {
 
 /* The product of the locals of c's nodes at time: from the top down (a shared walk's order:
    arbor_scene_world_matrices_at gives the same bits), or for a deep chain from the bottom up. */
-static arbor_result chain_at(const arbor_scene *s, chain *c, double time, affine *out, const char *fn) {
-    affine m = identity, l = identity; /* l: set by link_at (initialised for -O3's flow analysis) */
+static arbor_result chain_at(const arbor_scene *s, chain *c, double time, frame *out, const char *fn) {
+    frame m = frame_identity;
     if (c->deep) {
         for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
             link k;
             link_init(s, &k, n);
-            arbor_result r = link_at(s, &k, time, &l, false, fn);
+            frame l = frame_identity;
+            arbor_result r = link_at(s, &k, time, &l, fn);
             if (r != ARBOR_OK) return r;
-            m = n == c->slot ? l : mul(&l, &m);
+            affine lm = frame_matrix(&l);
+            if (n == c->slot) {
+                m.rigid = false;
+                m.m = lm;
+            } else {
+                m.m = mul(&lm, &m.m);
+            }
         }
     } else {
         for (uint32_t i = c->count; i-- > 0;) {
-            arbor_result r = link_at(s, &c->l[i], time, &m, i != c->count - 1, fn);
+            arbor_result r = link_at(s, &c->l[i], time, &m, fn);
             if (r != ARBOR_OK) return r;
         }
     }
@@ -892,10 +993,13 @@ typedef struct path { uint32_t target, source, common; } path;
 
 static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_node source, path *p, const char *fn) {
     arbor_result r = ARBOR_OK;
-    p->source = reader_slot(s, source);
+    p->source = handle_slot(s, source);
     if (!p->source) return arbor__require_failed(s, source, fn, &r), r;
-    p->target = target.id ? reader_slot(s, target) : 0;
-    if (target.id && !p->target) return arbor__require_failed(s, target, fn, &r), r;
+    p->target = target.id ? handle_slot(s, target) : 0;
+    if (target.id && !p->target) { /* source first, as the checks go */
+        arbor_node first = rooted(s, p->source) ? target : source;
+        return arbor__require_failed(s, first, fn, &r), r;
+    }
     uint32_t a = p->target, b = p->source;
     if (a) {
         while (s->n.depth[a] > s->n.depth[b]) a = s->n.parent[a];
@@ -904,10 +1008,16 @@ static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_nod
             a = s->n.parent[a];
             b = s->n.parent[b];
         }
-        if (!a)
-            return arbor__fail(ARBOR_ERR_NOT_CONNECTED, fn, ARBOR__NODE_FMT " and " ARBOR__NODE_FMT " are in different trees",
-                               ARBOR__NODE_ARGS(s, p->target), ARBOR__NODE_ARGS(s, p->source));
     }
+    /* Live: with a common ancestor, both are when it is (one walk to the root); without one,
+       each is asked (a dead node is refused before two trees apart). */
+    if (!a || !rooted(s, a)) {
+        if (!rooted(s, p->source)) return arbor__require_failed(s, source, fn, &r), r;
+        if (p->target && !rooted(s, p->target)) return arbor__require_failed(s, target, fn, &r), r;
+    }
+    if (p->target && !a)
+        return arbor__fail(ARBOR_ERR_NOT_CONNECTED, fn, ARBOR__NODE_FMT " and " ARBOR__NODE_FMT " are in different trees",
+                           ARBOR__NODE_ARGS(s, p->target), ARBOR__NODE_ARGS(s, p->source));
     p->common = a;
     return ARBOR_OK;
 }
@@ -930,13 +1040,13 @@ static bool good_time(double time, const char *fn) {
 }
 
 /* target <- source at time along w, into *out. */
-static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, affine *out, const char *fn) {
+static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, frame *out, const char *fn) {
     if (!good_time(time, fn)) return ARBOR_ERR_INVALID_ARGUMENT;
     if (time == ARBOR_TIME_LATEST) {
         double a = latest_common(s, &w->source), b = latest_common(s, &w->target);
         time = a < b ? a : b; /* inf: nothing on the path is recorded, every time is the same */
     }
-    affine src, tgt, inv;
+    frame src, tgt;
     arbor_result r = chain_at(s, &w->source, time, &src, fn);
     if (r == ARBOR_OK) r = chain_at(s, &w->target, time, &tgt, fn);
     if (r != ARBOR_OK) return r;
@@ -944,21 +1054,26 @@ static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, affi
         *out = src;
         return ARBOR_OK;
     }
-    if (!invert(&inv, &tgt))
+    if (!frame_between(out, &tgt, &src))
         return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the frame of " ARBOR__NODE_FMT " at %.2f s cannot be inverted",
                            ARBOR__NODE_ARGS(s, w->p.target), time);
-    *out = mul(&inv, &src);
     return ARBOR_OK;
+}
+
+/* out (16, column-major) = f. */
+static void store_frame(arbor_real out[16], const frame *f) {
+    affine m = frame_matrix(f);
+    store(out, &m);
 }
 
 arbor_result arbor_scene_lookup(arbor_scene *s, arbor_node target, arbor_node source, double time, arbor_real out[16]) {
     static const char fn[] = "arbor_scene_lookup";
     ARBOR__REQUIRE_OUT(out, fn);
     walk w;
-    affine m;
+    frame m;
     arbor_result r = walk_init(s, &w, target, source, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, time, &m, fn);
-    if (r == ARBOR_OK) store(out, &m);
+    if (r == ARBOR_OK) store_frame(out, &m);
     return r;
 }
 
@@ -968,14 +1083,15 @@ arbor_result arbor_scene_lookup_between(arbor_scene *s, arbor_node target, doubl
     ARBOR__REQUIRE_OUT(out, fn);
     walk w;
     path check;
-    affine a, b;
+    frame a, b;
     arbor_result r = find_path(s, target, fixed, &check, fn); /* both paths found before any lookup */
     if (r == ARBOR_OK) r = walk_init(s, &w, fixed, source, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, source_time, &a, fn);
     if (r == ARBOR_OK) r = walk_init(s, &w, target, fixed, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, target_time, &b, fn);
     if (r != ARBOR_OK) return r;
-    affine m = mul(&b, &a);
+    affine am = frame_matrix(&a), m = frame_matrix(&b);
+    mul_onto(&m, &am);
     store(out, &m);
     return ARBOR_OK;
 }
@@ -1006,14 +1122,14 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
         if (times[i] < lo && times[i] != ARBOR_TIME_LATEST) lo = times[i];
         if (times[i] > hi || !(times[i] == times[i])) hi = times[i];
     }
-    affine m;
+    frame m;
     bool covered = (lo > hi || (lookup_walk(s, &w, lo, &m, fn) == ARBOR_OK && lookup_walk(s, &w, hi, &m, fn) == ARBOR_OK)) &&
                    (!latest || lookup_walk(s, &w, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
     for (uint32_t i = 0; !covered && i < count; i++)
         if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
     for (uint32_t i = 0; i < count; i++) {
         if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
-        store(out + (size_t)i * 16, &m);
+        store_frame(out + (size_t)i * 16, &m);
     }
     return ARBOR_OK;
 }
@@ -1024,12 +1140,12 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
 typedef struct stack {
     uint32_t count;
     link l[PATH_CAP];
-    affine world[PATH_CAP];
+    frame world[PATH_CAP];
 } stack;
 
 /* slot's world at time into *out (NULL: only checked) through the stack; false when slot lies
    deeper than PATH_CAP (the caller's lookup then, as chain_at does). */
-static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double time, affine *out, arbor_result *r, const char *fn) {
+static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double time, frame *out, arbor_result *r, const char *fn) {
     uint32_t up[PATH_CAP], n = 0; /* slot and its ancestors, the root last */
     for (uint32_t a = slot; a; a = s->n.parent[a]) {
         if (n == PATH_CAP) return false;
@@ -1042,8 +1158,8 @@ static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double ti
     for (uint32_t d = same; d < n; d++) {
         link *l = &k->l[d];
         link_init(s, l, up[n - 1 - d]);
-        if (out && d) k->world[d] = k->world[d - 1];
-        if ((*r = link_at(s, l, time, out ? &k->world[d] : NULL, d > 0, fn)) != ARBOR_OK) return true;
+        if (out) k->world[d] = d ? k->world[d - 1] : frame_identity;
+        if ((*r = link_at(s, l, time, out ? &k->world[d] : NULL, fn)) != ARBOR_OK) return true;
         k->count = d + 1;
     }
     if (out) *out = k->world[n - 1];
@@ -1061,7 +1177,7 @@ arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nod
         k.count = 0;
         for (uint32_t i = 0; i < count; i++) {
             walk w;
-            affine m;
+            frame m;
             arbor_result r = find_path(s, ARBOR_NONE, nodes[i], &w.p, fn);
             if (r == ARBOR_OK && (time == ARBOR_TIME_LATEST || !stack_world(s, &k, w.p.source, time, pass ? &m : NULL, &r, fn))) {
                 chain_init(s, &w.source, w.p.source, 0); /* each node at its own latest, or deep */
@@ -1069,7 +1185,7 @@ arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nod
                 r = lookup_walk(s, &w, time, &m, fn);
             }
             if (r != ARBOR_OK) return refuse_index(r, fn, "nodes", i);
-            if (pass) store(out + (size_t)i * 16, &m);
+            if (pass) store_frame(out + (size_t)i * 16, &m);
         }
     }
     return ARBOR_OK;
