@@ -595,11 +595,17 @@ static inline void quat_mul(double out[4], const double a[4], const double b[4])
     out[0] = x, out[1] = y, out[2] = z, out[3] = w;
 }
 
+/* The matrix of f. */
+static affine frame_matrix(const frame *f) {
+    if (!f->rigid) return f->m;
+    double trs[ARBOR__TRS] = { f->t[0], f->t[1], f->t[2], f->q[0], f->q[1], f->q[2], f->q[3], 1, 1, 1 };
+    return compose(trs);
+}
+
 /* f as a matrix, from then on. */
 static void frame_to_matrix(frame *f) {
     if (!f->rigid) return;
-    double trs[ARBOR__TRS] = { f->t[0], f->t[1], f->t[2], f->q[0], f->q[1], f->q[2], f->q[3], 1, 1, 1 };
-    f->m = compose(trs);
+    f->m = frame_matrix(f);
     f->rigid = false;
 }
 
@@ -622,13 +628,6 @@ static inline void frame_onto_trs(frame *f, const double trs[ARBOR__TRS]) {
 static void frame_onto_matrix(frame *f, const affine *l) {
     frame_to_matrix(f);
     mul_onto(&f->m, l);
-}
-
-/* The matrix of f. */
-static affine frame_matrix(const frame *f) {
-    frame g = *f;
-    frame_to_matrix(&g);
-    return g.m;
 }
 
 /* inv(target) source: rigid when both are. */
@@ -750,7 +749,7 @@ typedef struct seen { double first, last; uint32_t parent; } seen;
 /* The span of node e's samples around time (inf: its latest) into *p, read under its sequence
    counter; AT_OUTSIDE or AT_MOVED (recorded under another parent than want_parent) with what it
    holds in *v. A time within hold of the first or last sample holds that sample. */
-static int read_span(const node_history *e, uint32_t want_parent, double time, double hold, span *p, seen *v) {
+ARBOR__HOT int read_span(const node_history *e, uint32_t want_parent, double time, double hold, span *p, seen *v) {
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
         if (s1 & 1) continue; /* the writer is inside: a few stores */
@@ -761,7 +760,10 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
         uint32_t cap = r->cap;
         if (count > cap || head >= cap || count == 0) { /* torn: read again */
             atomic_thread_fence(memory_order_acquire);
-            if (LOAD(e->seq) == s1 && count == 0) return AT_OUTSIDE;
+            if (LOAD(e->seq) == s1 && count == 0) {
+                v->first = v->last = NAN; /* holds none */
+                return AT_OUTSIDE;
+            }
             continue;
         }
         v->first = time_of(&r->s[head]);
