@@ -610,7 +610,7 @@ static void frame_to_matrix(frame *f) {
 }
 
 /* f = f L for the local of a TRS. */
-static inline void frame_onto_trs(frame *f, const double trs[ARBOR__TRS]) {
+ARBOR__HOT void frame_onto_trs(frame *f, const double trs[ARBOR__TRS]) {
     const double *sc = trs + ARBOR__S;
     if (f->rigid && sc[0] == 1 && sc[1] == 1 && sc[2] == 1) {
         double v[3];
@@ -963,7 +963,7 @@ static double latest_common(const arbor_scene *s, chain *c) {
 /* The product of the locals of c's nodes at time: from the top down (a shared walk's order:
    arbor_scene_world_matrices_at gives the same bits), or for a deep chain from the bottom up. */
 static arbor_result chain_at(const arbor_scene *s, chain *c, double time, frame *out, const char *fn) {
-    frame m = frame_identity;
+    *out = frame_identity;
     if (c->deep) {
         for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
             link k;
@@ -973,19 +973,18 @@ static arbor_result chain_at(const arbor_scene *s, chain *c, double time, frame 
             if (r != ARBOR_OK) return r;
             affine lm = frame_matrix(&l);
             if (n == c->slot) {
-                m.rigid = false;
-                m.m = lm;
+                out->rigid = false;
+                out->m = lm;
             } else {
-                m.m = mul(&lm, &m.m);
+                out->m = mul(&lm, &out->m);
             }
         }
     } else {
         for (uint32_t i = c->count; i-- > 0;) {
-            arbor_result r = link_at(s, &c->l[i], time, &m, fn);
+            arbor_result r = link_at(s, &c->l[i], time, out, fn);
             if (r != ARBOR_OK) return r;
         }
     }
-    *out = m;
     return ARBOR_OK;
 }
 
@@ -1048,14 +1047,12 @@ static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, fram
         double a = latest_common(s, &w->source), b = latest_common(s, &w->target);
         time = a < b ? a : b; /* inf: nothing on the path is recorded, every time is the same */
     }
+    if (!w->p.target || w->p.target == w->p.common) /* target is the world, or source's ancestor: */
+        return chain_at(s, &w->source, time, out, fn); /* its chain is empty */
     frame src, tgt;
     arbor_result r = chain_at(s, &w->source, time, &src, fn);
     if (r == ARBOR_OK) r = chain_at(s, &w->target, time, &tgt, fn);
     if (r != ARBOR_OK) return r;
-    if (!w->p.target || w->p.target == w->p.common) { /* target is the world, or source's ancestor */
-        *out = src;
-        return ARBOR_OK;
-    }
     if (!frame_between(out, &tgt, &src))
         return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the frame of " ARBOR__NODE_FMT " at %.2f s cannot be inverted",
                            ARBOR__NODE_ARGS(s, w->p.target), time);
