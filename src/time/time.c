@@ -715,7 +715,10 @@ static void span_make(span *p) {
     }
     double c = fabs(dot) / sqrt(la * lb);
     p->theta = p->t1 > p->t0 && c < 1 ? arc_of(c) : 0;
-    p->inv_sin = p->theta > 0 ? 1 / sin_arc(p->theta) : 0;
+    /* sin theta from c where that keeps its precision (an arc of 0.1 or more: 1 - c^2 >= 0.01,
+       so c's rounding moves it by at most about 1e-14 relative), from the series below */
+    double sin_theta = p->theta >= 0.1 ? sqrt((1 - c) * (1 + c)) : sin_arc(p->theta);
+    p->inv_sin = p->theta > 0 ? 1 / sin_theta : 0;
     p->sign = dot < 0 ? -1 : 1;
 }
 
