@@ -919,7 +919,7 @@ static void chain_init(const arbor_scene *s, chain *c, uint32_t slot, uint32_t s
 
 /* *out = *out L for the local L of k's node at time (out NULL: only checked): its samples' or,
    static, its present local. A span read before is used again while time is in it. */
-static arbor_result link_at(const arbor_scene *s, link *k, double time, frame *out, const char *fn) {
+ARBOR__HOT arbor_result link_at(const arbor_scene *s, link *k, double time, frame *out, const char *fn) {
     if (!k->e) {
         if (!k->known) {
             const arbor_real *kept = arbor__kept_matrix(s, k->slot), *trs = s->n.trs + (size_t)k->slot * ARBOR__TRS;
@@ -969,7 +969,7 @@ static arbor_result chain_at(const arbor_scene *s, chain *c, double time, frame 
     *out = frame_identity;
     if (c->deep) {
         for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
-            link k;
+            link k = { 0 }; /* all of it: gcc -O3 cannot see that link_at reads only what link_init set */
             link_init(s, &k, n);
             frame l = frame_identity;
             arbor_result r = link_at(s, &k, time, &l, fn);
