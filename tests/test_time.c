@@ -152,6 +152,31 @@ static void test_shorter_arc(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* Slerp over arcs from a hair to a half turn (the quaternions' dot from 1 down to 0, where the
+   arc is worked out without libm): a rotation about one axis interpolates its angle. */
+static void test_wide_arcs(void **state) {
+    (void)state;
+    arbor_scene *s = make(0, 0);
+    const double turns[] = { 1e-7, 1e-3, 0.1, 1.0, 2.0, 2.5, 3.0, 3.14159 };
+    for (size_t k = 0; k < sizeof turns / sizeof turns[0]; k++) {
+        arbor_node a;
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ 0 }, &a));
+        arbor_trs t0 = trs_z(0, 0, 0, 0.3, 1), t1 = trs_z(0, 0, 0, 0.3 + turns[k], 1);
+        ASSERT_OK(arbor_node_record_trs(s, a, 0, &t0));
+        ASSERT_OK(arbor_node_record_trs(s, a, 1, &t1));
+        const double us[] = { 0.1, 0.37, 0.5, 0.81, 0.999 };
+        for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) {
+            arbor_trs want = trs_z(0, 0, 0, 0.3 + turns[k] * us[i], 1);
+            double w[16];
+            ref_local(w, &want);
+            arbor_real out[16];
+            ASSERT_OK(arbor_scene_lookup(s, ARBOR_NONE, a, us[i], out));
+            expect_matrix(out, w, TOL);
+        }
+    }
+    arbor_scene_destroy(s);
+}
+
 static void test_refusals(void **state) {
     (void)state;
     arbor_scene *s = make(0, 0);
@@ -528,6 +553,97 @@ static void test_pose_and_between(void **state) {
     arbor_scene_destroy(s);
 }
 
+/* arbor_pose_record's present, against the same writes made by arbor_node_set_trs in a twin
+   scene: every node's TRS, world matrix (bit for bit, and against a product in double computed
+   here) and world version alike, after a first record, a steady one, one with a late entry
+   (its present left as it was) and a refused one (nothing changed, versions included). */
+enum { TWIN_NODES = 6 };
+typedef struct twin {
+    arbor_scene *s;
+    arbor_node n[TWIN_NODES]; /* r, a (r), b (a), c (b), d (a, never recorded), e (r) */
+} twin;
+static const int twin_parent[TWIN_NODES] = { -1, 0, 1, 2, 1, 0 };
+static const int twin_posed[4] = { 1, 2, 3, 5 }; /* a, b, c, e: r above the pose, d beside it */
+
+static void twin_make(twin *t) {
+    t->s = make(0, 0);
+    for (int i = 0; i < TWIN_NODES; i++)
+        ASSERT_OK(arbor_node_create(t->s, &(arbor_node_desc){ .parent = twin_parent[i] >= 0 ? t->n[twin_parent[i]] : ARBOR_NONE },
+                                    &t->n[i]));
+}
+/* A rotation not of unit length (both paths normalise it), a scale that is not 1. */
+static arbor_trs twin_trs(int step, int i) {
+    arbor_trs t = trs_z(0.1 * i + step, 0.2 * i, -0.05 * step, 0.3 * i - 0.2 * step, 1 + 0.1 * i);
+    for (int k = 0; k < 4; k++) t.rotation[k] *= (arbor_real)(1.5 + 0.25 * i);
+    t.rotation[0] = (arbor_real)(0.1 * step);
+    return t;
+}
+/* Every node of a and b alike; each world also within TOL of the product in double of the
+   locals of its TRS. */
+static void twin_expect_same(twin *a, twin *b) {
+    double world[TWIN_NODES][16];
+    for (int i = 0; i < TWIN_NODES; i++) {
+        arbor_trs ta, tb;
+        ASSERT_OK(arbor_node_trs(a->s, a->n[i], &ta));
+        ASSERT_OK(arbor_node_trs(b->s, b->n[i], &tb));
+        assert_memory_equal(&ta, &tb, sizeof ta);
+        arbor_real wa[16], wb[16];
+        ASSERT_OK(arbor_node_world_matrix(a->s, a->n[i], wa));
+        ASSERT_OK(arbor_node_world_matrix(b->s, b->n[i], wb));
+        assert_memory_equal(wa, wb, sizeof wa);
+        assert_true(arbor_node_world_version(a->s, a->n[i]) == arbor_node_world_version(b->s, b->n[i]));
+        double l[16];
+        ref_local(l, &ta);
+        if (twin_parent[i] >= 0) test_ref_mul(world[i], world[twin_parent[i]], l);
+        else memcpy(world[i], l, sizeof l);
+        expect_matrix(wa, world[i], TOL);
+    }
+}
+
+static void test_pose_record_present(void **state) {
+    (void)state;
+    twin a, b;
+    twin_make(&a);
+    twin_make(&b);
+    arbor_node posed[4];
+    for (int k = 0; k < 4; k++) posed[k] = a.n[twin_posed[k]];
+    arbor_pose *p;
+    ASSERT_OK(arbor_pose_create(a.s, posed, 4, &p));
+    /* Steps 0 (first samples), 1 (a steady step: after every sample), 2 (c holds a later
+       sample: late, its present stays) */
+    for (int step = 0; step < 3; step++) {
+        if (step == 2) {
+            arbor_trs later = twin_trs(9, 3);
+            ASSERT_OK(arbor_node_record_trs(a.s, a.n[3], 10, &later));
+            ASSERT_OK(arbor_node_set_trs(b.s, b.n[3], &later));
+            twin_expect_same(&a, &b); /* read: the worlds current before the record */
+        }
+        for (int k = 0; k < 4; k++) {
+            int i = twin_posed[k];
+            arbor_pose_trs(p)[k] = twin_trs(step, i);
+            if (!(step == 2 && i == 3)) ASSERT_OK(arbor_node_set_trs(b.s, b.n[i], &arbor_pose_trs(p)[k]));
+        }
+        ASSERT_OK(arbor_pose_record(p, step));
+        twin_expect_same(&a, &b);
+    }
+    arbor_trs c;
+    ASSERT_OK(arbor_node_trs(a.s, a.n[3], &c));
+    assert_true(c.translation[0] == twin_trs(9, 3).translation[0]);
+    /* Refused (a NaN in the last entry): TRS, worlds, versions and samples as they were. */
+    for (int k = 0; k < 4; k++) arbor_pose_trs(p)[k] = twin_trs(3, twin_posed[k]);
+    arbor_pose_trs(p)[3].translation[1] = NAN;
+    assert_int_equal(arbor_pose_record(p, 3), ARBOR_ERR_NONFINITE);
+    twin_expect_same(&a, &b);
+    for (int k = 0; k < 4; k++) {
+        double first, last;
+        ASSERT_OK(arbor_node_history_range(a.s, posed[k], &first, &last));
+        assert_true(first == 0 && last == (k == 2 ? 10 : 2));
+    }
+    arbor_pose_destroy(p);
+    arbor_scene_destroy(a.s);
+    arbor_scene_destroy(b.s);
+}
+
 /* Out of memory at each allocation a record makes (the table, a ring, a grown ring, in a record
    and in a pose record): refused, and the node's samples and present as before; every block back
    at the end. */
@@ -563,6 +679,41 @@ static void test_out_of_memory(void **state) {
     double first, last;
     ASSERT_OK(arbor_node_history_range(s, a, &first, &last));
     assert_true(first == 0 && last == 39);
+    arbor_pose_destroy(p);
+    arbor_scene_destroy(s);
+    assert_int_equal(c.live_blocks, 0);
+    assert_int_equal(c.size_mismatches, 0);
+}
+
+/* A pose record refused for memory at its second entry's first ring: the first entry's node
+   stays static (no empty ring left that would refuse every lookup through it), then with memory
+   both are recorded. */
+static void test_pose_record_out_of_memory(void **state) {
+    (void)state;
+    test_counting_allocator c = { 0 };
+    arbor_scene *s;
+    ASSERT_OK(arbor_scene_create(&(arbor_scene_desc){ .allocator = test_counting_allocator_hooks(&c, true) }, &s));
+    arbor_node n[3];
+    for (int i = 0; i < 3; i++) ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i ? n[0] : ARBOR_NONE }, &n[i]));
+    arbor_trs t = trs_z(1, 2, 3, 0.5, 1);
+    ASSERT_OK(arbor_node_record_trs(s, n[0], 0, &t)); /* the table made */
+    arbor_pose *p;
+    ASSERT_OK(arbor_pose_create(s, n + 1, 2, &p));
+    arbor_pose_trs(p)[0] = arbor_pose_trs(p)[1] = t;
+    c.limited = true;
+    c.allow = 1; /* the first entry's ring, not the second's */
+    assert_int_equal(arbor_pose_record(p, 0), ARBOR_ERR_OUT_OF_MEMORY);
+    c.limited = false;
+    double first, last;
+    ASSERT_OK(arbor_node_history_range(s, n[1], &first, &last));
+    assert_true(first == -INFINITY && last == INFINITY);
+    arbor_real out[16];
+    ASSERT_OK(arbor_scene_lookup(s, n[0], n[1], 0, out));
+    ASSERT_OK(arbor_pose_record(p, 0));
+    for (int i = 1; i < 3; i++) {
+        ASSERT_OK(arbor_node_history_range(s, n[i], &first, &last));
+        assert_true(first == 0 && last == 0);
+    }
     arbor_pose_destroy(p);
     arbor_scene_destroy(s);
     assert_int_equal(c.live_blocks, 0);
@@ -678,6 +829,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_interpolation_and_products),
         cmocka_unit_test(test_shorter_arc),
+        cmocka_unit_test(test_wide_arcs),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_hold),
         cmocka_unit_test(test_world_matrices_shared),
@@ -685,8 +837,10 @@ int main(void) {
         cmocka_unit_test(test_pruning_and_late_samples),
         cmocka_unit_test(test_tree_changes),
         cmocka_unit_test(test_pose_and_between),
+        cmocka_unit_test(test_pose_record_present),
         cmocka_unit_test(test_abi),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_pose_record_out_of_memory),
         cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,11 +84,12 @@ extern "C" {
    allocate (the node's buffer grows geometrically until pruning keeps it steady). */
 ARBOR_API arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, const arbor_trs *trs);
 
-/* Records every entry of the pose (arbor_pose_trs) as a sample of its node at time, in one pass,
-   then applies the pose (arbor_pose_apply) so that the samples that are their node's latest are
-   its current TRS; an entry whose node holds a later sample is first set to the node's current
-   TRS (so the apply leaves it as it is). Refused, nothing changed: what
-   arbor_node_record_trs refuses, said with the pose index, and what arbor_pose_apply refuses. */
+/* Records every entry of the pose (arbor_pose_trs) as a sample of its node at time. An entry
+   whose sample is its node's latest also sets the node's current TRS, as arbor_node_set_trs sets
+   it (versions, flags and change lists alike; no world matrix is computed here: reads compute
+   what they need); an entry whose node holds a later sample (a late one) leaves its current TRS
+   as it is. Refused, nothing changed: what arbor_node_record_trs refuses, said with the index
+   of the first entry refused ("pose entry 3: ..."), a pose whose scene was destroyed. */
 ARBOR_API arbor_result arbor_pose_record(arbor_pose *pose, double time);
 
 /* out (16, column-major) = the matrix from source's frame at time to target's frame at time

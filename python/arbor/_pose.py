@@ -138,8 +138,9 @@ class Pose(_ScenePart):
         check(lib.ap_pose_apply(p, ll.pool(self, threads, "Pose.apply")))
 
     def record(self, time):
-        """Records every entry (``trs``) as a sample of its node at ``time``, in one pass, and
-        applies the pose so the latest samples are the nodes' current TRS (arbor_pose_record)."""
+        """Records every entry (``trs``) as a sample of its node at ``time``; an entry later than
+        its node's other samples also becomes its current TRS (as arbor_node_set_trs sets it),
+        and a late one leaves it as it is (arbor_pose_record)."""
         check(lib.ap_pose_record(self._p(), float(time)))
 
     def __repr__(self):

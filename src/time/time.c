@@ -23,6 +23,7 @@ typedef struct sample_words { _Atomic uint64_t w[WORDS]; } sample_words;
 typedef struct sample { double time; arbor_real trs[ARBOR__TRS]; } sample;
 _Static_assert(sizeof(sample_words) == sizeof(uint64_t) * WORDS, "a sample is its words");
 _Static_assert(ARBOR_REAL_IS_DOUBLE || sizeof(sample_words) <= 48, "a sample takes 48 bytes in the float build");
+_Static_assert(sizeof(arbor_trs) == ARBOR__TRS * sizeof(arbor_real), "a TRS is its 10 reals, checked as one array");
 
 typedef struct ring {
     struct ring *retired; /* the list of rings grown out of */
@@ -53,10 +54,12 @@ static void put(sample_words *to, const sample *from) {
     uint64_t w[WORDS] = {0};
     memcpy(w, &from->time, sizeof(double));
     memcpy(w + 1, from->trs, sizeof from->trs);
+    ARBOR__UNROLL
     for (size_t i = 0; i < WORDS; i++) atomic_store_explicit(&to->w[i], w[i], memory_order_relaxed);
 }
 static void get(sample *to, const sample_words *from) {
     uint64_t w[WORDS];
+    ARBOR__UNROLL
     for (size_t i = 0; i < WORDS; i++) w[i] = atomic_load_explicit(&from->w[i], memory_order_relaxed);
     memcpy(&to->time, w, sizeof(double));
     memcpy(to->trs, w + 1, sizeof to->trs);
@@ -153,19 +156,54 @@ static uint32_t parent_id(const arbor_scene *s, uint32_t slot) {
     return p ? s->n.id[p] : 0;
 }
 
-/* Room for one more sample in slot's entry (made, or its ring grown, when needed); NULL when out
-   of memory, nothing changed. Samples of another handle or another parent are dropped here. */
-static node_history *writable(arbor_scene *s, uint32_t slot) {
-    node_history *e = entry_of(s, slot);
+/* Room for a node's next sample, in two steps so that a call recording many nodes can fail
+   (out of memory) before it changes any: room_needed (reads only) says what a new ring must
+   hold, and after every allocation succeeded, make_room drops the samples of another handle or
+   parent and publishes the grown ring. */
+
+/* Whether the table holds slot's id (a first sample may need it grown: table_reserve). */
+static bool table_holds(const arbor_scene *s, uint32_t slot) { return s->history && s->n.id[slot] < s->history->cap; }
+
+/* The capacity of the ring slot's next sample needs, 0 when the ring it has keeps room for it
+   (the samples of another handle or parent counted as dropped). */
+static uint32_t room_needed(const arbor_scene *s, uint32_t slot) {
     uint32_t id = s->n.id[slot];
-    bool first = !e;
-    if (first && !table_reserve(s)) return NULL;
-    e = &s->history->nodes[id];
+    const node_history *e = table_holds(s, slot) ? &s->history->nodes[id] : NULL;
+    const ring *r = e ? LOAD(e->ring) : NULL;
+    bool fresh = !e || LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
+    uint32_t count = fresh ? 0 : LOAD(e->count);
+    if (r && count < r->cap) return 0;
+    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
+    if (r && !s->history_capacity) {
+        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
+           that a node recorded at a steady rate grows once: few rings are grown out of. */
+        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
+        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
+        cap = r->cap * 2;
+        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
+    }
+    if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
+    return cap;
+}
+
+static ring *ring_alloc(arbor_scene *s, uint32_t cap) {
+    ring *g = arbor__alloc(s, ring_bytes(cap));
+    if (!g) return NULL;
+    g->cap = cap;
+    g->retired = NULL;
+    return g;
+}
+
+/* slot's entry with room for one more sample: g, a ring of room_needed's capacity when it was
+   not 0 (else NULL), takes its samples. The table holds slot's id. Cannot fail. */
+static node_history *make_room(arbor_scene *s, uint32_t slot, ring *g) {
+    uint32_t id = s->n.id[slot];
+    s->history->firsts += !entry_of(s, slot);
+    node_history *e = &s->history->nodes[id];
     ring *r = LOAD(e->ring);
     bool fresh = LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot);
     uint32_t count = fresh ? 0 : LOAD(e->count);
-    if (r && count < r->cap) {
-        s->history->firsts += first;
+    if (!g) {
         if (fresh) {
             write_begin(e);
             account(s, -(int64_t)LOAD(e->count), 0);
@@ -177,22 +215,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         }
         return e;
     }
-    uint32_t cap = s->history_capacity ? s->history_capacity + 1 : 16; /* a count limit: no growth */
-    if (r && !s->history_capacity) {
-        /* Grown to what the window holds at the rate seen so far (a 32nd more, and one spare), so
-           that a node recorded at a steady rate grows once: few rings are grown out of. */
-        double span = time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) - time_of(&r->s[LOAD(e->head)]);
-        double want = span > 0 ? (double)(count - 1) * s->history_duration / span * (1 + 1.0 / 32) + 2 : 0;
-        cap = r->cap * 2;
-        if (want > cap && want < (double)UINT32_MAX / 2) cap = (uint32_t)want;
-    }
-    if (s->history_capacity && cap > s->history_capacity) cap = s->history_capacity + 1; /* one past: insert, then prune */
-    ring *g = arbor__alloc(s, ring_bytes(cap));
-    if (!g) return NULL;
     s->history->rings += !r;
-    s->history->firsts += first;
-    g->cap = cap;
-    g->retired = NULL;
     uint32_t head = r ? LOAD(e->head) : 0;
     for (uint32_t i = 0; i < count; i++) {
         sample x;
@@ -200,7 +223,7 @@ static node_history *writable(arbor_scene *s, uint32_t slot) {
         put(&g->s[i], &x);
     }
     write_begin(e);
-    account(s, (int64_t)count - (int64_t)(r ? LOAD(e->count) : 0), (int64_t)ring_bytes(cap));
+    account(s, (int64_t)count - (int64_t)(r ? LOAD(e->count) : 0), (int64_t)ring_bytes(g->cap));
     STORE(e->ring, g);
     STORE(e->head, 0);
     STORE(e->count, count);
@@ -257,6 +280,19 @@ static void reclaim(arbor_scene *s) {
     }
 }
 
+/* The samples left of count from head once those older than the window before the latest, or
+   past the count limit, are dropped (the oldest first; the latest always stays); *head moves. */
+static uint32_t prune(arbor_scene *s, const ring *r, uint32_t *head, uint32_t count) {
+    uint32_t cap = r->cap, kept = count;
+    double oldest = time_of(&r->s[wrap(*head + count - 1, cap)]) - s->history_duration;
+    while (kept > 1 && (time_of(&r->s[*head]) < oldest || (s->history_capacity && kept > s->history_capacity))) {
+        *head = wrap(*head + 1, cap);
+        kept--;
+    }
+    account(s, -(int64_t)(count - kept), 0);
+    return kept;
+}
+
 /* Inserts x in time order (replacing a sample of the same time), then prunes. e has room. */
 static void insert(arbor_scene *s, node_history *e, const sample *x) {
     ring *r = LOAD(e->ring);
@@ -277,15 +313,37 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
         count++;
         account(s, 1, 0);
     }
-    double oldest = time_of(&r->s[wrap(head + count - 1, cap)]) - s->history_duration;
-    while (count > 1 && (time_of(&r->s[head]) < oldest || (s->history_capacity && count > s->history_capacity))) {
-        head = wrap(head + 1, cap);
-        count--;
-        account(s, -1, 0);
-    }
+    count = prune(s, r, &head, count);
     STORE(e->head, head);
     STORE(e->count, count);
     write_end(e);
+}
+
+/* insert for a sample later than every one e holds (appendable said so), then prunes. */
+static void append(arbor_scene *s, node_history *e, const sample *x) {
+    ring *r = LOAD(e->ring);
+    uint32_t head = LOAD(e->head), count = LOAD(e->count);
+    write_begin(e);
+    put(&r->s[wrap(head + count, r->cap)], x);
+    account(s, 1, 0);
+    count = prune(s, r, &head, count + 1);
+    STORE(e->head, head);
+    STORE(e->count, count);
+    write_end(e);
+}
+
+/* slot's entry when a sample at time goes after every one it holds, of its handle and parent,
+   into room its ring has (a step of a steady stream: append), else NULL. */
+static node_history *appendable(const arbor_scene *s, uint32_t slot, double time) {
+    const struct arbor__history *h = s->history;
+    uint32_t id = s->n.id[slot];
+    if (!h || id >= h->cap) return NULL;
+    node_history *e = &h->nodes[id];
+    const ring *r = LOAD(e->ring);
+    uint32_t count = LOAD(e->count);
+    if (!r || LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot) || count == 0 || count >= r->cap)
+        return NULL;
+    return time > time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) ? e : NULL;
 }
 
 /* The time of the latest sample in e, -inf when it holds none. */
@@ -328,12 +386,22 @@ static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, con
 #undef WHERE
 }
 
-static arbor_trs trs_of(const sample *x) {
-    arbor_trs t;
-    memcpy(t.translation, x->trs + ARBOR__T, sizeof t.translation);
-    memcpy(t.rotation, x->trs + ARBOR__R, sizeof t.rotation);
-    memcpy(t.scale, x->trs + ARBOR__S, sizeof t.scale);
-    return t;
+/* Whether the 10 values of t are finite: x - x is 0 for every finite x and NaN otherwise, and
+   a NaN stays in the sum (unrolled: arbor__all_finite's loop over a count runs it one by one). */
+static inline bool finite_trs(const arbor_trs *t) {
+    const arbor_real *v = (const arbor_real *)(const void *)t;
+    arbor_real sum = 0;
+    ARBOR__UNROLL
+    for (int i = 0; i < ARBOR__TRS; i++) sum += v[i] - v[i];
+    return sum == 0;
+}
+
+/* The present of a node whose sample x is its latest: stored as arbor_node_set_trs stores a TRS
+   (no kept matrix; the world out of date, computed when read). */
+static void set_present(arbor_scene *s, uint32_t slot, const sample *x) {
+    memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, x->trs, sizeof x->trs);
+    s->n.flags[slot] &= (uint8_t)~ARBOR__MATRIX;
+    arbor__invalidate(s, slot);
 }
 
 arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, const arbor_trs *trs) {
@@ -346,12 +414,12 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
     if ((r = check_sample(s, slot, time, trs, &x, fn, -1)) != ARBOR_OK) return r;
     double latest = latest_of(s, slot);
     if (time < latest - s->history_duration) return ARBOR_OK; /* pruned as it would arrive */
-    node_history *e = writable(s, slot);
-    if (!e) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, slot));
-    if (time >= latest) {
-        arbor_trs t = trs_of(&x);
-        if ((r = arbor_node_set_trs(s, n, &t)) != ARBOR_OK) return r; /* checked: cannot fail */
-    }
+    uint32_t cap = room_needed(s, slot);
+    ring *g = NULL;
+    if ((!table_holds(s, slot) && !table_reserve(s)) || (cap && !(g = ring_alloc(s, cap))))
+        return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT, ARBOR__NODE_ARGS(s, slot));
+    node_history *e = make_room(s, slot, g);
+    if (time >= latest) set_present(s, slot, &x);
     insert(s, e, &x);
     if (s->history->firsts) reclaim(s);
     return ARBOR_OK;
@@ -363,44 +431,74 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     arbor_scene *s = arbor__pose_scene(pose);
     if (!s) return arbor__inert(fn);
     const arbor_node *nodes = arbor_pose_nodes(pose);
-    arbor_trs *trs = arbor_pose_trs(pose);
+    const arbor_trs *trs = arbor_pose_trs(pose);
     uint32_t count = arbor_pose_count(pose);
-    /* Every entry checked, then room made for its sample, before anything is written. */
-    bool late = false;
-    for (uint32_t i = 0; i < count; i++) {
-        arbor_result r = ARBOR_OK;
-        uint32_t slot = arbor__require(s, nodes[i], fn, &r);
-        if (!slot) return r;
-        sample x;
-        if ((r = check_sample(s, slot, time, &trs[i], &x, fn, i)) != ARBOR_OK) return r;
-        late |= time < latest_of(s, slot);
+    /* A step after every sample held (a physics step, a joint state at its rate): each node
+       live and unlocked, its values finite with a rotation not zero, and room for the sample
+       after its others. One pass checks, one writes. */
+    bool steady = isfinite(time);
+    for (uint32_t i = 0; steady && i < count; i++) {
+        uint32_t slot = arbor__live_slot(s, nodes[i]);
+        const arbor_real *q = trs[i].rotation;
+        steady = slot && !(s->n.flags[slot] & ARBOR__LOCKED) && finite_trs(&trs[i]) &&
+                 (q[0] != 0 || q[1] != 0 || q[2] != 0 || q[3] != 0) && appendable(s, slot, time);
     }
-    for (uint32_t i = 0; i < count; i++)
-        if (!writable(s, arbor__slot(s, nodes[i])))
-            return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT,
-                               ARBOR__NODE_ARGS(s, arbor__slot(s, nodes[i])));
-    /* The present: the pose's one pass when every sample is its node's latest (a physics step),
-       else node by node, the late ones left as they are. */
-    if (!late) {
-        arbor_result r = arbor_pose_apply(pose, NULL);
-        if (r != ARBOR_OK) return r;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        /* Room made above, the table grown then (no node twice in a pose): its entry as it is. */
-        node_history *e = &s->history->nodes[s->n.id[arbor__slot(s, nodes[i])]];
+    for (uint32_t i = 0; steady && i < count; i++) {
+        uint32_t slot = arbor__slot(s, nodes[i]);
         sample x = { time, { 0 } };
         memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
         memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
         arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
-        double latest = latest_in(e);
-        if (time < latest - s->history_duration) continue;
-        if (late && time >= latest) {
-            arbor_trs u = trs_of(&x);
-            arbor_node_set_trs(s, nodes[i], &u); /* checked above: cannot fail */
+        set_present(s, slot, &x);
+        append(s, &s->history->nodes[s->n.id[slot]], &x);
+    }
+    if (steady) return ARBOR_OK;
+    /* The checks, and every ring the samples need allocated (kept in a list through their
+       retired links, in entry order), before anything is written: a refusal changes nothing. */
+    ring *grown = NULL, **tail = &grown;
+    for (uint32_t i = 0; i < count; i++) {
+        arbor_result r = ARBOR_OK;
+        uint32_t slot = arbor__require(s, nodes[i], fn, &r);
+        sample x;
+        if (slot) r = check_sample(s, slot, time, &trs[i], &x, fn, i);
+        if (r == ARBOR_OK && time >= latest_of(s, slot) - s->history_duration) {
+            uint32_t cap = room_needed(s, slot);
+            if ((!table_holds(s, slot) && !table_reserve(s)) || (cap && !(*tail = ring_alloc(s, cap))))
+                r = arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, fn, "no memory for the samples of " ARBOR__NODE_FMT,
+                                ARBOR__NODE_ARGS(s, slot));
+            else if (cap)
+                tail = &(*tail)->retired;
         }
+        if (r != ARBOR_OK) {
+            for (ring *g = grown, *next; g; g = next) {
+                next = g->retired;
+                arbor__free(s, g, ring_bytes(g->cap));
+            }
+            return r;
+        }
+    }
+    /* Each sample in its node's history, and the latest ones set as the present, as
+       arbor_node_set_trs sets it (no world computed: the reads compute what they need); a late
+       sample leaves the present as it is. */
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t slot = arbor__slot(s, nodes[i]);
+        sample x = { time, { 0 } };
+        memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
+        memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
+        arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
+        double latest = latest_of(s, slot);
+        if (time < latest - s->history_duration) continue; /* pruned as it would arrive */
+        ring *g = NULL;
+        if (room_needed(s, slot)) { /* as in the checks: no node twice in a pose */
+            g = grown;
+            grown = g->retired;
+            g->retired = NULL;
+        }
+        node_history *e = make_room(s, slot, g);
+        if (time >= latest) set_present(s, slot, &x);
         insert(s, e, &x);
     }
-    if (s->history->firsts) reclaim(s);
+    if (s->history && s->history->firsts) reclaim(s); /* none: an empty pose, or every sample pruned */
     return ARBOR_OK;
 }
 
@@ -442,8 +540,6 @@ static affine mul(const affine *a, const affine *b) {
     return c;
 }
 
-static const affine identity = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 } } };
-
 /* The inverse of a; false when it has none. */
 static bool invert(affine *out, const affine *a) {
     const double(*m)[4] = a->m;
@@ -470,6 +566,88 @@ static void store(arbor_real out[16], const affine *a) {
     }
 }
 
+/* A product of locals from the top of a path down. While every local in it is rigid (a TRS of
+   scale exactly 1: a robot's links) it is a rotation and a translation, and a link costs a
+   quaternion product and a rotated vector, where matrices take a 3x4 product and a local's
+   matrix; from the first other local on, an affine matrix. */
+typedef struct frame {
+    bool rigid;
+    double q[4], t[3]; /* rigid: x -> q x q* + t */
+    affine m;          /* otherwise */
+} frame;
+
+static const frame frame_identity = { true, { 0, 0, 0, 1 }, { 0, 0, 0 }, { { { 0 } } } };
+
+/* q x q* for a unit q: x + 2 w (v x x) + 2 v x (v x x), v = q's vector part. */
+static inline void rotate(double out[3], const double q[4], const double x[3]) {
+    double c[3] = { 2 * (q[1] * x[2] - q[2] * x[1]), 2 * (q[2] * x[0] - q[0] * x[2]), 2 * (q[0] * x[1] - q[1] * x[0]) };
+    out[0] = x[0] + q[3] * c[0] + (q[1] * c[2] - q[2] * c[1]);
+    out[1] = x[1] + q[3] * c[1] + (q[2] * c[0] - q[0] * c[2]);
+    out[2] = x[2] + q[3] * c[2] + (q[0] * c[1] - q[1] * c[0]);
+}
+
+/* a b (Hamilton's product, (x, y, z, w)); out may be a. */
+static inline void quat_mul(double out[4], const double a[4], const double b[4]) {
+    double x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    double y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    double z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    double w = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+    out[0] = x, out[1] = y, out[2] = z, out[3] = w;
+}
+
+/* The matrix of f. */
+static affine frame_matrix(const frame *f) {
+    if (!f->rigid) return f->m;
+    double trs[ARBOR__TRS] = { f->t[0], f->t[1], f->t[2], f->q[0], f->q[1], f->q[2], f->q[3], 1, 1, 1 };
+    return compose(trs);
+}
+
+/* f as a matrix, from then on. */
+static void frame_to_matrix(frame *f) {
+    if (!f->rigid) return;
+    f->m = frame_matrix(f);
+    f->rigid = false;
+}
+
+/* f = f L for the local of a TRS. */
+ARBOR__HOT void frame_onto_trs(frame *f, const double trs[ARBOR__TRS]) {
+    const double *sc = trs + ARBOR__S;
+    if (f->rigid && sc[0] == 1 && sc[1] == 1 && sc[2] == 1) {
+        double v[3];
+        rotate(v, f->q, trs + ARBOR__T);
+        for (int i = 0; i < 3; i++) f->t[i] += v[i];
+        quat_mul(f->q, f->q, trs + ARBOR__R);
+        return;
+    }
+    frame_to_matrix(f);
+    affine l = compose(trs);
+    mul_onto(&f->m, &l);
+}
+
+/* f = f L for a local given as a matrix. */
+static void frame_onto_matrix(frame *f, const affine *l) {
+    frame_to_matrix(f);
+    mul_onto(&f->m, l);
+}
+
+/* inv(target) source: rigid when both are. */
+static bool frame_between(frame *out, const frame *target, const frame *source) {
+    if (target->rigid && source->rigid) {
+        double conj[4] = { -target->q[0], -target->q[1], -target->q[2], target->q[3] }, d[3];
+        for (int i = 0; i < 3; i++) d[i] = source->t[i] - target->t[i];
+        out->rigid = true;
+        rotate(out->t, conj, d);
+        quat_mul(out->q, conj, source->q);
+        return true;
+    }
+    affine tgt = frame_matrix(target), inv;
+    if (!invert(&inv, &tgt)) return false;
+    out->rigid = false;
+    out->m = frame_matrix(source);
+    out->m = mul(&inv, &out->m);
+    return true;
+}
+
 /* sin x for x in [0, pi/2] (the arcs of a slerp on the shorter arc): its Taylor series to x^19,
    whose remainder there is below 3e-16, in a few products where libm's sin takes a call. */
 static inline double sin_arc(double x) {
@@ -485,46 +663,81 @@ static inline double sin_arc(double x) {
     return x + x * x2 * p;
 }
 
+/* The arc between two unit quaternions of dot product c in [0, 1], acos(c), without libm: twice
+   halved (cos(x / 2) = sqrt((1 + cos x) / 2)), each time as 1 - cos, which keeps its relative
+   precision near c = 1 ((1 - sqrt(1 - h)) = h / (1 + sqrt(1 - h))), then acos(1 - x) = 2 asin(y)
+   with y = sqrt(x / 2) <= 0.2 from asin's series y (1 + y^2 / 6 + 3 y^4 / 40 + ...), whose
+   terms fall by y^2 <= 0.04 each: twelve reach double's precision (within 5e-16 of libm's acos
+   over [0, 1]; tests/test_time.c's test_wide_arcs checks slerps up to a half turn). */
+static inline double arc_of(double c) {
+    double x = 1 - c; /* exact for c >= 0.5 */
+    for (int halving = 0; halving < 2; halving++) {
+        double h = x * 0.5;
+        x = h / (1 + sqrt(1 - h));
+    }
+    double z = x * 0.5, y = sqrt(z);
+    /* asin's coefficients (2k)! / (4^k (k!)^2 (2k + 1)), k = 12 down to 1, in z = y^2 */
+    double p = 676039.0 / 104857600;
+    p = p * z + 88179.0 / 12058624;
+    p = p * z + 46189.0 / 5505024;
+    p = p * z + 12155.0 / 1245184;
+    p = p * z + 6435.0 / 557056;
+    p = p * z + 143.0 / 10240;
+    p = p * z + 231.0 / 13312;
+    p = p * z + 63.0 / 2816;
+    p = p * z + 35.0 / 1152;
+    p = p * z + 5.0 / 112;
+    p = p * z + 3.0 / 40;
+    p = p * z + 1.0 / 6;
+    p = p * z + 1;
+    return 8 * y * p; /* four times acos(1 - x), which is 2 asin(y) */
+}
+
 /* Two neighbouring samples of a node, and what interpolating between them at any time in
-   [t0, t1] needs (the arc worked out once: a lookup_many's times share it). */
+   [t0, t1] needs (the arc worked out once: a lookup_many's times share it). The samples are kept
+   as stored (their reals widened where they are used). */
 typedef struct span {
     double t0, t1; /* t0 == t1: one sample, held */
-    double a[ARBOR__TRS], b[ARBOR__TRS];
+    sample a, b;
     double theta, inv_sin, sign; /* the arc from a's rotation to b's (theta 0: a's) */
 } span;
 
-static void span_make(span *p, const sample *a, const sample *b) {
-    p->t0 = a->time;
-    p->t1 = b->time;
+/* p's arc, from its samples a and b (read into it). */
+static void span_make(span *p) {
+    p->t0 = p->a.time;
+    p->t1 = p->b.time;
     double dot = 0, la = 0, lb = 0;
-    for (int i = 0; i < ARBOR__TRS; i++) p->a[i] = a->trs[i], p->b[i] = b->trs[i];
     for (int i = 0; i < 4; i++) {
-        dot += p->a[ARBOR__R + i] * p->b[ARBOR__R + i];
-        la += p->a[ARBOR__R + i] * p->a[ARBOR__R + i];
-        lb += p->b[ARBOR__R + i] * p->b[ARBOR__R + i];
+        double qa = p->a.trs[ARBOR__R + i], qb = p->b.trs[ARBOR__R + i];
+        dot += qa * qb;
+        la += qa * qa;
+        lb += qb * qb;
     }
     double c = fabs(dot) / sqrt(la * lb);
-    p->theta = p->t1 > p->t0 && c < 1 ? acos(c) : 0;
-    p->inv_sin = p->theta > 0 ? 1 / sin_arc(p->theta) : 0;
+    p->theta = p->t1 > p->t0 && c < 1 ? arc_of(c) : 0;
+    /* sin theta from c where that keeps its precision (an arc of 0.1 or more: 1 - c^2 >= 0.01,
+       so c's rounding moves it by at most about 1e-14 relative), from the series below */
+    double sin_theta = p->theta >= 0.1 ? sqrt((1 - c) * (1 + c)) : sin_arc(p->theta);
+    p->inv_sin = p->theta > 0 ? 1 / sin_theta : 0;
     p->sign = dot < 0 ? -1 : 1;
 }
 
 /* The TRS at time in [t0, t1] as tf2 interpolates: translation and scale a + (b - a) * u,
    rotation by slerp on the shorter arc (tf2::Quaternion::slerp); at t0 or t1 that sample. */
 static void span_at(const span *p, double time, double out[ARBOR__TRS]) {
-    const double *a = p->a, *b = p->b;
+    const arbor_real *a = p->a.trs, *b = p->b.trs;
     if (time == p->t1 && p->t1 > p->t0) a = b;
     if (a == b || time == p->t0 || !(p->t1 > p->t0)) {
-        memcpy(out, a, sizeof p->a);
+        for (int i = 0; i < ARBOR__TRS; i++) out[i] = a[i];
         return;
     }
     double u = (time - p->t0) / (p->t1 - p->t0);
     for (int i = 0; i < 3; i++) {
-        out[ARBOR__T + i] = a[ARBOR__T + i] + (b[ARBOR__T + i] - a[ARBOR__T + i]) * u;
-        out[ARBOR__S + i] = a[ARBOR__S + i] + (b[ARBOR__S + i] - a[ARBOR__S + i]) * u;
+        out[ARBOR__T + i] = a[ARBOR__T + i] + ((double)b[ARBOR__T + i] - a[ARBOR__T + i]) * u;
+        out[ARBOR__S + i] = a[ARBOR__S + i] + ((double)b[ARBOR__S + i] - a[ARBOR__S + i]) * u;
     }
     if (p->theta == 0) {
-        memcpy(out + ARBOR__R, a + ARBOR__R, 4 * sizeof *a);
+        for (int i = 0; i < 4; i++) out[ARBOR__R + i] = a[ARBOR__R + i];
         return;
     }
     double s0 = sin_arc((1 - u) * p->theta) * p->inv_sin, s1 = sin_arc(u * p->theta) * p->inv_sin * p->sign;
@@ -539,7 +752,7 @@ typedef struct seen { double first, last; uint32_t parent; } seen;
 /* The span of node e's samples around time (inf: its latest) into *p, read under its sequence
    counter; AT_OUTSIDE or AT_MOVED (recorded under another parent than want_parent) with what it
    holds in *v. A time within hold of the first or last sample holds that sample. */
-static int read_span(const node_history *e, uint32_t want_parent, double time, double hold, span *p, seen *v) {
+ARBOR__HOT int read_span(const node_history *e, uint32_t want_parent, double time, double hold, span *p, seen *v) {
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
         if (s1 & 1) continue; /* the writer is inside: a few stores */
@@ -550,21 +763,24 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
         uint32_t cap = r->cap;
         if (count > cap || head >= cap || count == 0) { /* torn: read again */
             atomic_thread_fence(memory_order_acquire);
-            if (LOAD(e->seq) == s1 && count == 0) return AT_OUTSIDE;
+            if (LOAD(e->seq) == s1 && count == 0) {
+                v->first = v->last = NAN; /* holds none */
+                return AT_OUTSIDE;
+            }
             continue;
         }
         v->first = time_of(&r->s[head]);
         v->last = time_of(&r->s[wrap(head + count - 1, cap)]);
         int status = AT_OK;
-        sample a, b;
+        sample *a = &p->a, *b = &p->b; /* p is the caller's only when AT_OK comes back */
         if (v->parent != want_parent) {
             status = AT_MOVED;
         } else if (time == INFINITY || time == v->last || (time > v->last && time - v->last <= hold)) {
-            get(&a, &r->s[wrap(head + count - 1, cap)]);
-            b = a;
+            get(a, &r->s[wrap(head + count - 1, cap)]);
+            *b = *a;
         } else if (time < v->first && v->first - time <= hold) {
-            get(&a, &r->s[head]);
-            b = a;
+            get(a, &r->s[head]);
+            *b = *a;
         } else if (!(time >= v->first && time <= v->last)) {
             status = AT_OUTSIDE;
         } else { /* the last sample at or before time: lo in [0, count - 1) */
@@ -590,26 +806,37 @@ static int read_span(const node_history *e, uint32_t want_parent, double time, d
                 uint32_t mid = lo + (hi - lo) / 2;
                 if (time_of(&r->s[wrap(head + mid, cap)]) <= time) lo = mid; else hi = mid;
             }
-            get(&a, &r->s[wrap(head + lo, cap)]);
-            get(&b, &r->s[wrap(head + lo + 1, cap)]);
+            get(a, &r->s[wrap(head + lo, cap)]);
+            get(b, &r->s[wrap(head + lo + 1, cap)]);
         }
         atomic_thread_fence(memory_order_acquire);
         if (LOAD(e->seq) != s1) continue;
-        if (status == AT_OK) span_make(p, &a, &b);
+        if (status == AT_OK) span_make(p);
         return status;
     }
 }
 
-/* The node of a handle for a reader: live, read without the flags the writer writes (a held
-   node's subtree top is unlinked: no root, not first). 0 when dead. */
-static uint32_t reader_slot(const arbor_scene *s, arbor_node n) {
+/* The slot a handle names for a reader, 0 when its id and generation name none; whether the
+   node is live (in a tree, not a subtree the journal holds) is rooted's question. */
+static uint32_t handle_slot(const arbor_scene *s, arbor_node n) {
     uint32_t id = (uint32_t)n.id;
     if (!s || id == 0 || id >= s->id_end || s->n.gen[id] != (uint32_t)(n.id >> 32)) return 0;
     uint32_t slot = s->n.slot_of[id];
-    if (slot >= s->slot_end) return 0;
+    return slot < s->slot_end ? slot : 0;
+}
+
+/* Whether slot lies in a live tree, read without the flags the writer writes: its root is one
+   of the scene's (a held node's subtree top is unlinked: no root, not first). */
+static bool rooted(const arbor_scene *s, uint32_t slot) {
     uint32_t top = slot;
     for (uint32_t steps = 0; s->n.parent[top] && steps <= s->max_depth; steps++) top = s->n.parent[top];
-    return top == s->first_root || s->n.prev_sibling[top] ? slot : 0;
+    return top == s->first_root || s->n.prev_sibling[top];
+}
+
+/* The node of a handle for a reader: live, 0 when dead. */
+static uint32_t reader_slot(const arbor_scene *s, arbor_node n) {
+    uint32_t slot = handle_slot(s, n);
+    return slot && rooted(s, slot) ? slot : 0;
 }
 
 /* This thread's last extrapolation. */
@@ -652,7 +879,11 @@ typedef struct link {
     bool known;            /* fixed, or sp, holds what was read */
     const node_history *e; /* NULL: static */
     union {
-        affine fixed; /* a static node's local */
+        struct {
+            bool matrix;                /* a kept local matrix (m), else its TRS (trs) */
+            affine m;
+            double trs[ARBOR__TRS];
+        } fixed;                        /* a static node's present local */
         span sp;
     } u;
 } link;
@@ -686,20 +917,20 @@ static void chain_init(const arbor_scene *s, chain *c, uint32_t slot, uint32_t s
     }
 }
 
-/* The local of k's node at time into *out, or with onto multiplied onto it from the right (*out
-   = *out local, in place: no matrix passed back); out NULL: only checked. Its samples' or, static,
-   its present local. A span read before is used again while time is in it. */
-static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *out, bool onto, const char *fn) {
+/* *out = *out L for the local L of k's node at time (out NULL: only checked): its samples' or,
+   static, its present local. A span read before is used again while time is in it. */
+ARBOR__HOT arbor_result link_at(const arbor_scene *s, link *k, double time, frame *out, const char *fn) {
     if (!k->e) {
         if (!k->known) {
-            arbor_real m[16];
-            arbor_node_local_matrix(s, arbor__handle(s, k->slot), m); /* live: cannot fail */
-            for (int r = 0; r < 3; r++)
-                for (int c = 0; c < 4; c++) k->u.fixed.m[r][c] = m[c * 4 + r];
+            const arbor_real *kept = arbor__kept_matrix(s, k->slot), *trs = s->n.trs + (size_t)k->slot * ARBOR__TRS;
+            k->u.fixed.matrix = kept != NULL;
+            for (int r = 0; kept && r < 3; r++)
+                for (int c = 0; c < 4; c++) k->u.fixed.m.m[r][c] = kept[c * 4 + r];
+            for (int i = 0; !kept && i < ARBOR__TRS; i++) k->u.fixed.trs[i] = trs[i];
             k->known = true;
         }
-        if (out && onto) mul_onto(out, &k->u.fixed);
-        else if (out) *out = k->u.fixed;
+        if (out && k->u.fixed.matrix) frame_onto_matrix(out, &k->u.fixed.m);
+        else if (out) frame_onto_trs(out, k->u.fixed.trs);
         return ARBOR_OK;
     }
     if (!k->known || !(time >= k->u.sp.t0 && time <= k->u.sp.t1)) {
@@ -711,9 +942,7 @@ static arbor_result link_at(const arbor_scene *s, link *k, double time, affine *
     if (out) {
         double trs[ARBOR__TRS];
         span_at(&k->u.sp, time, trs);
-        affine l = compose(trs);
-        if (onto) mul_onto(out, &l);
-        else *out = l;
+        frame_onto_trs(out, trs);
     }
     return ARBOR_OK;
 }
@@ -736,23 +965,29 @@ static double latest_common(const arbor_scene *s, chain *c) {
 
 /* The product of the locals of c's nodes at time: from the top down (a shared walk's order:
    arbor_scene_world_matrices_at gives the same bits), or for a deep chain from the bottom up. */
-static arbor_result chain_at(const arbor_scene *s, chain *c, double time, affine *out, const char *fn) {
-    affine m = identity, l = identity; /* l: set by link_at (initialised for -O3's flow analysis) */
+static arbor_result chain_at(const arbor_scene *s, chain *c, double time, frame *out, const char *fn) {
+    *out = frame_identity;
     if (c->deep) {
         for (uint32_t n = c->slot; n != c->stop; n = s->n.parent[n]) {
-            link k;
+            link k = { 0 }; /* all of it: gcc -O3 cannot see that link_at reads only what link_init set */
             link_init(s, &k, n);
-            arbor_result r = link_at(s, &k, time, &l, false, fn);
+            frame l = frame_identity;
+            arbor_result r = link_at(s, &k, time, &l, fn);
             if (r != ARBOR_OK) return r;
-            m = n == c->slot ? l : mul(&l, &m);
+            affine lm = frame_matrix(&l);
+            if (n == c->slot) {
+                out->rigid = false;
+                out->m = lm;
+            } else {
+                out->m = mul(&lm, &out->m);
+            }
         }
     } else {
         for (uint32_t i = c->count; i-- > 0;) {
-            arbor_result r = link_at(s, &c->l[i], time, &m, i != c->count - 1, fn);
+            arbor_result r = link_at(s, &c->l[i], time, out, fn);
             if (r != ARBOR_OK) return r;
         }
     }
-    *out = m;
     return ARBOR_OK;
 }
 
@@ -762,10 +997,13 @@ typedef struct path { uint32_t target, source, common; } path;
 
 static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_node source, path *p, const char *fn) {
     arbor_result r = ARBOR_OK;
-    p->source = reader_slot(s, source);
+    p->source = handle_slot(s, source);
     if (!p->source) return arbor__require_failed(s, source, fn, &r), r;
-    p->target = target.id ? reader_slot(s, target) : 0;
-    if (target.id && !p->target) return arbor__require_failed(s, target, fn, &r), r;
+    p->target = target.id ? handle_slot(s, target) : 0;
+    if (target.id && !p->target) { /* source first, as the checks go */
+        arbor_node first = rooted(s, p->source) ? target : source;
+        return arbor__require_failed(s, first, fn, &r), r;
+    }
     uint32_t a = p->target, b = p->source;
     if (a) {
         while (s->n.depth[a] > s->n.depth[b]) a = s->n.parent[a];
@@ -774,10 +1012,16 @@ static arbor_result find_path(const arbor_scene *s, arbor_node target, arbor_nod
             a = s->n.parent[a];
             b = s->n.parent[b];
         }
-        if (!a)
-            return arbor__fail(ARBOR_ERR_NOT_CONNECTED, fn, ARBOR__NODE_FMT " and " ARBOR__NODE_FMT " are in different trees",
-                               ARBOR__NODE_ARGS(s, p->target), ARBOR__NODE_ARGS(s, p->source));
     }
+    /* Live: with a common ancestor, both are when it is (one walk to the root); without one,
+       each is asked (a dead node is refused before two trees apart). */
+    if (!a || !rooted(s, a)) {
+        if (!rooted(s, p->source)) return arbor__require_failed(s, source, fn, &r), r;
+        if (p->target && !rooted(s, p->target)) return arbor__require_failed(s, target, fn, &r), r;
+    }
+    if (p->target && !a)
+        return arbor__fail(ARBOR_ERR_NOT_CONNECTED, fn, ARBOR__NODE_FMT " and " ARBOR__NODE_FMT " are in different trees",
+                           ARBOR__NODE_ARGS(s, p->target), ARBOR__NODE_ARGS(s, p->source));
     p->common = a;
     return ARBOR_OK;
 }
@@ -800,35 +1044,38 @@ static bool good_time(double time, const char *fn) {
 }
 
 /* target <- source at time along w, into *out. */
-static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, affine *out, const char *fn) {
+static arbor_result lookup_walk(const arbor_scene *s, walk *w, double time, frame *out, const char *fn) {
     if (!good_time(time, fn)) return ARBOR_ERR_INVALID_ARGUMENT;
     if (time == ARBOR_TIME_LATEST) {
         double a = latest_common(s, &w->source), b = latest_common(s, &w->target);
         time = a < b ? a : b; /* inf: nothing on the path is recorded, every time is the same */
     }
-    affine src, tgt, inv;
+    if (!w->p.target || w->p.target == w->p.common) /* target is the world, or source's ancestor: */
+        return chain_at(s, &w->source, time, out, fn); /* its chain is empty */
+    frame src, tgt;
     arbor_result r = chain_at(s, &w->source, time, &src, fn);
     if (r == ARBOR_OK) r = chain_at(s, &w->target, time, &tgt, fn);
     if (r != ARBOR_OK) return r;
-    if (!w->p.target || w->p.target == w->p.common) { /* target is the world, or source's ancestor */
-        *out = src;
-        return ARBOR_OK;
-    }
-    if (!invert(&inv, &tgt))
+    if (!frame_between(out, &tgt, &src))
         return arbor__fail(ARBOR_ERR_SINGULAR, fn, "the frame of " ARBOR__NODE_FMT " at %.2f s cannot be inverted",
                            ARBOR__NODE_ARGS(s, w->p.target), time);
-    *out = mul(&inv, &src);
     return ARBOR_OK;
+}
+
+/* out (16, column-major) = f. */
+static void store_frame(arbor_real out[16], const frame *f) {
+    affine m = frame_matrix(f);
+    store(out, &m);
 }
 
 arbor_result arbor_scene_lookup(arbor_scene *s, arbor_node target, arbor_node source, double time, arbor_real out[16]) {
     static const char fn[] = "arbor_scene_lookup";
     ARBOR__REQUIRE_OUT(out, fn);
     walk w;
-    affine m;
+    frame m;
     arbor_result r = walk_init(s, &w, target, source, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, time, &m, fn);
-    if (r == ARBOR_OK) store(out, &m);
+    if (r == ARBOR_OK) store_frame(out, &m);
     return r;
 }
 
@@ -838,14 +1085,15 @@ arbor_result arbor_scene_lookup_between(arbor_scene *s, arbor_node target, doubl
     ARBOR__REQUIRE_OUT(out, fn);
     walk w;
     path check;
-    affine a, b;
+    frame a, b;
     arbor_result r = find_path(s, target, fixed, &check, fn); /* both paths found before any lookup */
     if (r == ARBOR_OK) r = walk_init(s, &w, fixed, source, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, source_time, &a, fn);
     if (r == ARBOR_OK) r = walk_init(s, &w, target, fixed, fn);
     if (r == ARBOR_OK) r = lookup_walk(s, &w, target_time, &b, fn);
     if (r != ARBOR_OK) return r;
-    affine m = mul(&b, &a);
+    affine am = frame_matrix(&a), m = frame_matrix(&b);
+    mul_onto(&m, &am);
     store(out, &m);
     return ARBOR_OK;
 }
@@ -876,14 +1124,14 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
         if (times[i] < lo && times[i] != ARBOR_TIME_LATEST) lo = times[i];
         if (times[i] > hi || !(times[i] == times[i])) hi = times[i];
     }
-    affine m;
+    frame m;
     bool covered = (lo > hi || (lookup_walk(s, &w, lo, &m, fn) == ARBOR_OK && lookup_walk(s, &w, hi, &m, fn) == ARBOR_OK)) &&
                    (!latest || lookup_walk(s, &w, ARBOR_TIME_LATEST, &m, fn) == ARBOR_OK);
     for (uint32_t i = 0; !covered && i < count; i++)
         if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i);
     for (uint32_t i = 0; i < count; i++) {
         if ((r = lookup_walk(s, &w, times[i], &m, fn)) != ARBOR_OK) return refuse_index(r, fn, "times", i); /* pruned meanwhile */
-        store(out + (size_t)i * 16, &m);
+        store_frame(out + (size_t)i * 16, &m);
     }
     return ARBOR_OK;
 }
@@ -894,12 +1142,12 @@ arbor_result arbor_scene_lookup_many(arbor_scene *s, arbor_node target, arbor_no
 typedef struct stack {
     uint32_t count;
     link l[PATH_CAP];
-    affine world[PATH_CAP];
+    frame world[PATH_CAP];
 } stack;
 
 /* slot's world at time into *out (NULL: only checked) through the stack; false when slot lies
    deeper than PATH_CAP (the caller's lookup then, as chain_at does). */
-static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double time, affine *out, arbor_result *r, const char *fn) {
+static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double time, frame *out, arbor_result *r, const char *fn) {
     uint32_t up[PATH_CAP], n = 0; /* slot and its ancestors, the root last */
     for (uint32_t a = slot; a; a = s->n.parent[a]) {
         if (n == PATH_CAP) return false;
@@ -912,8 +1160,8 @@ static bool stack_world(const arbor_scene *s, stack *k, uint32_t slot, double ti
     for (uint32_t d = same; d < n; d++) {
         link *l = &k->l[d];
         link_init(s, l, up[n - 1 - d]);
-        if (out && d) k->world[d] = k->world[d - 1];
-        if ((*r = link_at(s, l, time, out ? &k->world[d] : NULL, d > 0, fn)) != ARBOR_OK) return true;
+        if (out) k->world[d] = d ? k->world[d - 1] : frame_identity;
+        if ((*r = link_at(s, l, time, out ? &k->world[d] : NULL, fn)) != ARBOR_OK) return true;
         k->count = d + 1;
     }
     if (out) *out = k->world[n - 1];
@@ -931,7 +1179,7 @@ arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nod
         k.count = 0;
         for (uint32_t i = 0; i < count; i++) {
             walk w;
-            affine m;
+            frame m;
             arbor_result r = find_path(s, ARBOR_NONE, nodes[i], &w.p, fn);
             if (r == ARBOR_OK && (time == ARBOR_TIME_LATEST || !stack_world(s, &k, w.p.source, time, pass ? &m : NULL, &r, fn))) {
                 chain_init(s, &w.source, w.p.source, 0); /* each node at its own latest, or deep */
@@ -939,7 +1187,7 @@ arbor_result arbor_scene_world_matrices_at(arbor_scene *s, const arbor_node *nod
                 r = lookup_walk(s, &w, time, &m, fn);
             }
             if (r != ARBOR_OK) return refuse_index(r, fn, "nodes", i);
-            if (pass) store(out + (size_t)i * 16, &m);
+            if (pass) store_frame(out + (size_t)i * 16, &m);
         }
     }
     return ARBOR_OK;
