@@ -841,7 +841,7 @@ static const char spin_urdf[] =
 static void test_batch_sincos_within_ulps(void **state)
 {
     (void)state;
-    enum { EVEN = 4001, QUARTERS = 17, N = EVEN + 2 * QUARTERS + 4 };
+    enum { EVEN = 4001, QUARTERS = 17, N = EVEN + 2 * QUARTERS + 5 };
     const double pi = 3.14159265358979323846;
     double *q = malloc(sizeof(double) * N);
     arbor_real *out = malloc(sizeof(arbor_real) * 32 * N);
@@ -849,7 +849,7 @@ static void test_batch_sincos_within_ulps(void **state)
     int n = 0;
     for (int k = 0; k < EVEN; k++) q[n++] = -2 * pi - 0.5 + (4 * pi + 1) * k / (EVEN - 1);
     for (int k = -8; k <= 8; k++) q[n++] = k * pi / 4 * (1 + 1e-15), q[n++] = k * pi / 4 * (1 - 1e-15);
-    q[n++] = 1000.25, q[n++] = -31415.5, q[n++] = 99999.5, q[n++] = -2.5e5;
+    q[n++] = 1000.25, q[n++] = -31415.5, q[n++] = 99999.5, q[n++] = -2.5e5, q[n++] = 1e10; /* 1e10: n past 2^31 */
     assert_int_equal(n, N);
     arbor_scene *s;
     arbor_urdf *r = NULL;

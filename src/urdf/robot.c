@@ -130,17 +130,17 @@ typedef int32_t v8i __attribute__((vector_size(FK_LANES * sizeof(int32_t))));
 #else
 #define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (v8i){ __VA_ARGS__ })
 #endif
-#define NEAR_QUADRANTS 63661 /* the multiples of pi/2 within 1e5 */
+#define NEAR_QUADRANTS 63661.0f /* the multiples of pi/2 within 1e5 */
 ARBOR__HOT void sincos_lanes(const vq *xp, vk *s, vk *c) {
     const vq x = *xp, n = NEAREST_QUADRANT(x);
     const vk r = __builtin_convertvector(REDUCED(x, n), vk), r2 = r * r;
     const vk sr = r + r * r2 * (-1.0f / 6 + r2 * (1.0f / 120 + r2 * (-1.0f / 5040 + r2 * (1.0f / 362880))));
     const vk cr = 1 + r2 * (-0.5f + r2 * (1.0f / 24 + r2 * (-1.0f / 720 + r2 * (1.0f / 40320 + r2 * (-1.0f / 3628800)))));
-    const v8i ni = __builtin_convertvector(n, v8i); /* beyond 2^31: INT32_MIN, far */
-    const v8u k = (v8u)ni & 3, odd = -(k & 1), si = (v8u)sr, ci = (v8u)cr;
+    const vk nf = __builtin_convertvector(n, vk); /* exact within 2^24; a float, not an int: defined for any n */
+    const v8u k = (v8u)(nf + 12582912.0f) & 3, odd = -(k & 1), si = (v8u)sr, ci = (v8u)cr; /* 1.5 * 2^23: n's low bits */
     *s = (vk)(((si & ~odd) | (ci & odd)) ^ ((k & 2) << 30));
     *c = (vk)(((ci & ~odd) | (si & odd)) ^ (((k + 1) & 2) << 30));
-    const v8i far = (v8u)(ni + NEAR_QUADRANTS) > 2 * NEAR_QUADRANTS; /* |n| > 63661: |x| beyond 1e5 */
+    const v8i far = ~((vk)((v8u)nf & ~(UINT32_C(1) << 31)) <= NEAR_QUADRANTS); /* |x| beyond about 1e5 */
     v8i any = far | SHUFFLE8(far, far, 4, 5, 6, 7, 0, 1, 2, 3);
     any |= SHUFFLE8(any, any, 2, 3, 0, 1, 6, 7, 4, 5);
     if (any[0] | any[1])
