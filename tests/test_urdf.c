@@ -16,6 +16,7 @@
  * - Lifetimes: the scene destroyed first leaves the robot inert; every block comes back.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <sys/stat.h>
@@ -292,6 +293,7 @@ static void test_shared_robots_fk_equal_kdl(void **state)
         char *text = slurp(out);
         int c = -1;
         uint32_t seen = 0;
+        double worst_scene = 0, worst_batch = 0; /* printed: the precision's margin under FK_TOL */
         for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
             int k;
             if (sscanf(line, "config %d", &k) == 1) {
@@ -313,6 +315,7 @@ static void test_shared_robots_fk_equal_kdl(void **state)
             assert_int_equal(arbor_node_world_matrix(s, arbor_urdf_link_node(r, i), world), ARBOR_OK);
             for (int e = 0; e < 16; e++) {
                 double b = batch[((size_t)c * L + i) * 16 + (size_t)e];
+                worst_scene = fmax(worst_scene, fabs(world[e] - kdl[e])), worst_batch = fmax(worst_batch, fabs(b - kdl[e]));
                 if (!(fabs(world[e] - kdl[e]) <= FK_TOL) || !(fabs(b - kdl[e]) <= FK_TOL))
                     fail_msg("%s: config %d, link %s, element %d: scene %.12g, batch %.12g, KDL %.12g", F.path[f], c, name, e,
                              (double)world[e], b, kdl[e]);
@@ -321,6 +324,7 @@ static void test_shared_robots_fk_equal_kdl(void **state)
         }
         assert_int_equal(c, CONFIGS - 1);
         assert_int_equal(seen, L);
+        print_message("%s: max |scene - KDL| %.3g, max |batch - KDL| %.3g\n", F.path[f], worst_scene, worst_batch);
         free(text);
         free(q);
         free(batch);
@@ -825,6 +829,53 @@ static const char fixed_urdf[] =
     JOINT("weld", "fixed", "base", "plate", "<origin xyz=\"0 0 1\" rpy=\"0 0 0.5\"/>")
     JOINT("turn", "continuous", "plate", "arm", "<axis xyz=\"0 0 -1\"/>")
     "</robot>\n";
+
+static const char spin_urdf[] =
+    "<robot name=\"spin\">\n" LINK("base") LINK("wheel")
+    JOINT("spin", "continuous", "base", "wheel", "<axis xyz=\"0 0 1\"/>")
+    "</robot>\n";
+
+/* The batch's sines and cosines within a few units in the last place of arbor_real, against
+   libm's in double: angles across [-2 pi - 1/2, 2 pi + 1/2] (every quadrant, and the multiples
+   of pi/4 where the reduction's quadrant turns), large ones, and ones past 1e5 (libm's). */
+static void test_batch_sincos_within_ulps(void **state)
+{
+    (void)state;
+    enum { EVEN = 4001, QUARTERS = 17, N = EVEN + 2 * QUARTERS + 5 };
+    const double pi = 3.14159265358979323846;
+    double *q = malloc(sizeof(double) * N);
+    arbor_real *out = malloc(sizeof(arbor_real) * 32 * N);
+    assert_true(q && out);
+    int n = 0;
+    for (int k = 0; k < EVEN; k++) q[n++] = -2 * pi - 0.5 + (4 * pi + 1) * k / (EVEN - 1);
+    for (int k = -8; k <= 8; k++) q[n++] = k * pi / 4 * (1 + 1e-15), q[n++] = k * pi / 4 * (1 - 1e-15);
+    q[n++] = 1000.25, q[n++] = -31415.5, q[n++] = 99999.5, q[n++] = -2.5e5, q[n++] = 1e10; /* 1e10: n past 2^31 */
+    assert_int_equal(n, N);
+    arbor_scene *s;
+    arbor_urdf *r = NULL;
+    assert_int_equal(arbor_scene_create(NULL, &s), ARBOR_OK);
+    assert_int_equal(arbor_urdf_load_memory(s, spin_urdf, sizeof spin_urdf - 1, NULL, NULL, &r), ARBOR_OK);
+    assert_int_equal(arbor_urdf_forward_kinematics(r, q, N, out), ARBOR_OK);
+#if ARBOR_REAL_IS_DOUBLE
+    const double tol = 8 * DBL_EPSILON;
+#else
+    const double tol = 2 * FLT_EPSILON;
+#endif
+    double worst = 0;
+    for (int c = 0; c < N; c++) {
+        const arbor_real *m = out + 32 * (size_t)c + 16; /* the wheel: a turn about z, column-major */
+        const double want[4] = { cos(q[c]), sin(q[c]), -sin(q[c]), cos(q[c]) }, got[4] = { m[0], m[1], m[4], m[5] };
+        for (int e = 0; e < 4; e++) {
+            worst = fmax(worst, fabs(got[e] - want[e]));
+            if (!(fabs(got[e] - want[e]) <= tol)) fail_msg("angle %.17g, element %d: %.9g, libm %.17g", q[c], e, got[e], want[e]);
+        }
+    }
+    print_message("max |batch - libm| %.3g (tolerance %.3g)\n", worst, tol);
+    arbor_urdf_destroy(r);
+    arbor_scene_destroy(s);
+    free(q);
+    free(out);
+}
 
 static void test_fixed_links_keep_their_origin(void **state)
 {
@@ -1334,6 +1385,7 @@ int main(void)
         cmocka_unit_test(test_geometry_bounds_links),
         cmocka_unit_test(test_floating_planar_and_other_joints),
         cmocka_unit_test(test_positions_limits_mimic_refusals),
+        cmocka_unit_test(test_batch_sincos_within_ulps),
         cmocka_unit_test(test_fixed_links_keep_their_origin),
         cmocka_unit_test(test_every_position_checked),
         cmocka_unit_test(test_record_positions_lookup),

@@ -3,7 +3,8 @@
    through a pose of every link but the root (pose.h: one pass, world matrices included), where
    only the moving links' entries are rewritten (pose_step; a fixed link's entry keeps what load
    wrote, and the pose applies it every time). Forward kinematics of batches works on the model
-   alone, in double, and never touches the scene. */
+   alone, in arbor_real (eight float configurations a register, or four double), and never
+   touches the scene. */
 #define _POSIX_C_SOURCE 200809L /* open, fstat, read */
 #include <errno.h>
 #include <float.h>
@@ -101,15 +102,76 @@ ARBOR__HOT void sincos4(const v4 *xp, v4 *s, v4 *c) { /* by pointer: a v4 argume
             if (!near[l]) (*s)[l] = sin(x[l]), (*c)[l] = cos(x[l]);
 }
 
+/* The batch's lanes, in arbor_real: eight floats a 256-bit register in the float build (each
+   instruction does twice the configurations four doubles would), four doubles in the double
+   build. A joint's values stay in double (vq) until reduced: a float of 1000 rad is off by
+   3e-5 rad, its reduction by pi/2 to [-pi/4, pi/4] in double is not. */
+#if ARBOR_REAL_IS_DOUBLE
+typedef double fk_real;
+enum { FK_LANES = 4 };
+#else
+typedef float fk_real;
+enum { FK_LANES = 8 };
+#endif
+typedef fk_real vk __attribute__((vector_size(FK_LANES * sizeof(fk_real))));
+typedef double vq __attribute__((vector_size(FK_LANES * sizeof(double))));
+
+#if ARBOR_REAL_IS_DOUBLE
+ARBOR__HOT void sincos_lanes(const vq *x, vk *s, vk *c) { sincos4(x, s, c); }
+#else
+/* sincos4 for eight floats: n and r = x - n pi/2 in double (REDUCED), r rounded to float, then
+   Taylor polynomials in float on [-pi/4, pi/4] to r^9 and r^10 (the next terms below 2e-9,
+   under a tenth of a float's ulp there); the quadrant's swap and signs by masks from n & 3;
+   a lane beyond 1e5 by libm, rounded. */
+typedef uint32_t v8u __attribute__((vector_size(FK_LANES * sizeof(uint32_t))));
+typedef int32_t v8i __attribute__((vector_size(FK_LANES * sizeof(int32_t))));
+#if defined(__clang__)
+#define SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+#else
+#define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (v8i){ __VA_ARGS__ })
+#endif
+#define NEAR_QUADRANTS 63661.0f /* the multiples of pi/2 within 1e5 */
+ARBOR__HOT void sincos_lanes(const vq *xp, vk *s, vk *c) {
+    const vq x = *xp, n = NEAREST_QUADRANT(x);
+    const vk r = __builtin_convertvector(REDUCED(x, n), vk), r2 = r * r;
+    const vk sr = r + r * r2 * (-1.0f / 6 + r2 * (1.0f / 120 + r2 * (-1.0f / 5040 + r2 * (1.0f / 362880))));
+    const vk cr = 1 + r2 * (-0.5f + r2 * (1.0f / 24 + r2 * (-1.0f / 720 + r2 * (1.0f / 40320 + r2 * (-1.0f / 3628800)))));
+    const vk nf = __builtin_convertvector(n, vk); /* exact within 2^24; a float, not an int: defined for any n */
+    const v8u k = (v8u)(nf + 12582912.0f) & 3, odd = -(k & 1), si = (v8u)sr, ci = (v8u)cr; /* 1.5 * 2^23: n's low bits */
+    *s = (vk)(((si & ~odd) | (ci & odd)) ^ ((k & 2) << 30));
+    *c = (vk)(((ci & ~odd) | (si & odd)) ^ (((k + 1) & 2) << 30));
+    const v8i far = ~((vk)((v8u)nf & ~(UINT32_C(1) << 31)) <= NEAR_QUADRANTS); /* |x| beyond about 1e5 */
+    v8i any = far | SHUFFLE8(far, far, 4, 5, 6, 7, 0, 1, 2, 3);
+    any |= SHUFFLE8(any, any, 2, 3, 0, 1, 6, 7, 4, 5);
+    if (any[0] | any[1])
+        for (int l = 0; l < FK_LANES; l++)
+            if (far[l]) (*s)[l] = (float)sin(x[l]), (*c)[l] = (float)cos(x[l]);
+}
+#endif
+
 /* The batch's program: one step a link, in link order, everything a joint needs at hand. A
    link's world rows are its parent's times its origin's (pre-composed in the step as a 3x4),
    then the motion as a structured product: about a coordinate axis a rotation of two columns,
    along one a multiple of a column added to the translation; other axes through Rodrigues'
    matrix; floating and planar joints through joint_local. */
 enum { FK_ROOT, FK_FIXED, FK_TURN, FK_SLIDE, FK_OTHER };
+typedef struct fk_consts {
+    fk_real origin[12], axis[3];
+} fk_consts;
 typedef struct fk_link {
+#if ARBOR_REAL_IS_DOUBLE
+    union {
+        fk_consts lane; /* the batch's constants: these very fields */
+        struct {
+#endif
     double origin[12];       /* rows of the joint's origin */
     double axis[3];
+#if ARBOR_REAL_IS_DOUBLE
+        };
+    };
+#else
+    fk_consts lane;          /* the batch's constants: the two above rounded to float (fk_compile) */
+#endif
     double multiplier, offset; /* value = multiplier * clamp(q[index]) + offset (1, 0 unless a mimic) */
     double lo, hi;           /* the clamp: the master's limits, or -inf, inf */
     int32_t parent, index;   /* parent link; the position the value comes from (-1: none) */
@@ -309,7 +371,14 @@ static void fk_compile(arbor_urdf *R) {
             if (fabs(j->axis[a]) == 1 && j->axis[(a + 1) % 3] == 0 && j->axis[(a + 2) % 3] == 0)
                 f->along = a, f->negative = j->axis[a] < 0;
     }
-    for (uint32_t i = 0; i < R->m.link_count; i++) R->fk[i].leaf = true;
+    for (uint32_t i = 0; i < R->m.link_count; i++) {
+        fk_link *f = &R->fk[i];
+        f->leaf = true;
+#if !ARBOR_REAL_IS_DOUBLE
+        for (int e = 0; e < 12; e++) f->lane.origin[e] = (float)f->origin[e];
+        for (int e = 0; e < 3; e++) f->lane.axis[e] = (float)f->axis[e];
+#endif
+    }
     for (uint32_t i = 0; i < R->m.link_count; i++)
         if (R->fk[i].parent >= 0) R->fk[R->fk[i].parent].leaf = false;
 }
@@ -651,33 +720,31 @@ arbor_result arbor_urdf_set_position(arbor_urdf *R, const char *joint, double va
    c A_i + s A_j), and of a slide along column k, on A's registers (constant columns). */
 #define TURN_COLUMNS(i, j)                                                                                              \
     ARBOR__UNROLL for (int r = 0; r < 3; r++) {                                                                        \
-        const v4 ai = A[4 * r + (i)], aj = A[4 * r + (j)];                                                            \
+        const vk ai = A[4 * r + (i)], aj = A[4 * r + (j)];                                                            \
         A[4 * r + (i)] = c * ai + sn * aj;                                                                             \
         A[4 * r + (j)] = c * aj - sn * ai;                                                                             \
     }
-#define SLIDE_COLUMN(k) ARBOR__UNROLL for (int r = 0; r < 3; r++) A[4 * r + 3] += x * (f->negative ? -A[4 * r + (k)] : A[4 * r + (k)]);
+#define SLIDE_COLUMN(k) ARBOR__UNROLL for (int r = 0; r < 3; r++) A[4 * r + 3] += d * (f->negative ? -A[4 * r + (k)] : A[4 * r + (k)]);
 
 /* Floating and planar joints: A (w's rows) times the motion's rows, lane by lane. */
-static void other_lanes(const arbor_urdf *R, const fk_link *f, const double *const q[LANES], v4 *A) {
+static void other_lanes(const arbor_urdf *R, const fk_link *f, const double *const q[FK_LANES], vk *A) {
     arbor__urdf_joint motion = R->m.joints[f->joint]; /* without its origin, already in A */
     memset(motion.xyz, 0, sizeof motion.xyz);
     memcpy(motion.rot, (const double[4]){ 0, 0, 0, 1 }, sizeof motion.rot);
-    for (int l = 0; l < LANES; l++) {
+    for (int l = 0; l < FK_LANES; l++) {
         double t[3], rq[4], m[12], B[12];
         joint_local(&motion, q[l] + motion.position_index, t, rq); /* a floating joint's quaternion normalised there */
         arbor__urdf_rows(m, rq, t);
         for (int e = 0; e < 12; e++) B[e] = A[e][l];
         for (int r = 0; r < 3; r++)
             for (int col = 0; col < 4; col++)
-                A[4 * r + col][l] = B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
-                                    (col == 3 ? B[4 * r + 3] : 0);
+                A[4 * r + col][l] = (fk_real)(B[4 * r] * m[col] + B[4 * r + 1] * m[4 + col] + B[4 * r + 2] * m[8 + col] +
+                                              (col == 3 ? B[4 * r + 3] : 0));
     }
 }
 
-/* Link rows A (12 rows of four lanes) to each used lane's column-major out matrix at
-   o[l] + at. Floats: two columns of a lane are eight floats, so the rows of two columns go
-   in one register of eight ([column c | column c + 1] of a row's four lanes) and one 4x4
-   transpose within each half gives every lane's two columns, stored at once. */
+/* Link rows A (12 rows of FK_LANES lanes) to each used lane's column-major out matrix at
+   o[l] + at. */
 #if ARBOR_REAL_IS_DOUBLE
 /* Four rows of lanes to four lanes of rows (the out matrices' columns), by shuffles. */
 typedef int64_t vmask __attribute__((vector_size(LANES * sizeof(int64_t))));
@@ -703,29 +770,37 @@ ARBOR__HOT void store_lanes(const v4 *A, arbor_real *const o[LANES], size_t at, 
     }
 }
 #else
-typedef float v8f __attribute__((vector_size(8 * sizeof(float))));
-typedef int32_t v8i __attribute__((vector_size(8 * sizeof(int32_t))));
-#if defined(__clang__)
-#define SHUFFLE8(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
-#else
-#define SHUFFLE8(a, b, ...) __builtin_shuffle(a, b, (v8i){ __VA_ARGS__ })
-#endif
-ARBOR__HOT void join(const v4 *lo, const v4 *hi, v8f *y) { /* two rows of four doubles as eight floats (by pointer, as sincos4) */
-    const vr a = __builtin_convertvector(*lo, vr), b = __builtin_convertvector(*hi, vr);
-    memcpy(y, &a, sizeof a);
-    memcpy((char *)y + sizeof a, &b, sizeof b);
+/* Eight rows of lanes to eight lanes of rows, by shuffles (sincos_lanes' SHUFFLE8): pairs
+   within 128-bit halves, then quads, then halves across (the SSE2 variant's halves are
+   registers of their own). */
+ARBOR__HOT void transpose8(const vk row[FK_LANES], vk out[FK_LANES]) {
+    vk t[FK_LANES], u[FK_LANES];
+    ARBOR__UNROLL for (int p = 0; p < 8; p += 2) {
+        t[p] = SHUFFLE8(row[p], row[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[p + 1] = SHUFFLE8(row[p], row[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    ARBOR__UNROLL for (int h = 0; h < 8; h += 4) { /* u[h + l]: lanes l and l + 4 of rows h .. h + 3 */
+        u[h] = SHUFFLE8(t[h], t[h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[h + 1] = SHUFFLE8(t[h], t[h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        u[h + 2] = SHUFFLE8(t[h + 1], t[h + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        u[h + 3] = SHUFFLE8(t[h + 1], t[h + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    ARBOR__UNROLL for (int l = 0; l < 4; l++) {
+        out[l] = SHUFFLE8(u[l], u[4 + l], 0, 1, 2, 3, 8, 9, 10, 11);
+        out[l + 4] = SHUFFLE8(u[l], u[4 + l], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
 }
-ARBOR__HOT void store_lanes(const v4 *A, arbor_real *const o[LANES], size_t at, int used) {
-    ARBOR__UNROLL for (int h = 0; h < 2; h++) { /* columns 2h and 2h + 1 */
-        v8f y0, y1, y2;
-        join(&A[2 * h], &A[2 * h + 1], &y0), join(&A[4 + 2 * h], &A[5 + 2 * h], &y1), join(&A[8 + 2 * h], &A[9 + 2 * h], &y2);
-        const v8f y3 = h ? (v8f){ 0, 0, 0, 0, 1, 1, 1, 1 } : (v8f){ 0 }; /* row 3 */
-        const v8f t0 = SHUFFLE8(y0, y1, 0, 8, 1, 9, 4, 12, 5, 13), t1 = SHUFFLE8(y0, y1, 2, 10, 3, 11, 6, 14, 7, 15);
-        const v8f t2 = SHUFFLE8(y2, y3, 0, 8, 1, 9, 4, 12, 5, 13), t3 = SHUFFLE8(y2, y3, 2, 10, 3, 11, 6, 14, 7, 15);
-        const v8f lane[LANES] = { SHUFFLE8(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13), SHUFFLE8(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15),
-                                  SHUFFLE8(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13), SHUFFLE8(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15) };
-        if (used == LANES) { /* the common case, unrolled */
-            ARBOR__UNROLL for (int l = 0; l < LANES; l++) memcpy(o[l] + at + 8 * h, &lane[l], sizeof lane[l]);
+
+/* Two columns of a lane's matrix are eight floats: the rows of columns 2h and 2h + 1 (row 3
+   the constant 0 0 0 1) transposed give each lane's two columns, one store. */
+ARBOR__HOT void store_lanes(const vk *A, arbor_real *const o[FK_LANES], size_t at, int used) {
+    ARBOR__UNROLL for (int h = 0; h < 2; h++) {
+        const vk zero = { 0 }, last = zero + (h ? 1.0f : 0.0f);
+        const vk row[FK_LANES] = { A[2 * h], A[4 + 2 * h], A[8 + 2 * h], zero, A[2 * h + 1], A[5 + 2 * h], A[9 + 2 * h], last };
+        vk lane[FK_LANES];
+        transpose8(row, lane);
+        if (used == FK_LANES) { /* the common case, unrolled */
+            ARBOR__UNROLL for (int l = 0; l < FK_LANES; l++) memcpy(o[l] + at + 8 * h, &lane[l], sizeof lane[l]);
         } else {
             for (int l = 0; l < used; l++) memcpy(o[l] + at + 8 * h, &lane[l], sizeof lane[l]);
         }
@@ -737,26 +812,26 @@ ARBOR__HOT void store_lanes(const v4 *A, arbor_real *const o[LANES], size_t at, 
    rows within limits, so skipped otherwise); w: the links' world rows, link_count x 12 lanes;
    o[l]: its out matrices, for the first `used` lanes. A link's rows stay in registers from
    its parent's product to its out matrices; they go to w only for its children. */
-ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[LANES], v4 *w, arbor_real *const o[LANES],
+ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[FK_LANES], vk *w, arbor_real *const o[FK_LANES],
                                      int used) {
     const fk_link *f = R->fk;
     const bool clamp = R->clamp;
     for (uint32_t i = 0, L = R->m.link_count; i < L; i++, f++, w += 12) {
-        v4 A[12]; /* the parent's rows times the origin's, then the motion */
+        vk A[12]; /* the parent's rows times the origin's, then the motion */
         if (f->kind == FK_ROOT) {
-            ARBOR__UNROLL for (int e = 0; e < 12; e++) A[e] = (v4){ 0, 0, 0, 0 } + (e % 5 == 0 ? 1.0 : 0.0);
+            ARBOR__UNROLL for (int e = 0; e < 12; e++) A[e] = (vk){ 0 } + (fk_real)(e % 5 == 0);
         } else {
-            const v4 *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent); /* parents come first */
-            const double *O = f->origin;
+            const vk *P = w - 12 * (ptrdiff_t)(i - (uint32_t)f->parent); /* parents come first */
+            const fk_real *O = f->lane.origin;
             if (f->shift) {
                 ARBOR__UNROLL for (int r = 0; r < 3; r++) {
-                    const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                    const vk p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
                     A[4 * r] = p0, A[4 * r + 1] = p1, A[4 * r + 2] = p2;
                     A[4 * r + 3] = p0 * O[3] + p1 * O[7] + p2 * O[11] + P[4 * r + 3];
                 }
             } else {
                 ARBOR__UNROLL for (int r = 0; r < 3; r++) {
-                    const v4 p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
+                    const vk p0 = P[4 * r], p1 = P[4 * r + 1], p2 = P[4 * r + 2];
                     A[4 * r] = p0 * O[0] + p1 * O[4] + p2 * O[8];
                     A[4 * r + 1] = p0 * O[1] + p1 * O[5] + p2 * O[9];
                     A[4 * r + 2] = p0 * O[2] + p1 * O[6] + p2 * O[10];
@@ -765,38 +840,40 @@ ARBOR__DISPATCH static void fk_lanes(const arbor_urdf *R, const double *const q[
             }
         }
         if (f->kind == FK_TURN || f->kind == FK_SLIDE) {
-            v4 x = { q[0][f->index], q[1][f->index], q[2][f->index], q[3][f->index] };
+            vq x;
+            ARBOR__UNROLL for (int l = 0; l < FK_LANES; l++) x[l] = q[l][f->index];
             if (clamp)
-                for (int l = 0; l < LANES; l++) x[l] = x[l] < f->lo ? f->lo : x[l] > f->hi ? f->hi : x[l];
+                for (int l = 0; l < FK_LANES; l++) x[l] = x[l] < f->lo ? f->lo : x[l] > f->hi ? f->hi : x[l];
             x = f->multiplier * x + f->offset;
-            const double *a = f->axis;
+            const fk_real *a = f->lane.axis;
             if (f->kind == FK_SLIDE) {
+                const vk d = __builtin_convertvector(x, vk);
                 switch (f->along) {
                 case 0: SLIDE_COLUMN(0); break;
                 case 1: SLIDE_COLUMN(1); break;
                 case 2: SLIDE_COLUMN(2); break;
                 default:
                     ARBOR__UNROLL for (int r = 0; r < 3; r++)
-                        A[4 * r + 3] += x * (A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
+                        A[4 * r + 3] += d * (A[4 * r] * a[0] + A[4 * r + 1] * a[1] + A[4 * r + 2] * a[2]);
                 }
             } else if (f->along < 3) {
-                v4 sn, c;
-                const v4 turn = f->negative ? -x : x;
-                sincos4(&turn, &sn, &c);
+                vk sn, c;
+                const vq turn = f->negative ? -x : x;
+                sincos_lanes(&turn, &sn, &c);
                 switch (f->along) {
                 case 0: TURN_COLUMNS(1, 2); break;
                 case 1: TURN_COLUMNS(2, 0); break;
                 default: TURN_COLUMNS(0, 1); break;
                 }
             } else { /* Rodrigues' matrix about the unit axis, then A's rotation times it */
-                v4 sn, c;
-                sincos4(&x, &sn, &c);
-                v4 u = 1 - c;
-                v4 m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
+                vk sn, c;
+                sincos_lanes(&x, &sn, &c);
+                vk u = 1 - c;
+                vk m[9] = { c + u * a[0] * a[0], u * a[0] * a[1] - sn * a[2], u * a[0] * a[2] + sn * a[1],
                             u * a[1] * a[0] + sn * a[2], c + u * a[1] * a[1], u * a[1] * a[2] - sn * a[0],
                             u * a[2] * a[0] - sn * a[1], u * a[2] * a[1] + sn * a[0], c + u * a[2] * a[2] };
                 ARBOR__UNROLL for (int r = 0; r < 3; r++) {
-                    v4 a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
+                    vk a0 = A[4 * r], a1 = A[4 * r + 1], a2 = A[4 * r + 2];
                     ARBOR__UNROLL for (int col = 0; col < 3; col++) A[4 * r + col] = a0 * m[col] + a1 * m[3 + col] + a2 * m[6 + col];
                 }
             }
@@ -815,20 +892,20 @@ typedef struct fk_job {
     const double *q;
     uint32_t configs, per_task;
     arbor_real *out;
-    v4 *scratch; /* per task: link_count * 12 world rows of LANES lanes */
+    vk *scratch; /* per task: link_count * 12 world rows of FK_LANES lanes */
 } fk_job;
 
 static void fk_task(void *user, uint32_t task) {
     const fk_job *J = user;
     const arbor_urdf *R = J->R;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    v4 *w = J->scratch + (size_t)task * L * 12;
+    vk *w = J->scratch + (size_t)task * L * 12;
     uint32_t end = (task + 1) * J->per_task < J->configs ? (task + 1) * J->per_task : J->configs;
-    for (uint32_t c = task * J->per_task; c < end; c += LANES) {
-        const double *q[LANES];
-        arbor_real *o[LANES];
-        int used = end - c < LANES ? (int)(end - c) : LANES;
-        for (int l = 0; l < LANES; l++) { /* lanes past the end repeat the last configuration, unwritten */
+    for (uint32_t c = task * J->per_task; c < end; c += FK_LANES) {
+        const double *q[FK_LANES];
+        arbor_real *o[FK_LANES];
+        int used = end - c < FK_LANES ? (int)(end - c) : FK_LANES;
+        for (int l = 0; l < FK_LANES; l++) { /* lanes past the end repeat the last configuration, unwritten */
             uint32_t k = c + (uint32_t)(l < used ? l : used - 1);
             q[l] = J->q + (size_t)k * dof, o[l] = J->out + (size_t)k * L * 16;
         }
@@ -844,18 +921,18 @@ arbor_result arbor_urdf_forward_kinematics_parallel(const arbor_urdf *R, const d
     if (!R->s) return arbor__inert(func);
     if (configs == 0) return ARBOR_OK;
     uint32_t L = R->m.link_count, dof = R->m.dof;
-    uint32_t groups = (configs + LANES - 1) / LANES; /* tasks take whole groups of LANES */
+    uint32_t groups = (configs + FK_LANES - 1) / FK_LANES; /* tasks take whole groups of FK_LANES */
     uint32_t tasks = executor && executor->parallel_for ? (groups < 64 ? groups : 64) : 1;
-    size_t bytes = sizeof(v4) * ((size_t)L * 12 * tasks + 1) + sizeof(double) * dof; /* + 1: room to align */
+    size_t bytes = sizeof(vk) * ((size_t)L * 12 * tasks + 1) + sizeof(double) * dof; /* + 1: room to align */
     char *block = arbor__alloc_with(&R->dep.allocator, bytes);
     if (!block) return arbor__fail(ARBOR_ERR_OUT_OF_MEMORY, func, "no memory for %zu bytes of work", bytes);
-    v4 *scratch = (v4 *)(block + (-(uintptr_t)block & (sizeof(v4) - 1)));
+    vk *scratch = (vk *)(block + (-(uintptr_t)block & (sizeof(vk) - 1)));
     double *checked = (double *)(scratch + (size_t)L * 12 * tasks);
     arbor_result r = ARBOR_OK;
     for (uint32_t c = 0; !r && c < configs; c++)
         if (!row_ok(R, q + (size_t)c * dof)) r = check(R, func, c, q + (size_t)c * dof, checked);
     if (!r) {
-        fk_job J = { R, q, configs, (groups + tasks - 1) / tasks * LANES, out, scratch };
+        fk_job J = { R, q, configs, (groups + tasks - 1) / tasks * FK_LANES, out, scratch };
         tasks = (configs + J.per_task - 1) / J.per_task;
         if (tasks > 1)
             executor->parallel_for(executor->user, tasks, fk_task, &J);
