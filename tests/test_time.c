@@ -725,7 +725,7 @@ static void test_pose_record_out_of_memory(void **state) {
    in one scene and by the window in the other: each node's range, the samples held and a lookup
    between its last two samples against the lerp computed here; then a refusal at entry 80 (past
    the kept ones) changes nothing, and a rotation too small for the fast normalisation (the
-   checked path) is stored as a unit one. */
+   checked path) is stored as a unit one, and a translation whose sum overflows is recorded. */
 enum { STEADY_NODES = 100 };
 static void test_pose_record_steady_many(void **state) {
     (void)state;
@@ -780,6 +780,16 @@ static void test_pose_record_steady_many(void **state) {
         arbor_trs now;
         ASSERT_OK(arbor_node_trs(s, n[70], &now));
         assert_true(now.rotation[0] == 0 && now.rotation[1] == 0 && now.rotation[2] == 0 && fabs(now.rotation[3] - 1) <= TOL);
+        /* Finite values whose sum overflows (the steady check's sum of them does): recorded. */
+#if ARBOR_REAL_IS_DOUBLE
+        const arbor_real big = 1e308;
+#else
+        const arbor_real big = 3e38f;
+#endif
+        arbor_pose_trs(p)[60].translation[0] = arbor_pose_trs(p)[60].translation[1] = big;
+        ASSERT_OK(arbor_pose_record(p, 9));
+        ASSERT_OK(arbor_node_trs(s, n[60], &now));
+        assert_true(now.translation[0] == big && now.translation[1] == big);
         arbor_pose_destroy(p);
         arbor_scene_destroy(s);
     }

@@ -359,14 +359,14 @@ static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, con
 #undef WHERE
 }
 
-/* Whether t's translation and scale are finite: x - x is 0 for every finite x and NaN
-   otherwise, and a NaN stays in the sum (unrolled: arbor__all_finite's loop over a count runs
-   it one by one). The rotation needs no test here: arbor__quat_length_fast refuses a non-finite one. */
+/* Whether t's translation and scale are surely finite: their sum is not finite when one of them
+   is not (an infinity stays one or meets the other sign's as a NaN, and a NaN stays), and x - x
+   is 0 only for a finite x. Values so large their sum overflows are also said not to be: the
+   checked path, which tests each, takes them. The rotation needs no test here:
+   arbor__quat_length_fast refuses a non-finite one. */
 static inline bool finite_translation_scale(const arbor_trs *t) {
-    arbor_real sum = 0;
-    ARBOR__UNROLL
-    for (int i = 0; i < 3; i++) sum += (t->translation[i] - t->translation[i]) + (t->scale[i] - t->scale[i]);
-    return sum == 0;
+    arbor_real sum = t->translation[0] + t->translation[1] + t->translation[2] + t->scale[0] + t->scale[1] + t->scale[2];
+    return sum - sum == 0;
 }
 
 /* The present of a node whose sample x is its latest: stored as arbor_node_set_trs stores a TRS
@@ -474,21 +474,21 @@ ARBOR__HOT uint32_t steady_write(arbor_scene *s, const steady_entry *w, const ar
    else nothing is written and false (the checked path then says why, or takes the call). */
 static bool record_steady(arbor_scene *s, const arbor_node *nodes, const arbor_trs *trs, uint32_t count, double time) {
     steady_entry kept[STEADY_KEPT];
-    for (uint32_t i = 0; i < count; i++) {
+    uint32_t first = count < STEADY_KEPT ? count : STEADY_KEPT; /* the entries kept */
+    for (uint32_t i = 0; i < first; i++)
+        if (!STEADY_EXPECTED(steady_check(s, nodes[i], &trs[i], time, &kept[i]))) return false;
+    for (uint32_t i = first; i < count; i++) {
         steady_entry scratch;
-        if (!STEADY_EXPECTED(steady_check(s, nodes[i], &trs[i], time, i < STEADY_KEPT ? &kept[i] : &scratch))) return false;
+        if (!STEADY_EXPECTED(steady_check(s, nodes[i], &trs[i], time, &scratch))) return false;
     }
     double oldest = time - s->history_duration;
     uint32_t limit = s->history_capacity ? s->history_capacity : UINT32_MAX;
     uint64_t dropped = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        steady_entry again;
-        const steady_entry *w = &kept[i];
-        if (i >= STEADY_KEPT) { /* checked above: true */
-            steady_check(s, nodes[i], &trs[i], time, &again);
-            w = &again;
-        }
-        dropped += steady_write(s, w, &trs[i], time, oldest, limit);
+    for (uint32_t i = 0; i < first; i++) dropped += steady_write(s, &kept[i], &trs[i], time, oldest, limit);
+    for (uint32_t i = first; i < count; i++) {
+        steady_entry again = { 0 };
+        steady_check(s, nodes[i], &trs[i], time, &again); /* checked above: true */
+        dropped += steady_write(s, &again, &trs[i], time, oldest, limit);
     }
     account(s, (int64_t)count - (int64_t)dropped, 0);
     return true;
