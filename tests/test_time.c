@@ -727,6 +727,17 @@ static void test_pose_record_out_of_memory(void **state) {
    the kept ones) changes nothing, and a rotation too small for the fast normalisation (the
    checked path) is stored as a unit one, and a translation whose sum overflows is recorded. */
 enum { STEADY_NODES = 100 };
+/* Every node holds its samples at 5, 6 and 7 s, and nothing else is held. */
+static void steady_expect_held(arbor_scene *s, const arbor_node *n) {
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 3 * STEADY_NODES);
+    for (int i = 0; i < STEADY_NODES; i++) {
+        double first, last;
+        ASSERT_OK(arbor_node_history_range(s, n[i], &first, &last));
+        assert_true(first == 5 && last == 7);
+    }
+}
 static void test_pose_record_steady_many(void **state) {
     (void)state;
     for (int by_count = 0; by_count < 2; by_count++) {
@@ -742,13 +753,8 @@ static void test_pose_record_steady_many(void **state) {
             for (int i = 0; i < STEADY_NODES; i++) arbor_pose_trs(p)[i] = trs_z(i + step, -i, 2 * step, 0.01 * i * step, 1);
             ASSERT_OK(arbor_pose_record(p, step));
         }
-        arbor_scene_stats st;
-        arbor_scene_stats_get(s, &st);
-        assert_int_equal(st.history_samples, 3 * STEADY_NODES);
+        steady_expect_held(s, n);
         for (int i = 0; i < STEADY_NODES; i++) {
-            double first, last;
-            ASSERT_OK(arbor_node_history_range(s, n[i], &first, &last));
-            assert_true(first == 5 && last == 7);
             /* n[i] in its parent's frame at 6.25 s: a quarter of the way from 6 to 7 */
             arbor_real out[16];
             arbor_node parent = i % 2 && i > 1 ? n[i - 1] : root;
@@ -763,12 +769,8 @@ static void test_pose_record_steady_many(void **state) {
         arbor_pose_trs(p)[80].scale[2] = INFINITY;
         assert_int_equal(arbor_pose_record(p, 8), ARBOR_ERR_NONFINITE);
         assert_non_null(strstr(arbor_last_error(), "pose entry 80"));
-        arbor_scene_stats_get(s, &st);
-        assert_int_equal(st.history_samples, 3 * STEADY_NODES);
+        steady_expect_held(s, n);
         for (int i = 0; i < STEADY_NODES; i++) {
-            double first, last;
-            ASSERT_OK(arbor_node_history_range(s, n[i], &first, &last));
-            assert_true(first == 5 && last == 7);
             arbor_trs now, want = trs_z(i + 7, -i, 14, 0.07 * i, 1);
             ASSERT_OK(arbor_node_trs(s, n[i], &now));
             for (int k = 0; k < 3; k++) assert_true(fabs(now.translation[k] - want.translation[k]) <= TOL * (1 + fabs(want.translation[k])));
