@@ -720,11 +720,90 @@ static void test_pose_record_out_of_memory(void **state) {
     assert_int_equal(c.size_mismatches, 0);
 }
 
+/* A steady pose record (every entry after its node's latest) of more entries than the record
+   keeps from its check (64: the rest are checked again when written), pruned by the count limit
+   in one scene and by the window in the other: each node's range, the samples held and a lookup
+   between its last two samples against the lerp computed here; then a refusal at entry 80 (past
+   the kept ones) changes nothing, and a rotation too small for the fast normalisation (the
+   checked path) is stored as a unit one, and a translation whose sum overflows is recorded. */
+enum { STEADY_NODES = 100 };
+/* Every node holds its samples at 5, 6 and 7 s, and nothing else is held. */
+static void steady_expect_held(arbor_scene *s, const arbor_node *n) {
+    arbor_scene_stats st;
+    arbor_scene_stats_get(s, &st);
+    assert_int_equal(st.history_samples, 3 * STEADY_NODES);
+    for (int i = 0; i < STEADY_NODES; i++) {
+        double first, last;
+        ASSERT_OK(arbor_node_history_range(s, n[i], &first, &last));
+        assert_true(first == 5 && last == 7);
+    }
+}
+static void test_pose_record_steady_many(void **state) {
+    (void)state;
+    for (int by_count = 0; by_count < 2; by_count++) {
+        /* keep 3 samples: by count (duration 1000 s), or by the window (2.5 s before the latest) */
+        arbor_scene *s = by_count ? make(1000, 3) : make(2.5, 0);
+        arbor_node root, n[STEADY_NODES];
+        ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .name = "root" }, &root));
+        for (int i = 0; i < STEADY_NODES; i++)
+            ASSERT_OK(arbor_node_create(s, &(arbor_node_desc){ .parent = i % 2 && i > 1 ? n[i - 1] : root }, &n[i]));
+        arbor_pose *p;
+        ASSERT_OK(arbor_pose_create(s, n, STEADY_NODES, &p));
+        for (int step = 0; step < 8; step++) {
+            for (int i = 0; i < STEADY_NODES; i++) arbor_pose_trs(p)[i] = trs_z(i + step, -i, 2 * step, 0.01 * i * step, 1);
+            ASSERT_OK(arbor_pose_record(p, step));
+        }
+        steady_expect_held(s, n);
+        for (int i = 0; i < STEADY_NODES; i++) {
+            /* n[i] in its parent's frame at 6.25 s: a quarter of the way from 6 to 7 */
+            arbor_real out[16];
+            arbor_node parent = i % 2 && i > 1 ? n[i - 1] : root;
+            ASSERT_OK(arbor_scene_lookup(s, parent, n[i], 6.25, out));
+            arbor_trs want_trs = trs_z(i + 6.25, -i, 12.5, 0.01 * i * 6.25, 1);
+            double want[16];
+            ref_local(want, &want_trs);
+            expect_matrix(out, want, TOL);
+        }
+        /* Refused at entry 80: every node's samples and present as they were. */
+        for (int i = 0; i < STEADY_NODES; i++) arbor_pose_trs(p)[i] = trs_z(i + 8, -i, 16, 0.08 * i, 1);
+        arbor_pose_trs(p)[80].scale[2] = INFINITY;
+        assert_int_equal(arbor_pose_record(p, 8), ARBOR_ERR_NONFINITE);
+        assert_non_null(strstr(arbor_last_error(), "pose entry 80"));
+        steady_expect_held(s, n);
+        for (int i = 0; i < STEADY_NODES; i++) {
+            arbor_trs now, want = trs_z(i + 7, -i, 14, 0.07 * i, 1);
+            ASSERT_OK(arbor_node_trs(s, n[i], &now));
+            for (int k = 0; k < 3; k++) assert_true(fabs(now.translation[k] - want.translation[k]) <= TOL * (1 + fabs(want.translation[k])));
+        }
+        /* A rotation of length 1e-20 (its squares below float's range): unit once recorded. */
+        arbor_pose_trs(p)[80].scale[2] = 1;
+        for (int k = 0; k < 4; k++) arbor_pose_trs(p)[70].rotation[k] = (arbor_real)(k == 3 ? 1e-20 : 0);
+        ASSERT_OK(arbor_pose_record(p, 8));
+        arbor_trs now;
+        ASSERT_OK(arbor_node_trs(s, n[70], &now));
+        assert_true(now.rotation[0] == 0 && now.rotation[1] == 0 && now.rotation[2] == 0 && fabs(now.rotation[3] - 1) <= TOL);
+        /* Finite values whose sum overflows (the steady check's sum of them does): recorded. */
+#if ARBOR_REAL_IS_DOUBLE
+        const arbor_real big = 1e308;
+#else
+        const arbor_real big = 3e38f;
+#endif
+        arbor_pose_trs(p)[60].translation[0] = arbor_pose_trs(p)[60].translation[1] = big;
+        ASSERT_OK(arbor_pose_record(p, 9));
+        ASSERT_OK(arbor_node_trs(s, n[60], &now));
+        assert_true(now.translation[0] == big && now.translation[1] == big);
+        arbor_pose_destroy(p);
+        arbor_scene_destroy(s);
+    }
+}
+
 /* Threads: one writer records at 1 kHz, two readers look up meanwhile. Every sample of node k
    at time t is translation (t, k, 0): linear in t, so any interpolation gives exactly
    (time, k, 0) and a torn sample would show. The writer reuses the slots of pruned samples and
-   moves the latest for late ones while the readers read there: under ThreadSanitizer (the tsan
-   stage) a plain read of a sample is reported (checked by planting one). */
+   moves the latest for late ones while the readers read there, every other step through a pose
+   record: under ThreadSanitizer (the tsan stage) a plain read of a sample is reported (checked
+   by planting one), and so is a plain write of one in the pose record's steady path (planted
+   too). */
 #define THREAD_NODES 4
 typedef struct shared {
     arbor_scene *s;
@@ -781,10 +860,14 @@ static void test_threads(void **state) {
             ASSERT_OK(arbor_node_record_trs(sh.s, sh.n[k], t, &x));
         }
     atomic_store(&sh.latest, t - 0.001);
+    arbor_pose *pose; /* every other step through a pose record (its steady path), made before the readers start */
+    ASSERT_OK(arbor_pose_create(sh.s, sh.n, THREAD_NODES, &pose));
     pthread_t th[2];
     for (int i = 0; i < 2; i++) assert_int_equal(pthread_create(&th[i], NULL, reader, &sh), 0);
     for (int step = 0; step < 300; step++, t += 0.001) { /* 0.3 s at 1 kHz */
-        for (int k = 0; k < THREAD_NODES; k++) {
+        for (int k = 0; k < THREAD_NODES; k++) arbor_pose_trs(pose)[k] = trs_z(t, k, 0, 0, 1);
+        if (step % 2) ASSERT_OK(arbor_pose_record(pose, t));
+        for (int k = 0; k < THREAD_NODES && step % 2 == 0; k++) {
             arbor_trs x = trs_z(t, k, 0, 0, 1);
             ASSERT_OK(arbor_node_record_trs(sh.s, sh.n[k], t, &x));
             if (step % 4 == 0) { /* a late sample between the last two: the latest moves up a slot */
@@ -797,6 +880,7 @@ static void test_threads(void **state) {
     }
     atomic_store(&sh.done, 1);
     for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    arbor_pose_destroy(pose);
     assert_int_equal(sh.bad, 0);
     assert_true(sh.lookups > 0);
     arbor_scene_destroy(sh.s);
@@ -838,6 +922,7 @@ int main(void) {
         cmocka_unit_test(test_tree_changes),
         cmocka_unit_test(test_pose_and_between),
         cmocka_unit_test(test_pose_record_present),
+        cmocka_unit_test(test_pose_record_steady_many),
         cmocka_unit_test(test_abi),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_pose_record_out_of_memory),

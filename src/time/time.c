@@ -319,33 +319,6 @@ static void insert(arbor_scene *s, node_history *e, const sample *x) {
     write_end(e);
 }
 
-/* insert for a sample later than every one e holds (appendable said so), then prunes. */
-static void append(arbor_scene *s, node_history *e, const sample *x) {
-    ring *r = LOAD(e->ring);
-    uint32_t head = LOAD(e->head), count = LOAD(e->count);
-    write_begin(e);
-    put(&r->s[wrap(head + count, r->cap)], x);
-    account(s, 1, 0);
-    count = prune(s, r, &head, count + 1);
-    STORE(e->head, head);
-    STORE(e->count, count);
-    write_end(e);
-}
-
-/* slot's entry when a sample at time goes after every one it holds, of its handle and parent,
-   into room its ring has (a step of a steady stream: append), else NULL. */
-static node_history *appendable(const arbor_scene *s, uint32_t slot, double time) {
-    const struct arbor__history *h = s->history;
-    uint32_t id = s->n.id[slot];
-    if (!h || id >= h->cap) return NULL;
-    node_history *e = &h->nodes[id];
-    const ring *r = LOAD(e->ring);
-    uint32_t count = LOAD(e->count);
-    if (!r || LOAD(e->gen) != s->n.gen[id] || LOAD(e->parent) != parent_id(s, slot) || count == 0 || count >= r->cap)
-        return NULL;
-    return time > time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)]) ? e : NULL;
-}
-
 /* The time of the latest sample in e, -inf when it holds none. */
 static double latest_in(const node_history *e) {
     uint32_t count = LOAD(e->count);
@@ -386,19 +359,19 @@ static arbor_result check_sample(arbor_scene *s, uint32_t slot, double time, con
 #undef WHERE
 }
 
-/* Whether the 10 values of t are finite: x - x is 0 for every finite x and NaN otherwise, and
-   a NaN stays in the sum (unrolled: arbor__all_finite's loop over a count runs it one by one). */
-static inline bool finite_trs(const arbor_trs *t) {
-    const arbor_real *v = (const arbor_real *)(const void *)t;
-    arbor_real sum = 0;
-    ARBOR__UNROLL
-    for (int i = 0; i < ARBOR__TRS; i++) sum += v[i] - v[i];
-    return sum == 0;
+/* Whether t's translation and scale are surely finite: their sum is not finite when one of them
+   is not (an infinity stays one or meets the other sign's as a NaN, and a NaN stays), and x - x
+   is 0 only for a finite x. Values so large their sum overflows are also said not to be: the
+   checked path, which tests each, takes them. The rotation needs no test here:
+   arbor__quat_length_fast refuses a non-finite one. */
+static inline bool finite_translation_scale(const arbor_trs *t) {
+    arbor_real sum = t->translation[0] + t->translation[1] + t->translation[2] + t->scale[0] + t->scale[1] + t->scale[2];
+    return sum - sum == 0;
 }
 
 /* The present of a node whose sample x is its latest: stored as arbor_node_set_trs stores a TRS
    (no kept matrix; the world out of date, computed when read). */
-static void set_present(arbor_scene *s, uint32_t slot, const sample *x) {
+ARBOR__HOT void set_present(arbor_scene *s, uint32_t slot, const sample *x) {
     memcpy(s->n.trs + (size_t)slot * ARBOR__TRS, x->trs, sizeof x->trs);
     s->n.flags[slot] &= (uint8_t)~ARBOR__MATRIX;
     arbor__invalidate(s, slot);
@@ -425,6 +398,102 @@ arbor_result arbor_node_record_trs(arbor_scene *s, arbor_node n, double time, co
     return ARBOR_OK;
 }
 
+/* ---- a pose's steady step ------------------------------------------------------------------------ */
+
+/* What a steady entry's write needs, kept from its check: its history entry, its slot and its
+   rotation's length (which the check computes anyway). */
+typedef struct steady_entry {
+    node_history *e;
+    uint32_t slot;
+    arbor_real length;
+} steady_entry;
+/* Entries kept from the check pass; the rest of a larger pose are checked again when written
+   (a refusal changes nothing, so every entry is checked before any is written). */
+#define STEADY_KEPT 64
+/* A steady check is expected to pass: without the hint gcc laid the check loop out as cold
+   (sized, not sped: sqrtf called through libm for every entry, 14.49 M against 15.40 M). */
+#if defined(__GNUC__)
+#define STEADY_EXPECTED(x) __builtin_expect(!!(x), 1)
+#else
+#define STEADY_EXPECTED(x) (x)
+#endif
+
+/* Whether the entry (node n, values t) is a step of a steady stream at time: n live and
+   unlocked, its values finite, its rotation of a length arbor__quat_length_fast takes, and its history of n's handle and present
+   parent, not empty, with room for a sample after its latest, which is before time. *out then
+   holds what its write needs. Reads only. */
+ARBOR__HOT bool steady_check(const arbor_scene *s, arbor_node n, const arbor_trs *t, double time, steady_entry *out) {
+    const struct arbor__history *h = s->history;
+    uint32_t slot, id = (uint32_t)n.id;
+    if (!arbor__live_slot_without(s, n, ARBOR__LOCKED, &slot) || id >= h->cap || !finite_translation_scale(t)) return false;
+    node_history *e = &h->nodes[id];
+    const ring *r = LOAD(e->ring);
+    uint32_t count = LOAD(e->count);
+    /* the entry's generation word is the handle's: arbor__live_slot_without compared it with the scene's */
+    if (!r || LOAD(e->gen) != (uint32_t)(n.id >> 32) || LOAD(e->parent) != parent_id(s, slot) || count - 1 >= r->cap - 1 /* empty or full */ ||
+        !(time > time_of(&r->s[wrap(LOAD(e->head) + count - 1, r->cap)])))
+        return false;
+    /* Zero, not finite, or so small or large it needs scaling (the checked path's): not steady. */
+    if (!arbor__quat_length_fast(t->rotation, &out->length)) return false;
+    out->e = e;
+    out->slot = slot;
+    return true;
+}
+
+/* Writes a checked steady entry: its present (as set_present) and its sample appended after its
+   latest, pruning what falls out of the window before time (oldest: time less the duration) or
+   past the count limit (limit; UINT32_MAX for none). The samples dropped. */
+ARBOR__HOT uint32_t steady_write(arbor_scene *s, const steady_entry *w, const arbor_trs *t, double time, double oldest,
+                                    uint32_t limit) {
+    sample x;
+    x.time = time;
+    memcpy(x.trs + ARBOR__T, t->translation, sizeof t->translation);
+    for (int k = 0; k < 4; k++) x.trs[ARBOR__R + k] = t->rotation[k] / w->length; /* arbor__quat_normalize_fast's */
+    memcpy(x.trs + ARBOR__S, t->scale, sizeof t->scale);
+    set_present(s, w->slot, &x);
+    node_history *e = w->e;
+    ring *r = LOAD(e->ring);
+    uint32_t head = LOAD(e->head), count = LOAD(e->count) + 1, cap = r->cap, seq = LOAD(e->seq);
+    STORE(e->seq, seq + 1); /* write_begin, with the count kept for write_end */
+    atomic_thread_fence(memory_order_release);
+    put(&r->s[wrap(head + count - 1, cap)], &x);
+    uint32_t kept = count;
+    /* The oldest is tested first: in a steady stream it is the one sample that leaves, or none. */
+    while (kept > 1 && (time_of(&r->s[head]) < oldest || kept > limit)) {
+        head = wrap(head + 1, cap);
+        kept--;
+    }
+    STORE(e->head, head);
+    STORE(e->count, kept);
+    atomic_store_explicit(&e->seq, seq + 2, memory_order_release);
+    return count - kept;
+}
+
+/* arbor_pose_record's common call, a step after every sample held (a physics step, a joint
+   state at its rate): when every entry is steady (steady_check), all are written and true;
+   else nothing is written and false (the checked path then says why, or takes the call). */
+static bool record_steady(arbor_scene *s, const arbor_node *nodes, const arbor_trs *trs, uint32_t count, double time) {
+    steady_entry kept[STEADY_KEPT];
+    uint32_t first = count < STEADY_KEPT ? count : STEADY_KEPT; /* the entries kept */
+    for (uint32_t i = 0; i < first; i++)
+        if (!STEADY_EXPECTED(steady_check(s, nodes[i], &trs[i], time, &kept[i]))) return false;
+    for (uint32_t i = first; i < count; i++) {
+        steady_entry scratch;
+        if (!STEADY_EXPECTED(steady_check(s, nodes[i], &trs[i], time, &scratch))) return false;
+    }
+    double oldest = time - s->history_duration;
+    uint32_t limit = s->history_capacity ? s->history_capacity : UINT32_MAX;
+    uint64_t dropped = 0;
+    for (uint32_t i = 0; i < first; i++) dropped += steady_write(s, &kept[i], &trs[i], time, oldest, limit);
+    for (uint32_t i = first; i < count; i++) {
+        steady_entry again = { 0 };
+        steady_check(s, nodes[i], &trs[i], time, &again); /* checked above: true */
+        dropped += steady_write(s, &again, &trs[i], time, oldest, limit);
+    }
+    account(s, (int64_t)count - (int64_t)dropped, 0);
+    return true;
+}
+
 arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     static const char fn[] = "arbor_pose_record";
     if (!pose) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "pose is NULL");
@@ -433,26 +502,7 @@ arbor_result arbor_pose_record(arbor_pose *pose, double time) {
     const arbor_node *nodes = arbor_pose_nodes(pose);
     const arbor_trs *trs = arbor_pose_trs(pose);
     uint32_t count = arbor_pose_count(pose);
-    /* A step after every sample held (a physics step, a joint state at its rate): each node
-       live and unlocked, its values finite with a rotation not zero, and room for the sample
-       after its others. One pass checks, one writes. */
-    bool steady = isfinite(time);
-    for (uint32_t i = 0; steady && i < count; i++) {
-        uint32_t slot = arbor__live_slot(s, nodes[i]);
-        const arbor_real *q = trs[i].rotation;
-        steady = slot && !(s->n.flags[slot] & ARBOR__LOCKED) && finite_trs(&trs[i]) &&
-                 (q[0] != 0 || q[1] != 0 || q[2] != 0 || q[3] != 0) && appendable(s, slot, time);
-    }
-    for (uint32_t i = 0; steady && i < count; i++) {
-        uint32_t slot = arbor__slot(s, nodes[i]);
-        sample x = { time, { 0 } };
-        memcpy(x.trs + ARBOR__T, trs[i].translation, sizeof trs[i].translation);
-        memcpy(x.trs + ARBOR__S, trs[i].scale, sizeof trs[i].scale);
-        arbor__unit_quat(x.trs + ARBOR__R, trs[i].rotation); /* checked above: not zero */
-        set_present(s, slot, &x);
-        append(s, &s->history->nodes[s->n.id[slot]], &x);
-    }
-    if (steady) return ARBOR_OK;
+    if (s->history && isfinite(time) && record_steady(s, nodes, trs, count, time)) return ARBOR_OK;
     /* The checks, and every ring the samples need allocated (kept in a list through their
        retired links, in entry order), before anything is written: a refusal changes nothing. */
     ring *grown = NULL, **tail = &grown;
