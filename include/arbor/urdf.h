@@ -194,8 +194,9 @@ ARBOR_API arbor_result arbor_urdf_record_positions(arbor_urdf *robot, double tim
    rows of dof values; out receives configs x link_count matrices of 16 (column-major, link
    order), each link's pose relative to the root link. Checked as arbor_urdf_set_positions
    (every row before anything is written: a refusal writes nothing and names the row). Computed
-   in double within a configuration, four configurations at a time in SIMD lanes (AVX2 or SSE2),
-   from a program made at load: each link's parent times its joint's origin, pre-composed, then
+   in arbor_real: in the float build eight configurations at a time in SIMD lanes (each joint's
+   value reduced by pi/2 in double before its float sine and cosine), in the double build four
+   (AVX2 or SSE2), from a program made at load: each link's parent times its joint's origin, pre-composed, then
    the joint's motion as a structured product, one sine and cosine a revolute joint. A
    configuration gives the same bits in a batch of any size and position; out holds
    arbor_real. */
