@@ -378,6 +378,11 @@ ARBOR__DISPATCH static bool values_ok(const arbor_trs *trs, uint32_t first, uint
             c = c + z * nil;
             d = d + w * nil;
         }
+        for (; i + 8 <= n; i += 8) { /* the rest eight at a time: a small pose is mostly rest */
+            arbor__v4x2 x;
+            memcpy(&x, v + i, sizeof x);
+            a = a + x * nil;
+        }
         a = (a + b) + (c + d);
         arbor_real zero = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 #else
