@@ -916,13 +916,16 @@ ARBOR__HOT bool bulk_value_ok(const arbor_scene *s, arbor_node n, const arbor_re
            (k != 4 || v[0] != 0 || v[1] != 0 || v[2] != 0 || v[3] != 0);
 }
 
+arbor_result arbor__refuse_not_live(arbor_node n, uint32_t i, const char *fn) {
+    if (n.id == 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
+    return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] (node %uv%u) is not alive", i, (unsigned)(uint32_t)n.id,
+                       (unsigned)(n.id >> 32));
+}
+
 /* Records why nodes[i] was refused (bulk_value_ok was false) and returns the result. */
 static arbor_result bulk_refusal(arbor_scene *s, arbor_node n, const arbor_real *v, int k, uint32_t i, const char *fn) {
     uint32_t slot = arbor__live_slot(s, n);
-    if (!slot && n.id == 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
-    if (!slot)
-        return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] (node %uv%u) is not alive", i, (unsigned)(uint32_t)n.id,
-                           (unsigned)(n.id >> 32));
+    if (!slot) return arbor__refuse_not_live(n, i, fn);
     if (s->n.flags[slot] & ARBOR__LOCKED)
         return arbor__fail(ARBOR_ERR_LOCKED, fn, "nodes[%u] (node " ARBOR__NODE_FMT ") has a locked local matrix", i,
                            ARBOR__NODE_ARGS(s, slot));

@@ -305,6 +305,9 @@ static inline bool arbor__live_slot_without(const arbor_scene *s, arbor_node n, 
     *slot = s->n.slot_of[id];
     return *slot < s->slot_end && (s->n.flags[*slot] & (ARBOR__ALIVE | without)) == ARBOR__ALIVE;
 }
+/* The refusal of nodes[i], not a live node of the scene, by a call on many nodes: ARBOR_NONE
+   (ARBOR_ERR_INVALID_ARGUMENT) or a dead handle (ARBOR_ERR_DEAD_NODE), recorded for fn. */
+arbor_result arbor__refuse_not_live(arbor_node n, uint32_t i, const char *fn);
 /* How messages name a node: its path of names from its root, quoted ('base/arm/hand'), an
    unnamed node on it as [i], its place among its siblings; a path longer than the buffer keeps
    its last part after ".../"; then, for a node loaded from a file whose document lives (the

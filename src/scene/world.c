@@ -642,14 +642,8 @@ arbor_result arbor_scene_world_matrices(arbor_scene *s, const arbor_node *nodes,
     ARBOR__REQUIRE_OUT(nodes, fn);
     ARBOR__REQUIRE_OUT(out, fn);
     /* Handles first, so that a refusal writes nothing. */
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t slot;
-        if (!arbor__live_slot_without(s, nodes[i], 0, &slot)) { /* live, whatever its flags */
-            if (nodes[i].id == 0) return arbor__fail(ARBOR_ERR_INVALID_ARGUMENT, fn, "nodes[%u] is ARBOR_NONE", i);
-            return arbor__fail(ARBOR_ERR_DEAD_NODE, fn, "nodes[%u] (node %uv%u) is not alive", i,
-                               (unsigned)(uint32_t)nodes[i].id, (unsigned)(nodes[i].id >> 32));
-        }
-    }
+    for (uint32_t i = 0; i < count; i++)
+        if (!arbor__live_slot(s, nodes[i])) return arbor__refuse_not_live(nodes[i], i, fn);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t slot = s->n.slot_of[(uint32_t)nodes[i].id];
         arbor__resolve(s, slot);
